@@ -1,0 +1,215 @@
+package normalform
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// Chain holds the per-chain facts the analysis needs: the wrapped-native
+// contract(s) that make native ≡ wrapped-native under =_τ, the router set of
+// rule R5, and display facts for well-known tokens.
+type Chain struct {
+	ID            uint64
+	Name          string
+	NativeSymbol  string
+	WrappedNative []Address
+	Routers       []Address
+	Tokens        map[Address]TokenInfo
+}
+
+// TokenInfo is what flowq knows about a token for display.
+type TokenInfo struct {
+	Symbol   string
+	Decimals uint8
+}
+
+func a(s string) Address { return common.HexToAddress(s) }
+
+// Chains is the built-in chain table. Sources:
+//   - wrapped-native contracts: WETH9 on Ethereum, the canonical WETH on
+//     Arbitrum One, WBNB on BNB Smart Chain, the predeploy WETH at
+//     0x4200...0006 on OP-stack chains (Optimism, Base), WPOL (ex-WMATIC)
+//     on Polygon PoS;
+//   - routers: the Uniswap V4 Universal Router of each chain, as listed on
+//     Uniswap's "v4 deployments" page (the paper's deployment holds exactly
+//     this one address, on Ethereum).
+var Chains = map[uint64]*Chain{
+	1: {
+		ID: 1, Name: "ethereum", NativeSymbol: "ETH",
+		WrappedNative: []Address{a("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2")},
+		Routers:       []Address{a("0x66a9893cC07D91D95644AEDD05D03f95e1dBA8Af")},
+		Tokens: map[Address]TokenInfo{
+			a("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"): {"WETH", 18},
+			a("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"): {"USDC", 6},
+			a("0xdAC17F958D2ee523a2206206994597C13D831ec7"): {"USDT", 6},
+			a("0x6B175474E89094C44Da98b954EedeAC495271d0F"): {"DAI", 18},
+			a("0x2260FAC5E5542a773Aa44fBCfeDf7C193bc2C599"): {"WBTC", 8},
+		},
+	},
+	10: {
+		ID: 10, Name: "optimism", NativeSymbol: "ETH",
+		WrappedNative: []Address{a("0x4200000000000000000000000000000000000006")},
+		Routers:       []Address{a("0x851116D9223fabED8E56C0E6b8Ad0c31d98B3507")},
+		Tokens:        map[Address]TokenInfo{a("0x4200000000000000000000000000000000000006"): {"WETH", 18}},
+	},
+	56: {
+		ID: 56, Name: "bsc", NativeSymbol: "BNB",
+		WrappedNative: []Address{a("0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c")},
+		Routers:       []Address{a("0x1906c1d672b88cD1B9aC7593301cA990F94Eae07")},
+		Tokens:        map[Address]TokenInfo{a("0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c"): {"WBNB", 18}},
+	},
+	137: {
+		ID: 137, Name: "polygon", NativeSymbol: "POL",
+		WrappedNative: []Address{a("0x0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270")},
+		Routers:       []Address{a("0x1095692A6237d83C6a72F3F5eFEdb9A670C49223")},
+		Tokens:        map[Address]TokenInfo{a("0x0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270"): {"WPOL", 18}},
+	},
+	8453: {
+		ID: 8453, Name: "base", NativeSymbol: "ETH",
+		WrappedNative: []Address{a("0x4200000000000000000000000000000000000006")},
+		Routers:       []Address{a("0x6fF5693b99212Da76ad316178A184AB56D299b43")},
+		Tokens:        map[Address]TokenInfo{a("0x4200000000000000000000000000000000000006"): {"WETH", 18}},
+	},
+	42161: {
+		ID: 42161, Name: "arbitrum", NativeSymbol: "ETH",
+		WrappedNative: []Address{a("0x82aF49447D8a07e3bd95BD0d56f35241523fBab1")},
+		Routers:       []Address{a("0xA51afAFe0263b40EdaEf0Df8781eA9aa03E381a3")},
+		Tokens:        map[Address]TokenInfo{a("0x82aF49447D8a07e3bd95BD0d56f35241523fBab1"): {"WETH", 18}},
+	},
+}
+
+// ChainByName finds a built-in chain by id ("1", "42161") or name
+// ("ethereum", "arbitrum", "bsc").
+func ChainByName(s string) (*Chain, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, c := range Chains {
+		if c.Name == s || fmt.Sprint(c.ID) == s {
+			return c, nil
+		}
+	}
+	switch s {
+	case "mainnet", "eth":
+		return Chains[1], nil
+	case "arbitrum-one", "arb":
+		return Chains[42161], nil
+	case "bnb", "binance":
+		return Chains[56], nil
+	}
+	var names []string
+	for _, c := range Chains {
+		names = append(names, fmt.Sprintf("%s (%d)", c.Name, c.ID))
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("unknown chain %q: built-in chains are %s; set --wrapped-native for others", s, strings.Join(names, ", "))
+}
+
+// Config is the analysis configuration: which contracts are wrapped native
+// (their Deposit and Withdrawal events are transfers, and their token is
+// =_τ the native asset), which addresses are routers for R5, and what is
+// known about tokens for display.
+type Config struct {
+	ChainID      uint64
+	NativeSymbol string
+	wrapped      map[Address]bool
+	routers      map[Address]bool
+	tokens       map[Address]TokenInfo
+}
+
+// NewConfig builds the configuration of a chain. wrapped and routers, when
+// non-nil, replace the chain's defaults (an empty non-nil slice means none).
+func NewConfig(c *Chain, wrapped, routers []Address) *Config {
+	cfg := &Config{ChainID: c.ID, NativeSymbol: c.NativeSymbol,
+		wrapped: map[Address]bool{}, routers: map[Address]bool{}, tokens: map[Address]TokenInfo{}}
+	if wrapped == nil {
+		wrapped = c.WrappedNative
+	}
+	if routers == nil {
+		routers = c.Routers
+	}
+	for _, w := range wrapped {
+		cfg.wrapped[w] = true
+	}
+	for _, r := range routers {
+		cfg.routers[r] = true
+	}
+	for k, v := range c.Tokens {
+		cfg.tokens[k] = v
+	}
+	for _, w := range wrapped {
+		if _, ok := cfg.tokens[w]; !ok {
+			cfg.tokens[w] = TokenInfo{"W" + c.NativeSymbol, 18}
+		}
+	}
+	return cfg
+}
+
+// DefaultConfig is Ethereum mainnet with its defaults.
+func DefaultConfig() *Config { return NewConfig(Chains[1], nil, nil) }
+
+// IsWrappedNative reports whether addr is a configured wrapped-native contract.
+func (c *Config) IsWrappedNative(addr Address) bool { return c.wrapped[addr] }
+
+// IsRouter reports whether addr is in the router set of R5.
+func (c *Config) IsRouter(addr Address) bool { return c.routers[addr] }
+
+// WrappedNative lists the configured wrapped-native contracts, sorted.
+func (c *Config) WrappedNative() []Address { return sortedAddrs(c.wrapped) }
+
+// Routers lists the configured routers, sorted.
+func (c *Config) Routers() []Address { return sortedAddrs(c.routers) }
+
+func sortedAddrs(m map[Address]bool) []Address {
+	out := make([]Address, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return string(out[i][:]) < string(out[j][:]) })
+	return out
+}
+
+// TokenEq is =_τ (Definition "Token equivalence"): identity, plus the native
+// asset ≡ each configured wrapped-native token. Reflexive and symmetric.
+func (c *Config) TokenEq(x, y Token) bool {
+	if x == y {
+		return true
+	}
+	if x.Kind == Native && y.Kind == Fungible {
+		return c.wrapped[y.Addr]
+	}
+	if y.Kind == Native && x.Kind == Fungible {
+		return c.wrapped[x.Addr]
+	}
+	return false
+}
+
+// TokenInfo returns display facts for a token, if known.
+func (c *Config) TokenInfo(t Token) (TokenInfo, bool) {
+	switch t.Kind {
+	case Native:
+		return TokenInfo{c.NativeSymbol, 18}, true
+	case Fungible:
+		ti, ok := c.tokens[t.Addr]
+		return ti, ok
+	}
+	return TokenInfo{}, false
+}
+
+// ParseAddressList parses a comma-separated list of 0x addresses; the empty
+// string is the empty list.
+func ParseAddressList(s string) ([]Address, error) {
+	out := []Address{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !common.IsHexAddress(f) {
+			return nil, fmt.Errorf("%q is not a 20-byte hex address", f)
+		}
+		out = append(out, common.HexToAddress(f))
+	}
+	return out, nil
+}

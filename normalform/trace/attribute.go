@@ -1,0 +1,263 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// Parity-style traces (trace_transaction, trace_block) carry no logs; the
+// receipt's logs are in execution order but not attached to frames. attribute
+// puts each log back in a frame and a position within it.
+//
+// Execution visits the frames' "gaps" in a fixed order: frame F's gap 0, then
+// F's first child subtree, then F's gap 1, and so on (an Euler tour). A log
+// can sit in gap g of F only if F's execution context (the callee, or the
+// caller for DELEGATECALL and CALLCODE) is the log's address, and F did not
+// revert (receipts drop the logs of reverted frames). Logs are in execution
+// order, so an attribution is a non-decreasing map from logs to gaps. Among
+// all such maps, attribute picks the one that maximises, in this order:
+//
+//  1. the number of logs whose frame's call data is the standard call that
+//     emits exactly that event (transfer / transferFrom with the same
+//     addresses and amount, deposit with the same value, withdraw with the
+//     same amount, the ERC-721 and ERC-1155 transfer calls), so that two
+//     transfers of one token land in the two token calls that made them;
+//  2. the sum of the frames' depths, so that a proxy's log lands in the
+//     DELEGATECALL frame that ran the implementation, not in the proxy frame;
+//  3. then, on a tie, the latest gap: a log goes after the child calls of its
+//     frame that it cannot be placed before (WETH9's Withdrawal follows the
+//     value transfer it makes).
+//
+// The optimum is found by dynamic programming over each log's candidate gaps
+// in O(total candidates). When no non-decreasing map exists, the log that
+// cannot be placed is named in the error.
+func attribute(root *frame, logs []rlog) *scanError {
+	if len(logs) == 0 {
+		return nil
+	}
+	if allIndexed(logs) {
+		sort.SliceStable(logs, func(i, j int) bool { return logs[i].index < logs[j].index })
+	}
+	type slot struct {
+		f   *frame
+		gap int
+	}
+	var slots []slot
+	var walk func(f *frame)
+	walk = func(f *frame) {
+		if f.failed || f.typ == normalform.SelfDestruct {
+			return
+		}
+		for g := 0; g <= len(f.calls); g++ {
+			slots = append(slots, slot{f, g})
+			if g < len(f.calls) {
+				walk(f.calls[g])
+			}
+		}
+	}
+	walk(root)
+	byCtx := map[normalform.Address][]int32{}
+	for i, s := range slots {
+		c := s.f.context()
+		byCtx[c] = append(byCtx[c], int32(i))
+	}
+
+	type cell struct {
+		slot  int32
+		back  int32
+		m, d  int64
+		valid bool
+	}
+	better := func(a, b *cell) bool { // a >= b
+		if a.m != b.m {
+			return a.m > b.m
+		}
+		return a.d >= b.d
+	}
+	rows := make([][]cell, len(logs))
+	for i := range logs {
+		l := &logs[i]
+		cands := byCtx[l.addr]
+		if len(cands) == 0 {
+			return &scanError{path: l.path, offset: -1, msg: fmt.Sprintf("log %s of %s: no frame of the trace runs at that address, so no frame can have emitted it", logName(l, i), l.addr.Hex())}
+		}
+		row := make([]cell, len(cands))
+		var prev []cell
+		if i > 0 {
+			prev = rows[i-1]
+		}
+		p, best := 0, -1
+		any := false
+		for k, sl := range cands {
+			var base cell
+			if i > 0 {
+				for p < len(prev) && prev[p].slot <= sl {
+					if prev[p].valid && (best < 0 || better(&prev[p], &prev[best])) {
+						best = p
+					}
+					p++
+				}
+				if best < 0 {
+					continue
+				}
+				base = prev[best]
+			}
+			f := slots[sl].f
+			c := cell{slot: sl, back: int32(best), m: base.m, d: base.d + int64(f.depth), valid: true}
+			if callEmits(f, l) {
+				c.m++
+			}
+			row[k] = c
+			any = true
+		}
+		if !any {
+			return &scanError{path: l.path, offset: -1, msg: fmt.Sprintf("log %s of %s comes after the logs before it in execution order, but no frame at that address runs after them: no frame can have emitted it", logName(l, i), l.addr.Hex())}
+		}
+		rows[i] = row
+	}
+	// Reconstruct from the best cell of the last row, latest on ties.
+	k := -1
+	last := rows[len(rows)-1]
+	for j := range last {
+		if last[j].valid && (k < 0 || better(&last[j], &last[k])) {
+			k = j
+		}
+	}
+	assigned := make([]int32, len(logs))
+	for i := len(logs) - 1; i >= 0; i-- {
+		assigned[i] = rows[i][k].slot
+		k = int(rows[i][k].back)
+	}
+	for i := range logs {
+		s := slots[assigned[i]]
+		l := logs[i]
+		l.pos = s.gap
+		s.f.logs = append(s.f.logs, l)
+	}
+	return nil
+}
+
+func allIndexed(logs []rlog) bool {
+	for i := range logs {
+		if logs[i].index < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func logName(l *rlog, i int) string {
+	if l.index >= 0 {
+		return fmt.Sprintf("#%d (logIndex %d)", i, l.index)
+	}
+	return fmt.Sprintf("#%d", i)
+}
+
+func selector(sig string) [4]byte {
+	var s [4]byte
+	copy(s[:], crypto.Keccak256([]byte(sig)))
+	return s
+}
+
+var (
+	selTransfer      = selector("transfer(address,uint256)")
+	selTransferFrom  = selector("transferFrom(address,address,uint256)")
+	selSafeTransfer  = selector("safeTransferFrom(address,address,uint256)")
+	selSafeTransferD = selector("safeTransferFrom(address,address,uint256,bytes)")
+	sel1155Single    = selector("safeTransferFrom(address,address,uint256,uint256,bytes)")
+	sel1155Batch     = selector("safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)")
+	selDeposit       = selector("deposit()")
+	selWithdraw      = selector("withdraw(uint256)")
+)
+
+// calldata gives access to the undecoded hex call data of a frame.
+type calldata []byte
+
+func (c calldata) selector() ([4]byte, bool) {
+	var s [4]byte
+	if len(c) < 8 {
+		return s, false
+	}
+	for i := range s {
+		hi, lo := unhex(c[2*i]), unhex(c[2*i+1])
+		if hi > 15 || lo > 15 {
+			return s, false
+		}
+		s[i] = hi<<4 | lo
+	}
+	return s, true
+}
+
+// word returns argument k as 32 bytes.
+func (c calldata) word(k int) ([32]byte, bool) {
+	var w [32]byte
+	off := 8 + 64*k
+	if len(c) < off+64 {
+		return w, false
+	}
+	for i := range w {
+		hi, lo := unhex(c[off+2*i]), unhex(c[off+2*i+1])
+		if hi > 15 || lo > 15 {
+			return w, false
+		}
+		w[i] = hi<<4 | lo
+	}
+	return w, true
+}
+
+func (c calldata) wordIs(k int, want []byte) bool {
+	w, ok := c.word(k)
+	return ok && bytes.Equal(w[:], want)
+}
+
+// callEmits reports whether f's call data is the standard call that emits
+// exactly the event l.
+func callEmits(f *frame, l *rlog) bool {
+	if len(l.topics) == 0 {
+		return false
+	}
+	cd := calldata(f.input)
+	sel, ok := cd.selector()
+	switch l.topics[0] {
+	case sigTransfer:
+		if !ok || len(l.topics) < 3 {
+			return false
+		}
+		if len(l.topics) == 3 && len(l.data) == 32 {
+			switch sel {
+			case selTransfer:
+				return cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.data)
+			case selTransferFrom:
+				return cd.wordIs(0, l.topics[1][:]) && cd.wordIs(1, l.topics[2][:]) && cd.wordIs(2, l.data)
+			}
+		}
+		if len(l.topics) == 4 && (sel == selTransferFrom || sel == selSafeTransfer || sel == selSafeTransferD) {
+			return cd.wordIs(0, l.topics[1][:]) && cd.wordIs(1, l.topics[2][:]) && cd.wordIs(2, l.topics[3][:])
+		}
+	case sigTransferSingle:
+		if ok && sel == sel1155Single && len(l.topics) == 4 && len(l.data) == 64 {
+			return cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.topics[3][:]) && cd.wordIs(2, l.data[:32]) && cd.wordIs(3, l.data[32:])
+		}
+	case sigTransferBatch:
+		if ok && sel == sel1155Batch && len(l.topics) == 4 {
+			return cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.topics[3][:])
+		}
+	case sigDeposit:
+		if len(l.data) == 32 && (!ok || sel == selDeposit) && f.hasValue {
+			var v uint256.Int
+			v.SetBytes32(l.data)
+			return v.Eq(&f.value)
+		}
+	case sigWithdrawal:
+		if ok && sel == selWithdraw && len(l.data) == 32 {
+			return cd.wordIs(0, l.data)
+		}
+	}
+	return false
+}

@@ -1,0 +1,303 @@
+package trace
+
+import (
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// Event signatures of the standard ABIs flowq decodes, and nothing else.
+var (
+	sigTransfer       = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+	sigTransferSingle = crypto.Keccak256Hash([]byte("TransferSingle(address,address,address,uint256,uint256)"))
+	sigTransferBatch  = crypto.Keccak256Hash([]byte("TransferBatch(address,address,address,uint256[],uint256[])"))
+	sigDeposit        = crypto.Keccak256Hash([]byte("Deposit(address,uint256)"))
+	sigWithdrawal     = crypto.Keccak256Hash([]byte("Withdrawal(address,uint256)"))
+)
+
+// build fills tx from the frame tree: every transfer in trace order, the
+// decode statistics, and T0 (built, then trimmed).
+func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
+	b := &builder{cfg: d.opt.Config, tx: tx}
+	if !tx.Meta.HasFrom {
+		tx.Meta.From, tx.Meta.HasFrom = root.from, true
+	}
+	if !tx.Meta.HasTo && root.typ == normalform.Call {
+		tx.Meta.To, tx.Meta.HasTo = root.to, true
+	}
+	if !tx.Meta.HasReceipt && root.failed {
+		tx.Meta.Status = normalform.StatusFailed
+	}
+	n := b.frame(root, root.from, false)
+	if b.err != nil {
+		return b.err
+	}
+	// Transfers point into tx.Transfers: fix the slice before taking addresses.
+	tx.Transfers = b.transfers
+	for _, l := range b.leaves {
+		l.node.Leaf = &tx.Transfers[l.i]
+	}
+	tx.Root = normalform.Trim(n)
+	return nil
+}
+
+type builder struct {
+	cfg       *normalform.Config
+	tx        *normalform.Tx
+	transfers []normalform.Transfer
+	leaves    []pendingLeaf
+	frames    int32
+	err       *scanError
+}
+
+type pendingLeaf struct {
+	node *normalform.Node
+	i    int
+}
+
+// leaf appends a transfer and returns its (not yet linked) leaf node.
+func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
+	t.Pos = int32(len(b.transfers))
+	if t.Amount.IsZero() && t.Sender == t.From {
+		b.tx.Stats.Degenerate++
+	}
+	b.transfers = append(b.transfers, t)
+	n := &normalform.Node{}
+	b.leaves = append(b.leaves, pendingLeaf{n, len(b.transfers) - 1})
+	return n
+}
+
+// frame builds the call node of f. sigma is σ for the events f emits: the
+// initiator of the nearest enclosing CALL-type frame (DELEGATECALL and
+// CALLCODE keep their parent's). It returns nil for reverted frames, which
+// contribute nothing.
+func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool) *normalform.Node {
+	idx := b.frames
+	b.frames++
+	b.tx.Stats.Frames++
+	reverted = reverted || f.failed
+	if reverted {
+		b.tx.Stats.RevertedFrames++
+		for _, c := range f.calls {
+			b.countReverted(c)
+		}
+		return nil
+	}
+	sigma := f.from
+	if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
+		sigma = parentSigma
+	}
+	node := &normalform.Node{Frame: &normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth)}}
+	// Native value enters with the call: its leaf comes first, beside the
+	// events the receiving frame emits (WETH's Deposit, for one).
+	if f.hasValue && !f.value.IsZero() {
+		switch f.typ {
+		case normalform.Call, normalform.Create, normalform.Create2:
+			ev := normalform.EvNativeCall
+			if f.typ != normalform.Call {
+				ev = normalform.EvNativeCreate
+			}
+			node.Children = append(node.Children, b.leaf(normalform.Transfer{
+				From: f.from, To: f.to, Amount: f.value, Token: normalform.NativeToken,
+				Sender: f.from, Flags: normalform.NativeValue, Event: ev, LogIndex: -1, Frame: idx}))
+		}
+	}
+	li := 0
+	for gap := 0; gap <= len(f.calls); gap++ {
+		for ; li < len(f.logs) && f.logs[li].pos == gap; li++ {
+			b.tx.Stats.Logs++
+			node.Children = b.logLeaves(node.Children, &f.logs[li], sigma, idx)
+		}
+		if gap == len(f.calls) {
+			break
+		}
+		c := f.calls[gap]
+		if c.typ == normalform.SelfDestruct {
+			// A SELFDESTRUCT runs no code: its value leaf belongs to the
+			// frame that executed it.
+			b.frames++
+			b.tx.Stats.Frames++
+			if c.failed {
+				b.tx.Stats.RevertedFrames++
+				continue
+			}
+			if c.hasValue && !c.value.IsZero() {
+				node.Children = append(node.Children, b.leaf(normalform.Transfer{
+					From: c.from, To: c.to, Amount: c.value, Token: normalform.NativeToken,
+					Sender: sigma, Flags: normalform.NativeValue, Event: normalform.EvNativeSelfdestruct, LogIndex: -1, Frame: b.frames - 1}))
+			}
+			continue
+		}
+		if cn := b.frame(c, sigma, false); cn != nil {
+			node.Children = append(node.Children, cn)
+		}
+	}
+	return node
+}
+
+func (b *builder) countReverted(f *frame) {
+	b.frames++
+	b.tx.Stats.Frames++
+	b.tx.Stats.RevertedFrames++
+	for _, c := range f.calls {
+		b.countReverted(c)
+	}
+}
+
+// word reads the i-th 32-byte word of data as an address, checking that its
+// upper 12 bytes are zero (as the ABI encodes an address).
+func topicAddr(h normalform.Hash) (normalform.Address, bool) {
+	for _, c := range h[:12] {
+		if c != 0 {
+			return normalform.Address{}, false
+		}
+	}
+	var a normalform.Address
+	copy(a[:], h[12:])
+	return a, true
+}
+
+var zeroAddr normalform.Address
+
+// logLeaves decodes one log into zero or more transfers and appends their
+// leaves. Logs with a transfer signature but a non-standard shape are
+// counted as ignored, never guessed at.
+func (b *builder) logLeaves(dst []*normalform.Node, l *rlog, sigma normalform.Address, frame int32) []*normalform.Node {
+	if len(l.topics) == 0 {
+		return dst
+	}
+	base := normalform.Transfer{Sender: sigma, LogIndex: int32(l.index), Frame: frame}
+	ignored := func() []*normalform.Node { b.tx.Stats.IgnoredLogs++; return dst }
+	switch l.topics[0] {
+	case sigTransfer:
+		from, ok1 := topicAddrAt(l, 1)
+		to, ok2 := topicAddrAt(l, 2)
+		if !ok1 || !ok2 {
+			return ignored()
+		}
+		t := base
+		t.From, t.To = from, to
+		switch {
+		case len(l.topics) == 3 && len(l.data) == 32:
+			t.Token = normalform.FungibleToken(l.addr)
+			t.Amount.SetBytes32(l.data)
+			t.Event = normalform.EvERC20Transfer
+		case len(l.topics) == 4 && len(l.data) == 0:
+			t.Token = normalform.Token{Addr: l.addr, Kind: normalform.NFT721}
+			t.Token.ID.SetBytes32(l.topics[3][:])
+			t.Amount.SetOne()
+			t.Flags |= normalform.NFT
+			t.Event = normalform.EvERC721Transfer
+		default:
+			return ignored()
+		}
+		b.tx.Stats.TransferLogs++
+		return append(dst, b.leaf(mintBurn(t, l.addr)))
+	case sigTransferSingle:
+		from, ok1 := topicAddrAt(l, 2)
+		to, ok2 := topicAddrAt(l, 3)
+		if !ok1 || !ok2 || len(l.topics) != 4 || len(l.data) != 64 {
+			return ignored()
+		}
+		t := base
+		t.From, t.To = from, to
+		t.Token = normalform.Token{Addr: l.addr, Kind: normalform.Multi1155}
+		t.Token.ID.SetBytes32(l.data[:32])
+		t.Amount.SetBytes32(l.data[32:64])
+		t.Flags |= normalform.NFT
+		t.Event = normalform.EvTransferSingle
+		b.tx.Stats.TransferLogs++
+		return append(dst, b.leaf(mintBurn(t, l.addr)))
+	case sigTransferBatch:
+		from, ok1 := topicAddrAt(l, 2)
+		to, ok2 := topicAddrAt(l, 3)
+		if !ok1 || !ok2 || len(l.topics) != 4 {
+			return ignored()
+		}
+		ids, ok3 := abiUintArray(l.data, 0)
+		vals, ok4 := abiUintArray(l.data, 1)
+		if !ok3 || !ok4 || len(ids) != len(vals) {
+			return ignored()
+		}
+		b.tx.Stats.TransferLogs++
+		for k := range ids {
+			t := base
+			t.From, t.To = from, to
+			t.Token = normalform.Token{Addr: l.addr, Kind: normalform.Multi1155, ID: ids[k]}
+			t.Amount = vals[k]
+			t.Flags |= normalform.NFT
+			t.Event = normalform.EvTransferBatch
+			dst = append(dst, b.leaf(mintBurn(t, l.addr)))
+		}
+		return dst
+	case sigDeposit, sigWithdrawal:
+		if !b.cfg.IsWrappedNative(l.addr) {
+			return dst
+		}
+		who, ok := topicAddrAt(l, 1)
+		if !ok || len(l.topics) != 2 || len(l.data) != 32 {
+			return ignored()
+		}
+		t := base
+		t.Token = normalform.FungibleToken(l.addr)
+		t.Amount.SetBytes32(l.data)
+		if l.topics[0] == sigDeposit {
+			t.From, t.To, t.Flags, t.Event = l.addr, who, normalform.Mint, normalform.EvDeposit
+		} else {
+			t.From, t.To, t.Flags, t.Event = who, l.addr, normalform.Burn, normalform.EvWithdrawal
+		}
+		b.tx.Stats.TransferLogs++
+		return append(dst, b.leaf(t))
+	}
+	return dst
+}
+
+func topicAddrAt(l *rlog, i int) (normalform.Address, bool) {
+	if i >= len(l.topics) {
+		return normalform.Address{}, false
+	}
+	return topicAddr(l.topics[i])
+}
+
+// mintBurn names the emitting contract instead of the null address and sets
+// the flag.
+func mintBurn(t normalform.Transfer, emitter normalform.Address) normalform.Transfer {
+	if t.From == zeroAddr {
+		t.From = emitter
+		t.Flags |= normalform.Mint
+	}
+	if t.To == zeroAddr {
+		t.To = emitter
+		t.Flags |= normalform.Burn
+	}
+	return t
+}
+
+// abiUintArray decodes the k-th head slot of data as the offset of a
+// uint256[] and returns its elements. It checks every bound.
+func abiUintArray(data []byte, k int) ([]uint256.Int, bool) {
+	if len(data) < 32*(k+1) {
+		return nil, false
+	}
+	var off uint256.Int
+	off.SetBytes32(data[32*k : 32*(k+1)])
+	if !off.IsUint64() || off.Uint64() > uint64(len(data)) || off.Uint64()%32 != 0 {
+		return nil, false
+	}
+	o := int(off.Uint64())
+	if o+32 > len(data) {
+		return nil, false
+	}
+	var n uint256.Int
+	n.SetBytes32(data[o : o+32])
+	if !n.IsUint64() || n.Uint64() > uint64((len(data)-o-32)/32) {
+		return nil, false
+	}
+	out := make([]uint256.Int, n.Uint64())
+	for i := range out {
+		p := o + 32 + 32*i
+		out[i].SetBytes32(data[p : p+32])
+	}
+	return out, true
+}

@@ -1,0 +1,645 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// maxJSONDepth bounds the nesting of any JSON value the scanner walks. A
+// callTracer frame nests two levels per call ("calls": [ {...} ]) and the EVM
+// allows 1024 calls deep, so real traces stay far below it.
+const maxJSONDepth = 4096
+
+// scanner is a pull parser over one JSON document held in memory. It decodes
+// only the fields the caller asks for and skips the rest structurally: a
+// skipped string costs one bytes.IndexByte, which is why decoding a trace is
+// cheaper than validating it. Errors are sticky: after the first one every
+// method returns zero values, and err carries the JSON path and byte offset
+// where decoding stopped.
+type scanner struct {
+	buf  []byte
+	i    int
+	err  *scanError
+	path []pathElem
+	base string // path of the value the scanner started at
+}
+
+type pathElem struct {
+	key   []byte
+	idx   int
+	n     int // items seen so far at this level
+	isArr bool
+}
+
+type scanError struct {
+	path   string
+	offset int
+	msg    string
+}
+
+func newScanner(buf []byte, start int, base string) *scanner {
+	return &scanner{buf: buf, i: start, base: base, path: make([]pathElem, 0, 16)}
+}
+
+// pathString renders the current path, e.g. $.traces[3].action.value.
+func (s *scanner) pathString() string {
+	var b strings.Builder
+	if s.base == "" {
+		b.WriteString("$")
+	} else {
+		b.WriteString(s.base)
+	}
+	for _, p := range s.path {
+		if p.n == 0 {
+			continue
+		}
+		if p.isArr {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(p.idx))
+			b.WriteByte(']')
+		} else {
+			b.WriteByte('.')
+			b.Write(p.key)
+		}
+	}
+	return b.String()
+}
+
+func (s *scanner) failf(format string, args ...any) {
+	if s.err != nil {
+		return
+	}
+	s.err = &scanError{path: s.pathString(), offset: s.i, msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *scanner) ok() bool { return s.err == nil }
+
+func (s *scanner) ws() {
+	for s.i < len(s.buf) {
+		switch s.buf[s.i] {
+		case ' ', '\n', '\t', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the first byte of the next value, or 0 at the end of input.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i >= len(s.buf) {
+		return 0
+	}
+	return s.buf[s.i]
+}
+
+func kindOf(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case 0:
+		return "the end of input"
+	}
+	if c == '-' || (c >= '0' && c <= '9') {
+		return "a number"
+	}
+	return fmt.Sprintf("the character %q", c)
+}
+
+func (s *scanner) unexpected(want string) {
+	c := s.peek()
+	if c == 0 {
+		s.failf("unexpected end of input: expected %s (truncated JSON?)", want)
+		return
+	}
+	s.failf("expected %s, found %s", want, kindOf(c))
+}
+
+// isNull consumes a null literal if one comes next.
+func (s *scanner) isNull() bool {
+	if s.err != nil {
+		return false
+	}
+	if s.peek() == 'n' && bytes.HasPrefix(s.buf[s.i:], []byte("null")) {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// objBegin enters an object. Iterate with objNext.
+func (s *scanner) objBegin() bool {
+	if s.err != nil {
+		return false
+	}
+	if s.peek() != '{' {
+		s.unexpected("an object")
+		return false
+	}
+	if len(s.path) >= maxJSONDepth {
+		s.failf("JSON nested deeper than %d levels", maxJSONDepth)
+		return false
+	}
+	s.i++
+	s.path = append(s.path, pathElem{})
+	return true
+}
+
+// objNext returns the next key of the current object, positioned at its
+// value, or false at the closing brace (or on error).
+func (s *scanner) objNext() ([]byte, bool) {
+	if s.err != nil {
+		return nil, false
+	}
+	top := &s.path[len(s.path)-1]
+	c := s.peek()
+	if c == '}' {
+		s.i++
+		s.path = s.path[:len(s.path)-1]
+		return nil, false
+	}
+	if top.n > 0 {
+		if c != ',' {
+			s.unexpected("',' or '}'")
+			return nil, false
+		}
+		s.i++
+		c = s.peek()
+	}
+	if c != '"' {
+		s.unexpected("an object key")
+		return nil, false
+	}
+	key := s.rawString()
+	if s.err != nil {
+		return nil, false
+	}
+	if s.peek() != ':' {
+		s.unexpected("':'")
+		return nil, false
+	}
+	s.i++
+	top.key = key
+	top.n++
+	return key, true
+}
+
+// arrBegin enters an array. Iterate with arrNext.
+func (s *scanner) arrBegin() bool {
+	if s.err != nil {
+		return false
+	}
+	if s.peek() != '[' {
+		s.unexpected("an array")
+		return false
+	}
+	if len(s.path) >= maxJSONDepth {
+		s.failf("JSON nested deeper than %d levels", maxJSONDepth)
+		return false
+	}
+	s.i++
+	s.path = append(s.path, pathElem{isArr: true, idx: -1})
+	return true
+}
+
+// arrNext positions the scanner at the next element, or returns false at
+// the closing bracket (or on error).
+func (s *scanner) arrNext() bool {
+	if s.err != nil {
+		return false
+	}
+	top := &s.path[len(s.path)-1]
+	c := s.peek()
+	if c == ']' {
+		s.i++
+		s.path = s.path[:len(s.path)-1]
+		return false
+	}
+	if top.n > 0 {
+		if c != ',' {
+			s.unexpected("',' or ']'")
+			return false
+		}
+		s.i++
+	}
+	if s.peek() == 0 {
+		s.unexpected("an array element")
+		return false
+	}
+	top.idx++
+	top.n++
+	return true
+}
+
+// rawString reads a string and returns its content. Strings without escapes
+// are returned as a sub-slice of the input (no copy).
+func (s *scanner) rawString() []byte {
+	if s.err != nil {
+		return nil
+	}
+	if s.peek() != '"' {
+		s.unexpected("a string")
+		return nil
+	}
+	start := s.i + 1
+	j := bytes.IndexByte(s.buf[start:], '"')
+	if j < 0 {
+		s.i = len(s.buf)
+		s.failf("unterminated string (truncated JSON?)")
+		return nil
+	}
+	end := start + j
+	if bytes.IndexByte(s.buf[start:end], '\\') < 0 {
+		s.i = end + 1
+		return s.buf[start:end]
+	}
+	// Slow path: the string has escapes. Find the real closing quote and
+	// unquote it with the standard library.
+	k := start
+	for {
+		if k >= len(s.buf) {
+			s.i = len(s.buf)
+			s.failf("unterminated string (truncated JSON?)")
+			return nil
+		}
+		c := s.buf[k]
+		if c == '\\' {
+			k += 2
+			continue
+		}
+		if c == '"' {
+			break
+		}
+		k++
+	}
+	out, err := strconv.Unquote(string(s.buf[start-1 : k+1]))
+	if err != nil {
+		// JSON escapes are a subset of Go's except \/ ; handle it.
+		out, err = strconv.Unquote(strings.ReplaceAll(string(s.buf[start-1:k+1]), `\/`, `/`))
+		if err != nil {
+			s.failf("invalid string escape")
+			return nil
+		}
+	}
+	s.i = k + 1
+	return []byte(out)
+}
+
+// skip skips one value of any kind, checking its structure (balanced
+// brackets, terminated strings, well-formed literals) but not the content of
+// strings and numbers.
+func (s *scanner) skip() {
+	if s.err != nil {
+		return
+	}
+	c := s.peek()
+	switch {
+	case c == '"':
+		s.skipString()
+	case c == '{' || c == '[':
+		s.skipNested()
+	case c == 't':
+		s.literal("true")
+	case c == 'f':
+		s.literal("false")
+	case c == 'n':
+		s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		s.number()
+	default:
+		s.unexpected("a value")
+	}
+}
+
+func (s *scanner) literal(lit string) {
+	if !bytes.HasPrefix(s.buf[s.i:], []byte(lit)) {
+		s.failf("invalid literal (expected %s)", lit)
+		return
+	}
+	s.i += len(lit)
+}
+
+func (s *scanner) skipString() {
+	k := s.i + 1
+	for {
+		j := bytes.IndexByte(s.buf[k:], '"')
+		if j < 0 {
+			s.i = len(s.buf)
+			s.failf("unterminated string (truncated JSON?)")
+			return
+		}
+		k += j
+		// Count the backslashes before the quote: an odd number escapes it.
+		bs := 0
+		for m := k - 1; m > s.i && s.buf[m] == '\\'; m-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			s.i = k + 1
+			return
+		}
+		k++
+	}
+}
+
+func (s *scanner) skipNested() {
+	var stack [64]byte
+	st := stack[:0]
+	for s.i < len(s.buf) {
+		c := s.buf[s.i]
+		switch c {
+		case '"':
+			s.skipString()
+			if s.err != nil {
+				return
+			}
+			continue
+		case '{', '[':
+			if len(st)+len(s.path) >= maxJSONDepth {
+				s.failf("JSON nested deeper than %d levels", maxJSONDepth)
+				return
+			}
+			st = append(st, c)
+		case '}', ']':
+			if len(st) == 0 || (c == '}') != (st[len(st)-1] == '{') {
+				s.failf("mismatched %q", c)
+				return
+			}
+			st = st[:len(st)-1]
+			if len(st) == 0 {
+				s.i++
+				return
+			}
+		}
+		s.i++
+	}
+	s.failf("unexpected end of input inside %s (truncated JSON?)", map[bool]string{true: "an object", false: "an array"}[len(st) > 0 && st[0] == '{'])
+}
+
+// number reads a JSON number and returns its text.
+func (s *scanner) number() []byte {
+	start := s.i
+	if s.i < len(s.buf) && s.buf[s.i] == '-' {
+		s.i++
+	}
+	for s.i < len(s.buf) {
+		c := s.buf[s.i]
+		if (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
+			s.i++
+			continue
+		}
+		break
+	}
+	if s.i == start {
+		s.unexpected("a number")
+		return nil
+	}
+	return s.buf[start:s.i]
+}
+
+// end checks that only whitespace remains.
+func (s *scanner) end() {
+	if s.err != nil {
+		return
+	}
+	if c := s.peek(); c != 0 {
+		s.failf("unexpected %s after the end of the JSON value", kindOf(c))
+	}
+}
+
+// --- typed values -------------------------------------------------------
+
+// quantity reads an unsigned integer of at most 256 bits: a hex string
+// ("0x1a"), a decimal string ("26") or a JSON integer (26).
+func (s *scanner) quantity() (v uint256.Int) {
+	if s.err != nil {
+		return
+	}
+	var txt []byte
+	switch c := s.peek(); {
+	case c == '"':
+		txt = s.rawString()
+	case c == '-' || (c >= '0' && c <= '9'):
+		txt = s.number()
+	default:
+		s.unexpected("a quantity (hex string or integer)")
+		return
+	}
+	if s.err != nil {
+		return
+	}
+	if err := parseQuantity(txt, &v); err != "" {
+		s.failf("%s: %q", err, clip(txt))
+	}
+	return
+}
+
+func clip(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}
+
+func parseQuantity(txt []byte, v *uint256.Int) string {
+	if len(txt) >= 2 && txt[0] == '0' && (txt[1] == 'x' || txt[1] == 'X') {
+		h := txt[2:]
+		for len(h) > 1 && h[0] == '0' {
+			h = h[1:]
+		}
+		if len(h) == 0 {
+			v.Clear()
+			return ""
+		}
+		if len(h) > 64 {
+			return "number over 256 bits"
+		}
+		var words [4]uint64
+		for k := 0; k < len(h); k++ {
+			d := unhex(h[len(h)-1-k])
+			if d > 15 {
+				return "invalid hex quantity"
+			}
+			words[k/16] |= uint64(d) << (4 * (k % 16))
+		}
+		*v = uint256.Int(words)
+		return ""
+	}
+	if len(txt) == 0 {
+		return "empty quantity"
+	}
+	for _, c := range txt {
+		if c < '0' || c > '9' {
+			if c == '-' {
+				return "negative quantity"
+			}
+			return "not an unsigned integer"
+		}
+	}
+	if err := v.SetFromDecimal(string(txt)); err != nil {
+		if len(txt) > 78 || strings.Contains(err.Error(), "overflow") {
+			return "number over 256 bits"
+		}
+		return "invalid decimal quantity"
+	}
+	return ""
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 255
+}
+
+// u64 reads a quantity that must fit in 64 bits.
+func (s *scanner) u64() uint64 {
+	v := s.quantity()
+	if s.err != nil {
+		return 0
+	}
+	if !v.IsUint64() {
+		s.failf("number does not fit in 64 bits")
+		return 0
+	}
+	return v.Uint64()
+}
+
+// fixedHex decodes a 0x-prefixed hex string of exactly n bytes into dst.
+func (s *scanner) fixedHex(dst []byte, what string) {
+	if s.err != nil {
+		return
+	}
+	txt := s.rawString()
+	if s.err != nil {
+		return
+	}
+	if len(txt) != 2+2*len(dst) || txt[0] != '0' || (txt[1] != 'x' && txt[1] != 'X') {
+		s.failf("invalid %s %q: want 0x and %d hex digits", what, clip(txt), 2*len(dst))
+		return
+	}
+	for k := range dst {
+		hi, lo := unhex(txt[2+2*k]), unhex(txt[3+2*k])
+		if hi > 15 || lo > 15 {
+			s.failf("invalid %s %q: not hex", what, clip(txt))
+			return
+		}
+		dst[k] = hi<<4 | lo
+	}
+}
+
+func (s *scanner) address() (a normalform.Address) {
+	s.fixedHex(a[:], "address")
+	return
+}
+
+// optAddress reads an address or null.
+func (s *scanner) optAddress() (a normalform.Address, ok bool) {
+	if s.isNull() {
+		return a, false
+	}
+	return s.address(), s.err == nil
+}
+
+func (s *scanner) hash() (h normalform.Hash) {
+	s.fixedHex(h[:], "hash")
+	return
+}
+
+// hexBytes decodes a 0x-prefixed hex string of any even length.
+func (s *scanner) hexBytes() []byte {
+	txt := s.rawHex()
+	if s.err != nil {
+		return nil
+	}
+	out := make([]byte, len(txt)/2)
+	for k := range out {
+		hi, lo := unhex(txt[2*k]), unhex(txt[2*k+1])
+		if hi > 15 || lo > 15 {
+			s.failf("invalid hex data")
+			return nil
+		}
+		out[k] = hi<<4 | lo
+	}
+	return out
+}
+
+// rawHex reads a 0x-prefixed hex string and returns the digits undecoded.
+func (s *scanner) rawHex() []byte {
+	if s.err != nil {
+		return nil
+	}
+	txt := s.rawString()
+	if s.err != nil {
+		return nil
+	}
+	if len(txt) < 2 || txt[0] != '0' || (txt[1] != 'x' && txt[1] != 'X') {
+		s.failf("invalid hex data %q: want a 0x prefix", clip(txt))
+		return nil
+	}
+	if len(txt)%2 != 0 {
+		s.failf("invalid hex data: odd number of digits")
+		return nil
+	}
+	return txt[2:]
+}
+
+// str reads a string as a Go string.
+func (s *scanner) str() string { return string(s.rawString()) }
+
+// optStr reads a string or null.
+func (s *scanner) optStr() string {
+	if s.isNull() {
+		return ""
+	}
+	return s.str()
+}
+
+// boolean reads true or false.
+func (s *scanner) boolean() bool {
+	switch s.peek() {
+	case 't':
+		s.literal("true")
+		return true
+	case 'f':
+		s.literal("false")
+		return false
+	}
+	s.unexpected("a boolean")
+	return false
+}
+
+// skipElements walks a top-level array without decoding its elements and
+// returns their start offsets. A syntax error stops the walk; the elements
+// found before it are returned with the error.
+func (s *scanner) elementOffsets() []int {
+	var offs []int
+	if !s.arrBegin() {
+		return nil
+	}
+	for s.arrNext() {
+		offs = append(offs, s.i)
+		s.skip()
+	}
+	return offs
+}

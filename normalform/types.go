@@ -1,0 +1,312 @@
+package normalform
+
+import (
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/holiman/uint256"
+)
+
+// Address is a 20-byte account address.
+type Address = common.Address
+
+// Hash is a 32-byte hash (transaction or block hash).
+type Hash = common.Hash
+
+// NativeAddress is the pseudo-address that names a chain's native asset
+// (ETH, BNB, ...) wherever a token address is expected.
+var NativeAddress = common.HexToAddress("0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")
+
+// TokenKind says which standard a token follows.
+type TokenKind uint8
+
+const (
+	// Fungible is an ERC-20 token (or a wrapped-native contract).
+	Fungible TokenKind = iota
+	// Native is the chain's native asset; its Addr is NativeAddress.
+	Native
+	// NFT721 is one ERC-721 token: contract plus id, amount always 1.
+	NFT721
+	// Multi1155 is one ERC-1155 token class: contract plus id.
+	Multi1155
+)
+
+func (k TokenKind) String() string {
+	switch k {
+	case Fungible:
+		return "erc20"
+	case Native:
+		return "native"
+	case NFT721:
+		return "erc721"
+	case Multi1155:
+		return "erc1155"
+	}
+	return "unknown"
+}
+
+// Token is τ: a token type. It is a comparable value and can key maps.
+// For ERC-721 and ERC-1155 the id is part of the token's identity.
+type Token struct {
+	Addr Address
+	ID   uint256.Int
+	Kind TokenKind
+}
+
+// NativeToken is the chain's native asset.
+var NativeToken = Token{Addr: NativeAddress, Kind: Native}
+
+// FungibleToken returns the ERC-20 token at addr.
+func FungibleToken(addr Address) Token { return Token{Addr: addr, Kind: Fungible} }
+
+// HasID reports whether the token carries an id (ERC-721, ERC-1155).
+func (t Token) HasID() bool { return t.Kind == NFT721 || t.Kind == Multi1155 }
+
+// Key is the token's canonical text form: the lowercase contract address,
+// followed by "/" and the decimal id for ERC-721 and ERC-1155 tokens. The
+// native asset is the pseudo-address 0xeeee...eeee.
+func (t Token) Key() string {
+	s := lowerHex(t.Addr)
+	if t.HasID() {
+		s += "/" + t.ID.Dec()
+	}
+	return s
+}
+
+func lowerHex(a Address) string {
+	const digits = "0123456789abcdef"
+	var b [42]byte
+	b[0], b[1] = '0', 'x'
+	for i, c := range a {
+		b[2+2*i] = digits[c>>4]
+		b[3+2*i] = digits[c&0xf]
+	}
+	return string(b[:])
+}
+
+// AddrKey is the lowercase 0x form of an address.
+func AddrKey(a Address) string { return lowerHex(a) }
+
+// Flags qualify a transfer.
+type Flags uint8
+
+const (
+	// Mint: the transfer came out of the null address (or is a wrapped-native
+	// Deposit); its source names the emitting contract instead.
+	Mint Flags = 1 << iota
+	// Burn: the transfer went to the null address (or is a wrapped-native
+	// Withdrawal); its destination names the emitting contract instead.
+	Burn
+	// NativeValue: native value moved by CALL, CREATE or SELFDESTRUCT.
+	NativeValue
+	// NFT: an ERC-721 or ERC-1155 transfer.
+	NFT
+)
+
+func (f Flags) String() string {
+	s := ""
+	add := func(x string) {
+		if s != "" {
+			s += ","
+		}
+		s += x
+	}
+	if f&Mint != 0 {
+		add("mint")
+	}
+	if f&Burn != 0 {
+		add("burn")
+	}
+	if f&NativeValue != 0 {
+		add("native")
+	}
+	if f&NFT != 0 {
+		add("nft")
+	}
+	return s
+}
+
+// Event names the trace event a transfer was decoded from.
+type Event uint8
+
+const (
+	EvNativeCall Event = iota // value on CALL / CALLCODE frames' entry
+	EvNativeCreate
+	EvNativeSelfdestruct
+	EvERC20Transfer
+	EvERC721Transfer
+	EvTransferSingle
+	EvTransferBatch
+	EvDeposit
+	EvWithdrawal
+)
+
+var eventNames = [...]string{"call", "create", "selfdestruct", "Transfer", "Transfer721", "TransferSingle", "TransferBatch", "Deposit", "Withdrawal"}
+
+func (e Event) String() string {
+	if int(e) < len(eventNames) {
+		return eventNames[e]
+	}
+	return "unknown"
+}
+
+// Transfer is the paper's t = (s, d, a, τ, σ), with its trace position and
+// provenance.
+type Transfer struct {
+	From   Address     // s
+	To     Address     // d
+	Amount uint256.Int // a
+	Token  Token       // τ
+	Sender Address     // σ: initiator of the nearest enclosing CALL-type frame
+	// Pos is the transfer's trace position: its rank among the transaction's
+	// value-moving events in execution order. Unique within a transaction.
+	Pos   int32
+	Flags Flags
+	Event Event
+	// LogIndex is the log's index in the transaction's receipt, or -1 for
+	// native value.
+	LogIndex int32
+	// Frame is the pre-order index of the call frame the event belongs to.
+	Frame int32
+}
+
+// Is reports whether the flag is set.
+func (t *Transfer) Is(f Flags) bool { return t.Flags&f != 0 }
+
+// CallType is the kind of a call frame.
+type CallType uint8
+
+const (
+	Call CallType = iota
+	StaticCall
+	DelegateCall
+	CallCode
+	Create
+	Create2
+	SelfDestruct
+)
+
+var callTypeNames = [...]string{"CALL", "STATICCALL", "DELEGATECALL", "CALLCODE", "CREATE", "CREATE2", "SELFDESTRUCT"}
+
+func (c CallType) String() string {
+	if int(c) < len(callTypeNames) {
+		return callTypeNames[c]
+	}
+	return "UNKNOWN"
+}
+
+// Frame describes one call frame of the trace: it is the payload of a call
+// node of the cash flow tree.
+type Frame struct {
+	Type  CallType
+	From  Address // caller (for DELEGATECALL: the context the code runs in)
+	To    Address // callee: the address whose code runs (created address for CREATE)
+	Index int32   // pre-order index among all frames of the trace
+	Depth int32   // 0 for the transaction's top frame
+}
+
+// Node is a node of a cash flow tree (Definition "Cash Flow Tree"): a leaf
+// carrying one transfer, or a call node carrying a frame and its children in
+// trace order. Chain nodes are built by the rewriting engine.
+type Node struct {
+	Leaf     *Transfer // non-nil for a leaf
+	Frame    *Frame    // non-nil for a call node
+	Children []*Node
+}
+
+// IsLeaf reports whether n is a leaf.
+func (n *Node) IsLeaf() bool { return n.Leaf != nil }
+
+// Leaves appends the transfers under n, in tree order, to dst.
+func (n *Node) Leaves(dst []*Transfer) []*Transfer {
+	if n == nil {
+		return dst
+	}
+	if n.Leaf != nil {
+		return append(dst, n.Leaf)
+	}
+	for _, c := range n.Children {
+		dst = c.Leaves(dst)
+	}
+	return dst
+}
+
+// CountFrames returns the number of call nodes under n, n included.
+func (n *Node) CountFrames() int {
+	if n == nil || n.Leaf != nil {
+		return 0
+	}
+	k := 1
+	for _, c := range n.Children {
+		k += c.CountFrames()
+	}
+	return k
+}
+
+// Status is a transaction's receipt status.
+type Status uint8
+
+const (
+	StatusUnknown Status = iota
+	StatusSuccess
+	StatusFailed
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusSuccess:
+		return "success"
+	case StatusFailed:
+		return "failed"
+	}
+	return "unknown"
+}
+
+// Meta is what the transaction's receipt, body and block header say about
+// it. A field is meaningful only when its Has* flag is set: flowq never
+// guesses a cost it was not given.
+type Meta struct {
+	Hash     Hash
+	HasHash  bool
+	Block    uint64
+	HasBlock bool
+	Index    int // position in the block
+	HasIndex bool
+
+	From, To Address // To is zero for contract creation
+	HasFrom  bool
+	HasTo    bool
+
+	// From the receipt.
+	HasReceipt        bool
+	Status            Status
+	Type              uint8
+	GasUsed           uint64
+	EffectiveGasPrice uint256.Int
+
+	// From the block header.
+	HasHeader  bool
+	BaseFee    uint256.Int // zero before London
+	HasBaseFee bool
+	Miner      Address
+	Timestamp  uint64
+}
+
+// DecodeStats count what the decoder saw and what it kept.
+type DecodeStats struct {
+	Frames         int // call frames in the trace
+	RevertedFrames int // frames that failed, or whose ancestor failed
+	Logs           int // logs considered (in frames that did not revert)
+	TransferLogs   int // logs that decoded to at least one transfer
+	IgnoredLogs    int // logs with a transfer signature but a non-standard shape
+	Degenerate     int // zero-amount transfers with σ = s, dropped by trimming
+}
+
+// Tx is one decoded transaction: its metadata, every transfer the trace
+// carries (in trace order) and its trimmed cash flow tree T0.
+type Tx struct {
+	Meta      Meta
+	Transfers []Transfer // in trace order (Pos ascending), degenerate ones included
+	Root      *Node      // T0; nil when no transfer survives
+	Stats     DecodeStats
+	Shape     string // the input shape it was read from: "geth", "parity"
+	Notes     []string
+}
