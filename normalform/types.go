@@ -292,12 +292,12 @@ type Meta struct {
 
 // DecodeStats count what the decoder saw and what it kept.
 type DecodeStats struct {
-	Frames         int // call frames in the trace
-	RevertedFrames int // frames that failed, or whose ancestor failed
-	Logs           int // logs considered (in frames that did not revert)
-	TransferLogs   int // logs that decoded to at least one transfer
-	IgnoredLogs    int // logs with a transfer signature but a non-standard shape
-	Degenerate     int // zero-amount transfers with σ = s, dropped by trimming
+	Frames         int `json:"frames"`          // call frames in the trace
+	RevertedFrames int `json:"reverted_frames"` // frames that failed, or whose ancestor failed
+	Logs           int `json:"logs"`            // logs considered (in frames that did not revert)
+	TransferLogs   int `json:"transfer_logs"`   // logs that decoded to at least one transfer
+	IgnoredLogs    int `json:"ignored_logs"`    // logs with a transfer signature but a non-standard shape
+	Degenerate     int `json:"degenerate"`      // zero-amount transfers with σ = s, dropped by trimming
 }
 
 // Tx is one decoded transaction: its metadata, every transfer the trace

@@ -19,7 +19,8 @@ import (
 // F's first child subtree, then F's gap 1, and so on (an Euler tour). A log
 // can sit in gap g of F only if F's execution context (the callee, or the
 // caller for DELEGATECALL and CALLCODE) is the log's address, and F did not
-// revert (receipts drop the logs of reverted frames). Logs are in execution
+// revert (receipts drop the logs of reverted frames), and F is not inside a
+// STATICCALL (no log can be emitted there). Logs are in execution
 // order, so an attribution is a non-decreasing map from logs to gaps. Among
 // all such maps, attribute picks the one that maximises, in this order:
 //
@@ -51,7 +52,10 @@ func attribute(root *frame, logs []rlog) *scanError {
 	var slots []slot
 	var walk func(f *frame)
 	walk = func(f *frame) {
-		if f.failed || f.typ == normalform.SelfDestruct {
+		// A STATICCALL frame and everything below it cannot emit logs (the
+		// EVM forbids LOG in a static context); a reverted frame's logs are
+		// not in the receipt; SELFDESTRUCT runs no code.
+		if f.failed || f.typ == normalform.SelfDestruct || f.typ == normalform.StaticCall {
 			return
 		}
 		for g := 0; g <= len(f.calls); g++ {

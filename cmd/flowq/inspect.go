@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/trace"
+)
+
+func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cf chainFlags
+	cf.register(fs)
+	format := fs.String("format", "text", "output format: text (an indented tree per transaction) or json (one object per line)")
+	var only []string
+	fs.Func("tx", "only the transaction with this hash (repeatable)", func(s string) error {
+		only = append(only, strings.ToLower(strings.TrimSpace(s)))
+		return nil
+	})
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: flowq inspect [flags] [FILE|DIR|-]...
+
+Reads traces (geth callTracer with logs, Parity trace_* with logs or
+receipts, JSON-RPC responses, bundles; see README.md) from files, from every
+*.json under a directory, or from standard input ("-", or no argument), and
+prints each transaction's cash flow tree T0.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "flowq inspect: --format must be text or json, not %q\n", *format)
+		return 2
+	}
+	cfg, err := cf.config(lookupEnv)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+		return 2
+	}
+	inputs, err := expandInputs(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+		return 2
+	}
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	var nTx, nFail, nShown int
+	for _, in := range inputs {
+		data, err := in.read(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+			nFail++
+			continue
+		}
+		res := trace.Decode(data, trace.Options{Config: cfg, Source: in.name})
+		for _, tx := range res.Txs {
+			nTx++
+			if len(only) > 0 && !matches(only, tx) {
+				continue
+			}
+			nShown++
+			if *format == "json" {
+				b, err := cfg.MarshalT0(tx)
+				if err != nil {
+					fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+					nFail++
+					continue
+				}
+				out.Write(b)
+				out.WriteByte('\n')
+			} else {
+				out.WriteString(textT0(cfg, tx))
+			}
+		}
+		for _, e := range res.Errors {
+			fmt.Fprintf(stderr, "flowq inspect: %v\n", e)
+		}
+		nFail += len(res.Errors)
+	}
+	out.Flush()
+	if len(only) > 0 && nShown == 0 {
+		fmt.Fprintf(stderr, "flowq inspect: no transaction matches --tx %s\n", strings.Join(only, ", "))
+		nFail++
+	}
+	fmt.Fprintf(stderr, "flowq inspect: %d transactions decoded, %d failed\n", nTx, nFail)
+	if nFail > 0 {
+		return 1
+	}
+	return 0
+}
+
+func matches(only []string, tx *normalform.Tx) bool {
+	if !tx.Meta.HasHash {
+		return false
+	}
+	h := strings.ToLower(tx.Meta.Hash.Hex())
+	for _, o := range only {
+		if o == h {
+			return true
+		}
+	}
+	return false
+}
+
+// parseInterleaved parses flags that may come before or after the
+// positional arguments ("flowq inspect file.json --format json").
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+type input struct {
+	name string
+	path string // "" for standard input
+}
+
+func (in input) read(stdin io.Reader) ([]byte, error) {
+	if in.path == "" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading standard input: %v", err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(in.path)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// expandInputs turns arguments into inputs: "-" or nothing is standard
+// input, a directory is every *.json file under it in lexical order.
+func expandInputs(args []string) ([]input, error) {
+	if len(args) == 0 {
+		return []input{{name: "stdin"}}, nil
+	}
+	var out []input
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, input{name: "stdin"})
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, input{name: a, path: a})
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".json") {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no *.json file in this directory", a)
+		}
+		sort.Strings(found)
+		for _, p := range found {
+			out = append(out, input{name: p, path: p})
+		}
+	}
+	return out, nil
+}
+
+// textT0 renders one decoded transaction for people.
+func textT0(cfg *normalform.Config, tx *normalform.Tx) string {
+	var b strings.Builder
+	m := &tx.Meta
+	b.WriteString("tx ")
+	if m.HasHash {
+		b.WriteString(m.Hash.Hex())
+	} else {
+		b.WriteString("(hash unknown)")
+	}
+	if m.HasBlock {
+		fmt.Fprintf(&b, "  block %d", m.Block)
+	}
+	if m.HasIndex {
+		fmt.Fprintf(&b, "  index %d", m.Index)
+	}
+	fmt.Fprintf(&b, "  (%s trace)\n", tx.Shape)
+	fmt.Fprintf(&b, "  from %s", normalform.AddrKey(m.From))
+	if m.HasTo {
+		fmt.Fprintf(&b, "  to %s", normalform.AddrKey(m.To))
+	}
+	fmt.Fprintf(&b, "  status %s\n", m.Status)
+	if m.HasReceipt {
+		fmt.Fprintf(&b, "  gas used %d at %s wei", m.GasUsed, m.EffectiveGasPrice.Dec())
+		if m.HasHeader && m.HasBaseFee {
+			fmt.Fprintf(&b, " (base fee %s)", m.BaseFee.Dec())
+		}
+		if m.HasHeader {
+			fmt.Fprintf(&b, "  coinbase %s", normalform.AddrKey(m.Miner))
+		}
+		b.WriteByte('\n')
+	} else {
+		b.WriteString("  costs unknown: the input has no receipt\n")
+	}
+	s := tx.Stats
+	fmt.Fprintf(&b, "  %d transfers from %d frames (%d reverted) and %d logs (%d transfer logs, %d non-standard ignored); %d degenerate dropped\n",
+		len(tx.Transfers), s.Frames, s.RevertedFrames, s.Logs, s.TransferLogs, s.IgnoredLogs, s.Degenerate)
+	for _, n := range tx.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
+	fmt.Fprintf(&b, "T0: %d call nodes, %d leaves\n", tx.Root.CountFrames(), len(tx.Root.Leaves(nil)))
+	cfg.WriteTree(&b, tx.Root)
+	b.WriteByte('\n')
+	return b.String()
+}

@@ -1,0 +1,53 @@
+// Command flowq tells what a blockchain transaction did with money, from
+// its execution trace.
+//
+//	flowq inspect [flags] [FILE|DIR|-]...
+//	flowq chains
+//	flowq version
+//
+// See README.md for the input shapes and the configuration.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
+}
+
+const usage = `flowq: what a transaction did with money, from its execution trace
+
+usage:
+  flowq inspect [flags] [FILE|DIR|-]...   decode traces and print each transaction's T0
+  flowq chains                            list the built-in chains and their defaults
+  flowq version                           print the version
+
+Run 'flowq inspect -h' for the inspect flags.
+`
+
+// run is main without the process: it is what the tests call.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "inspect":
+		return inspect(args[1:], stdin, stdout, stderr, lookupEnv)
+	case "chains":
+		return chains(stdout)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "flowq", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "flowq: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

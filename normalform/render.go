@@ -1,0 +1,243 @@
+package normalform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/holiman/uint256"
+)
+
+// ShortAddr renders an address as 0x1234…abcd.
+func ShortAddr(a Address) string {
+	s := lowerHex(a)
+	return s[:6] + "…" + s[38:]
+}
+
+// FormatUnits renders an amount in base units as an exact decimal with the
+// given number of decimals, trailing zeros trimmed: 1500000 with 6 decimals
+// is "1.5". No floating point is involved.
+func FormatUnits(v *uint256.Int, decimals uint8) string {
+	s := v.Dec()
+	if decimals == 0 {
+		return s
+	}
+	d := int(decimals)
+	if len(s) <= d {
+		s = strings.Repeat("0", d-len(s)+1) + s
+	}
+	intPart, frac := s[:len(s)-d], strings.TrimRight(s[len(s)-d:], "0")
+	if frac == "" {
+		return intPart
+	}
+	return intPart + "." + frac
+}
+
+// FormatAmount renders an amount of a token for people: with its symbol and
+// decimals when the token is known, in raw base units and the token's short
+// address otherwise. NFTs show their id.
+func (c *Config) FormatAmount(v *uint256.Int, t Token) string {
+	switch t.Kind {
+	case NFT721:
+		return "ERC-721 " + ShortAddr(t.Addr) + " #" + t.ID.Dec()
+	case Multi1155:
+		return v.Dec() + " × ERC-1155 " + ShortAddr(t.Addr) + " #" + t.ID.Dec()
+	}
+	if ti, ok := c.TokenInfo(t); ok {
+		return FormatUnits(v, ti.Decimals) + " " + ti.Symbol
+	}
+	return v.Dec() + " " + ShortAddr(t.Addr)
+}
+
+// WriteTree renders a cash flow tree as an indented tree a person can read:
+// call nodes as "CALL from ⇒ to", leaves as "#pos from → to amount", with
+// σ, flags and provenance.
+func (c *Config) WriteTree(b *strings.Builder, n *Node) {
+	if n == nil {
+		b.WriteString("(empty: no transfer survives)\n")
+		return
+	}
+	c.writeNode(b, n, "", "")
+}
+
+func (c *Config) writeNode(b *strings.Builder, n *Node, first, rest string) {
+	b.WriteString(first)
+	if n.Leaf != nil {
+		b.WriteString(c.LeafString(n.Leaf))
+		b.WriteByte('\n')
+		return
+	}
+	f := n.Frame
+	fmt.Fprintf(b, "%s %s ⇒ %s  [frame %d]\n", f.Type, ShortAddr(f.From), ShortAddr(f.To), f.Index)
+	for i, ch := range n.Children {
+		if i == len(n.Children)-1 {
+			c.writeNode(b, ch, rest+"└─ ", rest+"   ")
+		} else {
+			c.writeNode(b, ch, rest+"├─ ", rest+"│  ")
+		}
+	}
+}
+
+// LeafString renders one transfer on one line.
+func (c *Config) LeafString(t *Transfer) string {
+	s := fmt.Sprintf("#%d %s → %s  %s  σ %s", t.Pos, ShortAddr(t.From), ShortAddr(t.To), c.FormatAmount(&t.Amount, t.Token), ShortAddr(t.Sender))
+	if t.Flags != 0 {
+		s += "  [" + t.Flags.String() + "]"
+	}
+	if t.LogIndex >= 0 {
+		s += fmt.Sprintf("  log %d", t.LogIndex)
+	} else {
+		s += "  " + t.Event.String()
+	}
+	return s
+}
+
+// --- JSON -----------------------------------------------------------------
+
+// TransferJSON is the JSON form of a transfer. Amounts are decimal strings
+// in base units; tokens are lowercase 0x addresses (the native asset is
+// 0xeeee…eeee), with "/id" for ERC-721 and ERC-1155.
+type TransferJSON struct {
+	Pos      int32    `json:"pos"`
+	From     string   `json:"from"`
+	To       string   `json:"to"`
+	Amount   string   `json:"amount"`
+	Token    string   `json:"token"`
+	Standard string   `json:"standard"`
+	Symbol   string   `json:"symbol,omitempty"`
+	Decimals *uint8   `json:"decimals,omitempty"`
+	Sender   string   `json:"sender"`
+	Flags    []string `json:"flags,omitempty"`
+	Event    string   `json:"event"`
+	LogIndex *int32   `json:"log_index,omitempty"`
+	Frame    int32    `json:"frame"`
+}
+
+// NodeJSON is the JSON form of a cash flow tree node: a leaf names its
+// transfer by trace position, a call node carries its frame and children.
+type NodeJSON struct {
+	Leaf     *int32      `json:"leaf,omitempty"`
+	Frame    *FrameJSON  `json:"frame,omitempty"`
+	Children []*NodeJSON `json:"children,omitempty"`
+}
+
+// FrameJSON is the JSON form of a call frame.
+type FrameJSON struct {
+	Type  string `json:"type"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Index int32  `json:"index"`
+	Depth int32  `json:"depth"`
+}
+
+// TransferToJSON converts a transfer.
+func (c *Config) TransferToJSON(t *Transfer) TransferJSON {
+	j := TransferJSON{Pos: t.Pos, From: lowerHex(t.From), To: lowerHex(t.To), Amount: t.Amount.Dec(),
+		Token: t.Token.Key(), Standard: t.Token.Kind.String(), Sender: lowerHex(t.Sender), Event: t.Event.String(), Frame: t.Frame}
+	if ti, ok := c.TokenInfo(t.Token); ok {
+		j.Symbol = ti.Symbol
+		d := ti.Decimals
+		j.Decimals = &d
+	}
+	if t.Flags != 0 {
+		j.Flags = strings.Split(t.Flags.String(), ",")
+	}
+	if t.LogIndex >= 0 {
+		li := t.LogIndex
+		j.LogIndex = &li
+	}
+	return j
+}
+
+// TreeToJSON converts a cash flow tree.
+func TreeToJSON(n *Node) *NodeJSON {
+	if n == nil {
+		return nil
+	}
+	if n.Leaf != nil {
+		p := n.Leaf.Pos
+		return &NodeJSON{Leaf: &p}
+	}
+	f := n.Frame
+	j := &NodeJSON{Frame: &FrameJSON{Type: f.Type.String(), From: lowerHex(f.From), To: lowerHex(f.To), Index: f.Index, Depth: f.Depth}}
+	for _, ch := range n.Children {
+		j.Children = append(j.Children, TreeToJSON(ch))
+	}
+	return j
+}
+
+// MetaJSON is the JSON form of a transaction's metadata. Cost fields are
+// present only when the input carried them.
+type MetaJSON struct {
+	Tx                string  `json:"tx,omitempty"`
+	Block             *uint64 `json:"block,omitempty"`
+	Index             *int    `json:"index,omitempty"`
+	From              string  `json:"from,omitempty"`
+	To                string  `json:"to,omitempty"`
+	Status            string  `json:"status"`
+	Type              *uint8  `json:"type,omitempty"`
+	GasUsed           *uint64 `json:"gas_used,omitempty"`
+	EffectiveGasPrice string  `json:"effective_gas_price,omitempty"`
+	BaseFee           string  `json:"base_fee,omitempty"`
+	Miner             string  `json:"miner,omitempty"`
+	Costs             string  `json:"costs"`
+}
+
+// MetaToJSON converts metadata; Costs says whether gas costs are known.
+func MetaToJSON(m *Meta) MetaJSON {
+	j := MetaJSON{Status: m.Status.String(), Costs: "unknown: no receipt"}
+	if m.HasHash {
+		j.Tx = m.Hash.Hex()
+	}
+	if m.HasBlock {
+		b := m.Block
+		j.Block = &b
+	}
+	if m.HasIndex {
+		i := m.Index
+		j.Index = &i
+	}
+	if m.HasFrom {
+		j.From = lowerHex(m.From)
+	}
+	if m.HasTo {
+		j.To = lowerHex(m.To)
+	}
+	if m.HasReceipt {
+		t, g := m.Type, m.GasUsed
+		j.Type, j.GasUsed = &t, &g
+		j.EffectiveGasPrice = m.EffectiveGasPrice.Dec()
+		j.Costs = "known"
+		if !m.HasHeader {
+			j.Costs = "partial: no block header (base fee and coinbase unknown)"
+		}
+	}
+	if m.HasHeader {
+		j.Miner = lowerHex(m.Miner)
+		if m.HasBaseFee {
+			j.BaseFee = m.BaseFee.Dec()
+		}
+	}
+	return j
+}
+
+// T0JSON is what `flowq inspect` prints per transaction before the rewriting
+// engine runs: metadata, decode statistics, every transfer and T0.
+type T0JSON struct {
+	MetaJSON
+	Shape     string         `json:"shape"`
+	Stats     DecodeStats    `json:"stats"`
+	Transfers []TransferJSON `json:"transfers"`
+	T0        *NodeJSON      `json:"t0"`
+	Notes     []string       `json:"notes,omitempty"`
+}
+
+// MarshalT0 renders a decoded transaction as one line of JSON.
+func (c *Config) MarshalT0(tx *Tx) ([]byte, error) {
+	j := T0JSON{MetaJSON: MetaToJSON(&tx.Meta), Shape: tx.Shape, Stats: tx.Stats, T0: TreeToJSON(tx.Root), Notes: tx.Notes,
+		Transfers: make([]TransferJSON, 0, len(tx.Transfers))}
+	for i := range tx.Transfers {
+		j.Transfers = append(j.Transfers, c.TransferToJSON(&tx.Transfers[i]))
+	}
+	return json.Marshal(j)
+}

@@ -1,0 +1,3 @@
+// Package planner will turn parsed queries into plans over an interface the
+// index satisfies, and execute them. Not built yet: see issue 6.
+package planner
