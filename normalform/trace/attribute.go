@@ -24,11 +24,14 @@ import (
 // order, so an attribution is a non-decreasing map from logs to gaps. Among
 // all such maps, attribute picks the one that maximises, in this order:
 //
-//  1. the number of logs whose frame's call data is the standard call that
+//  1. the number of logs whose frame was entered by the standard call that
 //     emits exactly that event (transfer / transferFrom with the same
 //     addresses and amount, deposit with the same value, withdraw with the
 //     same amount, the ERC-721 and ERC-1155 transfer calls), so that two
-//     transfers of one token land in the two token calls that made them;
+//     transfers of one token land in the two token calls that made them. A
+//     DELEGATECALL frame is judged by its whole context chain (the CALL into
+//     the proxy and the delegations below it), since a proxy may forward the
+//     call under another selector;
 //  2. the sum of the frames' depths, so that a proxy's log lands in the
 //     DELEGATECALL frame that ran the implementation, not in the proxy frame;
 //  3. then, on a tie, the latest gap: a log goes after the child calls of its
@@ -48,24 +51,33 @@ func attribute(root *frame, logs []rlog) *scanError {
 	type slot struct {
 		f   *frame
 		gap int
+		// chain is the CALL (or CREATE) frame that established f's execution
+		// context followed by the DELEGATECALL / CALLCODE frames down to f:
+		// the frames whose call data can explain what f emits.
+		chain []*frame
 	}
 	var slots []slot
-	var walk func(f *frame)
-	walk = func(f *frame) {
+	var walk func(f *frame, chain []*frame)
+	walk = func(f *frame, chain []*frame) {
 		// A STATICCALL frame and everything below it cannot emit logs (the
 		// EVM forbids LOG in a static context); a reverted frame's logs are
 		// not in the receipt; SELFDESTRUCT runs no code.
 		if f.failed || f.typ == normalform.SelfDestruct || f.typ == normalform.StaticCall {
 			return
 		}
+		if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
+			chain = append(chain[:len(chain):len(chain)], f)
+		} else {
+			chain = []*frame{f}
+		}
 		for g := 0; g <= len(f.calls); g++ {
-			slots = append(slots, slot{f, g})
+			slots = append(slots, slot{f, g, chain})
 			if g < len(f.calls) {
-				walk(f.calls[g])
+				walk(f.calls[g], chain)
 			}
 		}
 	}
-	walk(root)
+	walk(root, nil)
 	byCtx := map[normalform.Address][]int32{}
 	for i, s := range slots {
 		c := s.f.context()
@@ -89,7 +101,7 @@ func attribute(root *frame, logs []rlog) *scanError {
 		l := &logs[i]
 		cands := byCtx[l.addr]
 		if len(cands) == 0 {
-			return &scanError{path: l.path, offset: -1, msg: fmt.Sprintf("log %s of %s: no frame of the trace runs at that address, so no frame can have emitted it", logName(l, i), l.addr.Hex())}
+			return errAt(l.off, fmt.Sprintf("log %s of %s: no frame of the trace runs at that address, so no frame can have emitted it", logName(l, i), l.addr.Hex()))
 		}
 		row := make([]cell, len(cands))
 		var prev []cell
@@ -114,14 +126,17 @@ func attribute(root *frame, logs []rlog) *scanError {
 			}
 			f := slots[sl].f
 			c := cell{slot: sl, back: int32(best), m: base.m, d: base.d + int64(f.depth), valid: true}
-			if callEmits(f, l) {
-				c.m++
+			for _, cf := range slots[sl].chain {
+				if callEmits(cf, l) {
+					c.m++
+					break
+				}
 			}
 			row[k] = c
 			any = true
 		}
 		if !any {
-			return &scanError{path: l.path, offset: -1, msg: fmt.Sprintf("log %s of %s comes after the logs before it in execution order, but no frame at that address runs after them: no frame can have emitted it", logName(l, i), l.addr.Hex())}
+			return errAt(l.off, fmt.Sprintf("log %s of %s comes after the logs before it in execution order, but no frame at that address runs after them: no frame can have emitted it", logName(l, i), l.addr.Hex()))
 		}
 		rows[i] = row
 	}

@@ -73,15 +73,15 @@ type decoder struct {
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
-	e := &Error{Source: d.opt.Source, Path: sErr.path, Offset: sErr.offset, Msg: sErr.msg}
+	path := sErr.path
+	if path == "" {
+		path = locate(d.data, sErr.offset)
+	}
+	e := &Error{Source: d.opt.Source, Path: path, Offset: sErr.offset, Msg: sErr.msg}
 	if tx != nil {
 		e.Tx, e.HasTx = *tx, true
 	}
 	d.res.Errors = append(d.res.Errors, e)
-}
-
-func (d *decoder) failMsg(tx *normalform.Hash, path, msg string) {
-	d.fail(&scanError{path: path, offset: -1, msg: msg}, tx)
 }
 
 // kind is what a JSON object is, judged by its keys.
@@ -100,20 +100,16 @@ const (
 	kGethFrame
 )
 
-var kindNames = map[kind]string{kUnknown: "unknown object", kEnvelope: "JSON-RPC response", kTracetest: "go-ethereum tracer test",
-	kBlock: "block", kReceipt: "receipt", kLog: "log", kParityFrame: "Parity trace frame", kGethItem: "debug_traceBlock entry",
-	kBundle: "bundle", kGethFrame: "callTracer frame"}
-
 // keysAt lists the keys of the object at offset off with their value
 // offsets. It does not decode the values.
-func (d *decoder) keysAt(off int, base string) (map[string]int, *scanError) {
-	s := newScanner(d.data, off, base)
+func (d *decoder) keysAt(off int) (map[string]int, *scanError) {
+	s := newScanner(d.data, off)
 	keys := map[string]int{}
 	if !s.objBegin() {
 		return nil, s.err
 	}
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
-		keys[string(key)] = s.i
+		keys[string(key)] = s.here()
 		s.skip()
 	}
 	return keys, s.err
@@ -144,248 +140,297 @@ func classify(keys map[string]int) kind {
 	return kUnknown
 }
 
+// bundleKeys are the keys of a bundle object. An object whose first key is
+// one of them is read as a bundle in a single pass.
+var bundleKeys = map[string]bool{"traces": true, "trace": true, "logs": true, "receipts": true, "block": true, "header": true}
+
 // document dispatches on the top-level value.
 func (d *decoder) document() {
-	s := newScanner(d.data, 0, "")
+	s := newScanner(d.data, 0)
 	switch s.peek() {
 	case '{':
 		g := newGroup(d)
-		d.object(0, "$", g)
+		d.object(s, g)
 		g.assemble()
 	case '[':
 		d.topArray(s)
 	default:
 		s.unexpected("a JSON object or array")
-		d.fail(s.err, nil)
 	}
-	// Anything after the value?
-	if s.peek() == '{' || s.peek() == '[' {
-		s.skip()
-		if s.err == nil {
-			s.end()
-			if s.err != nil {
-				d.fail(s.err, nil)
-			}
-		}
+	if s.err == nil {
+		s.end()
+	}
+	if s.err != nil {
+		d.fail(s.err, nil)
 	}
 }
 
-// topArray handles a top-level list: of bundles (one group each), of
-// JSON-RPC responses (one group for the batch), or of frames, receipts or
-// logs (one group).
+// topArray handles a top-level list: of bundles (one group each), or of
+// JSON-RPC responses, frames, receipts or logs (one group for the list).
 func (d *decoder) topArray(s *scanner) {
-	offs := s.elementOffsets()
-	if s.err != nil {
-		defer d.fail(s.err, nil)
+	first := s.i + 1
+	for first < len(d.data) && isSpace(d.data[first]) {
+		first++
 	}
-	if len(offs) == 0 {
-		return
-	}
-	first, err := d.keysAt(offs[0], "$[0]")
-	if err != nil {
-		d.fail(err, nil)
-		return
-	}
-	if classify(first) == kBundle || classify(first) == kTracetest {
-		for i, off := range offs {
-			g := newGroup(d)
-			d.object(off, fmt.Sprintf("$[%d]", i), g)
-			g.assemble()
+	if first < len(d.data) && d.data[first] == '{' {
+		if keys, err := d.keysAt(first); err == nil && (classify(keys) == kBundle || classify(keys) == kTracetest) {
+			if !s.arrBegin() {
+				return
+			}
+			depth := len(s.path)
+			for s.arrNext() {
+				off := s.i
+				g := newGroup(d)
+				d.object(s, g)
+				g.assemble()
+				if !d.resync(s, depth, off, nil) {
+					return
+				}
+			}
+			return
 		}
-		return
 	}
 	g := newGroup(d)
-	d.elements(offs, "$", g, kUnknown)
+	d.array(s, g, kUnknown)
 	g.assemble()
 }
 
-// object reads one object of any kind into g.
-func (d *decoder) object(off int, path string, g *group) {
-	keys, err := d.keysAt(off, path)
-	if err != nil {
-		d.fail(err, nil)
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// resync is called after each element of a list. If the element failed,
+// it reports the error (charged to the element's transaction when that can
+// be read) and skips the element structurally, so that the next one can be
+// read. It returns false when the list cannot be read further (a syntax
+// error: the input is truncated or is not JSON), after reporting it.
+func (d *decoder) resync(s *scanner, depth, off int, g *group) bool {
+	if s.err == nil {
+		return true
+	}
+	tx := d.txHashAt(off)
+	if g != nil {
+		g.failed(tx, s.err)
+	} else {
+		d.fail(s.err, tx)
+	}
+	s.err = nil
+	s.path = s.path[:depth]
+	s.i = off
+	s.skip()
+	if s.err != nil {
+		d.fail(s.err, nil)
+		s.err = &scanError{path: "-", msg: "reported"}
+		return false
+	}
+	return true
+}
+
+// object reads one object of any kind into g, leaving s after it.
+func (d *decoder) object(s *scanner, g *group) {
+	off := s.here()
+	if k, ok := d.firstKey(off); ok && bundleKeys[k] {
+		d.bundle(s, g)
 		return
 	}
-	k := classify(keys)
-	switch k {
+	keys, err := d.keysAt(off)
+	if err != nil {
+		s.err = err
+		return
+	}
+	switch k := classify(keys); k {
 	case kEnvelope:
-		if eo, ok := keys["error"]; ok {
-			s := newScanner(d.data, eo, path+".error")
-			msg := "JSON-RPC error"
-			if s.peek() == '{' {
-				ek, _ := d.keysAt(eo, path+".error")
+		if eo, ok := keys["error"]; ok && d.data[eo] != 'n' {
+			msg := "the node answered with a JSON-RPC error"
+			if ek, _ := d.keysAt(eo); ek != nil {
 				if mo, ok := ek["message"]; ok {
-					ms := newScanner(d.data, mo, "")
-					msg += ": " + ms.str()
+					msg += ": " + newScanner(d.data, mo).str()
 				}
-			} else {
-				msg += ": " + clip(d.data[eo:min(len(d.data), eo+200)])
 			}
-			d.failMsg(nil, path+".error", msg)
+			g.failed(nil, errAt(eo, msg))
+			s.skip()
 			return
 		}
-		d.value(keys["result"], path+".result", g, kUnknown)
+		if ro, ok := keys["result"]; ok {
+			sub := newScanner(d.data, ro)
+			d.value(sub, g, kUnknown)
+			if sub.err != nil {
+				s.err = sub.err
+				return
+			}
+		}
+		s.skip()
 	case kTracetest:
-		d.tracetest(keys, path, g)
+		d.tracetest(keys, g)
+		s.skip()
 	case kBundle:
-		d.bundle(keys, path, g)
+		d.bundle(s, g)
 	default:
-		d.single(k, off, path, g)
+		d.single(s, k, g)
 	}
 }
 
-// value reads a value that is an object or a list of objects.
-func (d *decoder) value(off int, path string, g *group, hint kind) {
-	s := newScanner(d.data, off, path)
+// firstKey returns the first key of the object at off.
+func (d *decoder) firstKey(off int) (string, bool) {
+	s := newScanner(d.data, off)
+	if !s.objBegin() {
+		return "", false
+	}
+	k, ok := s.objNext()
+	return string(k), ok
+}
+
+// value reads a value that is an object, a list of objects, or null.
+func (d *decoder) value(s *scanner, g *group, hint kind) {
 	switch s.peek() {
 	case '{':
 		if hint == kUnknown {
-			d.object(off, path, g)
+			d.object(s, g)
 		} else {
-			d.single(hint, off, path, g)
+			d.single(s, hint, g)
 		}
 	case '[':
-		offs := s.elementOffsets()
-		d.elements(offs, path, g, hint)
-		if s.err != nil {
-			d.fail(s.err, nil)
-		}
+		d.array(s, g, hint)
 	case 'n':
-		// null result: nothing to read
+		s.isNull()
 	default:
 		s.unexpected("an object or an array")
-		d.fail(s.err, nil)
 	}
 }
 
-// elements reads the elements of a list, each on its own: a bad element
-// is reported and the others are still read.
-func (d *decoder) elements(offs []int, path string, g *group, hint kind) {
+// array reads the elements of a list in one pass. Its elements are of one
+// kind (judged from the first unless hint says), except JSON-RPC responses
+// and bundles, which are judged one by one. A bad element is reported and
+// skipped; the others are still read.
+func (d *decoder) array(s *scanner, g *group, hint kind) {
+	if !s.arrBegin() {
+		return
+	}
+	depth := len(s.path)
 	k := hint
-	for i, off := range offs {
-		p := fmt.Sprintf("%s[%d]", path, i)
-		if k == kUnknown || k == kEnvelope || k == kBundle {
-			keys, err := d.keysAt(off, p)
+	perElement := false
+	for s.arrNext() {
+		off := s.i
+		if k == kUnknown && !perElement {
+			keys, err := d.keysAt(off)
 			if err != nil {
-				d.fail(err, d.txHashAt(off))
-				continue
+				s.err = err
+				d.resync(s, depth, off, g)
+				return
 			}
-			kk := classify(keys)
-			if kk == kEnvelope || kk == kBundle || kk == kTracetest {
-				d.object(off, p, g)
-				continue
+			if k = classify(keys); k == kEnvelope || k == kBundle || k == kTracetest {
+				perElement = true
 			}
-			k = kk
 		}
-		d.single(k, off, p, g)
+		if perElement {
+			d.object(s, g)
+		} else {
+			d.single(s, k, g)
+		}
+		if !d.resync(s, depth, off, g) {
+			return
+		}
 	}
 }
 
 // single reads one object whose kind is known.
-func (d *decoder) single(k kind, off int, path string, g *group) {
-	s := newScanner(d.data, off, path)
+func (d *decoder) single(s *scanner, k kind, g *group) {
 	switch k {
 	case kGethFrame:
+		off := s.here()
 		f := gethFrame(s, 0)
-		if s.err != nil {
-			d.fail(s.err, nil)
-			return
+		if s.err == nil {
+			g.geth = append(g.geth, gethTx{root: f, off: off})
 		}
-		g.geth = append(g.geth, gethTx{root: f, path: path})
 	case kGethItem:
-		d.gethItem(off, path, g)
+		d.gethItem(s, g)
 	case kParityFrame:
 		p := parityFrame(s)
-		if s.err != nil {
-			g.failed(d.txHashAt(off), s.err)
-			return
-		}
-		if !p.reward {
+		if s.err == nil && !p.reward {
 			g.parity = append(g.parity, p)
 		}
 	case kReceipt:
 		r := readReceipt(s)
-		if s.err != nil {
-			g.failed(d.txHashAt(off), s.err)
-			return
+		if s.err == nil {
+			g.receipts = append(g.receipts, r)
 		}
-		g.receipts = append(g.receipts, r)
 	case kLog:
 		l := readLog(s, false)
-		if s.err != nil {
-			g.failed(d.txHashAt(off), s.err)
-			return
+		if s.err == nil {
+			g.logs = append(g.logs, l)
+			g.logsGiven = true
 		}
-		g.logs = append(g.logs, l)
-		g.logsGiven = true
 	case kBlock:
 		h := readHeader(s)
-		if s.err != nil {
-			d.fail(s.err, nil)
-			return
+		if s.err == nil {
+			g.headers = append(g.headers, h)
 		}
-		g.headers = append(g.headers, h)
 	default:
-		d.failMsg(nil, path, "unrecognised object: not a trace frame, receipt, log, block or bundle")
+		s.failAt(s.here(), "unrecognised object: not a trace frame, receipt, log, block or bundle")
 	}
 }
 
 // gethItem reads {"txHash": ..., "result": frame} or {"txHash", "error"}.
-func (d *decoder) gethItem(off int, path string, g *group) {
-	keys, _ := d.keysAt(off, path)
-	var h normalform.Hash
-	var hasHash bool
-	if ho, ok := keys["txHash"]; ok {
-		s := newScanner(d.data, ho, path+".txHash")
-		h = s.hash()
-		if s.err != nil {
-			d.fail(s.err, nil)
-			return
-		}
-		hasHash = true
-	}
-	var hp *normalform.Hash
-	if hasHash {
-		hp = &h
-	}
-	if eo, ok := keys["error"]; ok {
-		s := newScanner(d.data, eo, path+".error")
-		if !s.isNull() {
-			d.failMsg(hp, path+".error", "the node could not trace this transaction: "+clip(d.data[eo:min(len(d.data), eo+200)]))
-			return
-		}
-	}
-	ro, ok := keys["result"]
-	if !ok {
-		d.failMsg(hp, path, "debug_traceBlock entry has no \"result\"")
+func (d *decoder) gethItem(s *scanner, g *group) {
+	gt := gethTx{off: s.here()}
+	var errMsg string
+	if !s.objBegin() {
 		return
 	}
-	s := newScanner(d.data, ro, path+".result")
-	f := gethFrame(s, 0)
+	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
+		switch string(key) {
+		case "txHash":
+			if !s.isNull() {
+				gt.hash, gt.hasHash = s.hash(), true
+			}
+		case "result":
+			if !s.isNull() {
+				gt.root = gethFrame(s, 0)
+			}
+		case "error":
+			if !s.isNull() {
+				if s.peek() == '"' {
+					errMsg = s.str()
+				} else {
+					start := s.i
+					s.skip()
+					errMsg = clip(d.data[start:s.i])
+				}
+			}
+		default:
+			s.skip()
+		}
+	}
 	if s.err != nil {
-		d.fail(s.err, hp)
 		return
 	}
-	g.geth = append(g.geth, gethTx{root: f, hash: h, hasHash: hasHash, path: path})
+	switch {
+	case errMsg != "":
+		g.failed(gtHash(&gt), errAt(gt.off, "the node could not trace this transaction: "+errMsg))
+	case gt.root == nil:
+		g.failed(gtHash(&gt), errAt(gt.off, "debug_traceBlock entry has no \"result\""))
+	default:
+		g.geth = append(g.geth, gt)
+	}
 }
 
-// bundle reads {"block", "receipts", "traces", "logs"} (any subset).
-func (d *decoder) bundle(keys map[string]int, path string, g *group) {
-	for _, name := range []string{"block", "header"} {
-		if off, ok := keys[name]; ok {
-			d.value(off, path+"."+name, g, kBlock)
-		}
+// bundle reads {"block", "receipts", "traces", "logs"} (any subset) in one
+// pass; every value is read exactly as the node returned it.
+func (d *decoder) bundle(s *scanner, g *group) {
+	if !s.objBegin() {
+		return
 	}
-	if off, ok := keys["receipts"]; ok {
-		d.value(off, path+".receipts", g, kReceipt)
-	}
-	if off, ok := keys["logs"]; ok {
-		g.logsGiven = true
-		d.value(off, path+".logs", g, kLog)
-	}
-	for _, name := range []string{"traces", "trace"} {
-		if off, ok := keys[name]; ok {
-			d.value(off, path+"."+name, g, kUnknown)
+	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
+		switch string(key) {
+		case "block", "header":
+			d.value(s, g, kBlock)
+		case "receipts":
+			d.value(s, g, kReceipt)
+		case "logs":
+			g.logsGiven = true
+			d.value(s, g, kLog)
+		case "traces", "trace":
+			d.value(s, g, kUnknown)
+		default:
+			s.skip()
 		}
 	}
 }
@@ -393,20 +438,20 @@ func (d *decoder) bundle(keys map[string]int, path string, g *group) {
 // tracetest reads a go-ethereum tracer test file: {"genesis", "context",
 // "input", "result"}. The transaction hash is the hash of the raw signed
 // transaction in "input"; the block number and miner come from "context".
-func (d *decoder) tracetest(keys map[string]int, path string, g *group) {
-	gt := gethTx{path: path}
+func (d *decoder) tracetest(keys map[string]int, g *group) {
+	gt := gethTx{off: keys["result"]}
 	if io, ok := keys["input"]; ok {
-		s := newScanner(d.data, io, path+".input")
+		s := newScanner(d.data, io)
 		raw := s.hexBytes()
 		if s.err != nil {
-			d.fail(s.err, nil)
+			g.failed(nil, s.err)
 			return
 		}
 		gt.hash = normalform.Hash(crypto.Keccak256Hash(raw))
 		gt.hasHash = true
 	}
 	if co, ok := keys["context"]; ok {
-		s := newScanner(d.data, co, path+".context")
+		s := newScanner(d.data, co)
 		h := &header{}
 		if s.objBegin() {
 			for key, ok := s.objNext(); ok; key, ok = s.objNext() {
@@ -427,18 +472,17 @@ func (d *decoder) tracetest(keys map[string]int, path string, g *group) {
 			}
 		}
 		if s.err != nil {
-			d.fail(s.err, gtHash(&gt))
+			g.failed(gtHash(&gt), s.err)
 			return
 		}
 		g.headers = append(g.headers, h)
 	}
-	s := newScanner(d.data, keys["result"], path+".result")
-	f := gethFrame(s, 0)
+	s := newScanner(d.data, keys["result"])
+	gt.root = gethFrame(s, 0)
 	if s.err != nil {
-		d.fail(s.err, gtHash(&gt))
+		g.failed(gtHash(&gt), s.err)
 		return
 	}
-	gt.root = f
 	g.geth = append(g.geth, gt)
 }
 
@@ -452,7 +496,7 @@ func gtHash(g *gethTx) *normalform.Hash {
 // txHashAt makes a best effort to read "transactionHash" (or "txHash") of
 // a malformed element, so that its failure is charged to its transaction.
 func (d *decoder) txHashAt(off int) *normalform.Hash {
-	s := newScanner(d.data, off, "")
+	s := newScanner(d.data, off)
 	if !s.objBegin() {
 		return nil
 	}
@@ -475,7 +519,7 @@ type gethTx struct {
 	root    *frame
 	hash    normalform.Hash
 	hasHash bool
-	path    string
+	off     int
 }
 
 // group is everything read from one bundle (or one top-level document):
@@ -572,7 +616,7 @@ func (g *group) assemble() {
 				order = append(order, h)
 				byTx[h] = noHash
 			} else {
-				g.d.failMsg(nil, noHash[0].path, fmt.Sprintf("%d trace frames have no transactionHash and cannot be assigned to a transaction", len(noHash)))
+				g.d.fail(errAt(noHash[0].off, fmt.Sprintf("%d trace frames have no transactionHash and cannot be assigned to a transaction", len(noHash))), nil)
 			}
 		}
 		logsByTx := map[normalform.Hash][]rlog{}
@@ -607,7 +651,7 @@ func (g *group) assemble() {
 			case rcpt[h] != nil:
 				logs = rcpt[h].logs
 			default:
-				g.d.failMsg(&hp, frames[0].path, "a Parity-style trace carries no logs: give the transaction's logs (\"logs\" from eth_getLogs, or \"receipts\") so that token transfers can be seen")
+				g.d.fail(errAt(frames[0].off, "a Parity-style trace carries no logs: give the transaction's logs (\"logs\" from eth_getLogs, or \"receipts\") so that token transfers can be seen"), &hp)
 				continue
 			}
 			root, serr := linkParity(frames)
@@ -627,7 +671,7 @@ func (g *group) assemble() {
 		}
 	}
 	if len(g.geth) == 0 && len(g.parity) == 0 && len(g.badTx) == 0 && (len(g.receipts) > 0 || len(g.headers) > 0 || len(g.logs) > 0) {
-		g.d.failMsg(nil, "$", "the input has receipts, logs or a block header but no trace: nothing to analyse")
+		g.d.fail(&scanError{path: "$", offset: 0, msg: "the input has receipts, logs or a block header but no trace: nothing to analyse"}, nil)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].tx.Meta, out[j].tx.Meta
@@ -704,7 +748,7 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 	copy(sorted, frames)
 	sort.SliceStable(sorted, func(i, j int) bool { return lessAddr(sorted[i].addr, sorted[j].addr) })
 	if len(sorted[0].addr) != 0 {
-		return nil, &scanError{path: sorted[0].path, offset: -1, msg: "the transaction has no top-level frame (traceAddress [])"}
+		return nil, errAt(sorted[0].off, "the transaction has no top-level frame (traceAddress [])")
 	}
 	root := &sorted[0].frame
 	stack := []*frame{root}
@@ -712,15 +756,15 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 		f := &p.frame
 		depth := len(p.addr)
 		if depth > len(stack) {
-			return nil, &scanError{path: p.path, offset: -1, msg: fmt.Sprintf("frame %v has no parent frame %v", p.addr, p.addr[:depth-1])}
+			return nil, errAt(p.off, fmt.Sprintf("frame %v has no parent frame %v", p.addr, p.addr[:depth-1]))
 		}
 		stack = stack[:depth]
 		parent := stack[depth-1]
 		if p.addr[depth-1] != len(parent.calls) {
 			if p.addr[depth-1] < len(parent.calls) {
-				return nil, &scanError{path: p.path, offset: -1, msg: fmt.Sprintf("frame %v appears twice", p.addr)}
+				return nil, errAt(p.off, fmt.Sprintf("frame %v appears twice", p.addr))
 			}
-			return nil, &scanError{path: p.path, offset: -1, msg: fmt.Sprintf("frame %v is missing its sibling %v", p.addr, append(append([]int{}, p.addr[:depth-1]...), len(parent.calls)))}
+			return nil, errAt(p.off, fmt.Sprintf("frame %v is missing its sibling %v", p.addr, append(append([]int{}, p.addr[:depth-1]...), len(parent.calls))))
 		}
 		f.depth = depth
 		parent.calls = append(parent.calls, f)
@@ -728,7 +772,7 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 	}
 	for _, p := range sorted {
 		if p.subtr != len(p.calls) {
-			return nil, &scanError{path: p.path, offset: -1, msg: fmt.Sprintf("frame %v declares %d subtraces but %d are present (incomplete trace)", p.addr, p.subtr, len(p.calls))}
+			return nil, errAt(p.off, fmt.Sprintf("frame %v declares %d subtraces but %d are present (incomplete trace)", p.addr, p.subtr, len(p.calls)))
 		}
 	}
 	return root, nil

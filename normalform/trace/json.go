@@ -23,11 +23,11 @@ const maxJSONDepth = 4096
 // method returns zero values, and err carries the JSON path and byte offset
 // where decoding stopped.
 type scanner struct {
-	buf  []byte
-	i    int
-	err  *scanError
-	path []pathElem
-	base string // path of the value the scanner started at
+	buf     []byte
+	i       int
+	err     *scanError
+	path    []pathElem
+	baseOff int // offset of the value the scanner started at; its path is computed on error only
 }
 
 type pathElem struct {
@@ -37,23 +37,29 @@ type pathElem struct {
 	isArr bool
 }
 
+// scanError is a decoding failure at a place in the input: path is the
+// JSON path when it is already known; otherwise it is computed from offset
+// when the error is reported (paths cost nothing until something fails).
 type scanError struct {
 	path   string
 	offset int
 	msg    string
 }
 
-func newScanner(buf []byte, start int, base string) *scanner {
-	return &scanner{buf: buf, i: start, base: base, path: make([]pathElem, 0, 16)}
+// errAt is an error about the value that starts at byte offset off.
+func errAt(off int, msg string) *scanError { return &scanError{offset: off, msg: msg} }
+
+func newScanner(buf []byte, start int) *scanner {
+	return &scanner{buf: buf, i: start, baseOff: start}
 }
 
 // pathString renders the current path, e.g. $.traces[3].action.value.
 func (s *scanner) pathString() string {
 	var b strings.Builder
-	if s.base == "" {
+	if s.baseOff == 0 {
 		b.WriteString("$")
 	} else {
-		b.WriteString(s.base)
+		b.WriteString(locate(s.buf, s.baseOff))
 	}
 	for _, p := range s.path {
 		if p.n == 0 {
@@ -78,7 +84,81 @@ func (s *scanner) failf(format string, args ...any) {
 	s.err = &scanError{path: s.pathString(), offset: s.i, msg: fmt.Sprintf(format, args...)}
 }
 
+// failAt records an error about the value at offset off (whose path is
+// computed when the error is reported).
+func (s *scanner) failAt(off int, msg string) {
+	if s.err == nil {
+		s.err = errAt(off, msg)
+	}
+}
+
+// locate returns the JSON path of the value that starts at byte offset
+// target ("$" for the document). It walks the document from the start, so
+// it is only used to report errors.
+func locate(buf []byte, target int) string {
+	s := &scanner{buf: buf}
+	for s.err == nil {
+		if s.peek() == 0 || s.i >= target {
+			break
+		}
+		switch s.buf[s.i] {
+		case '{':
+			if !s.objBegin() {
+				break
+			}
+			found := false
+			for _, ok := s.objNext(); ok; _, ok = s.objNext() {
+				if s.peek(); s.i == target || s.contains(target) {
+					found = true
+					break
+				}
+				s.skip()
+			}
+			if !found {
+				return s.pathString()
+			}
+		case '[':
+			if !s.arrBegin() {
+				break
+			}
+			found := false
+			for s.arrNext() {
+				if s.i == target || s.contains(target) {
+					found = true
+					break
+				}
+				s.skip()
+			}
+			if !found {
+				return s.pathString()
+			}
+		default:
+			return s.pathString()
+		}
+		if s.i == target {
+			break
+		}
+	}
+	return s.pathString()
+}
+
+// contains reports whether the value at the scanner's position spans
+// target, leaving the position unchanged.
+func (s *scanner) contains(target int) bool {
+	start := s.i
+	s.skip()
+	end := s.i
+	s.i, s.err = start, nil
+	return target > start && target < end
+}
+
 func (s *scanner) ok() bool { return s.err == nil }
+
+// here returns the offset of the next value (after whitespace).
+func (s *scanner) here() int {
+	s.peek()
+	return s.i
+}
 
 func (s *scanner) ws() {
 	for s.i < len(s.buf) {
@@ -629,17 +709,3 @@ func (s *scanner) boolean() bool {
 	return false
 }
 
-// skipElements walks a top-level array without decoding its elements and
-// returns their start offsets. A syntax error stops the walk; the elements
-// found before it are returned with the error.
-func (s *scanner) elementOffsets() []int {
-	var offs []int
-	if !s.arrBegin() {
-		return nil
-	}
-	for s.arrNext() {
-		offs = append(offs, s.i)
-		s.skip()
-	}
-	return offs
-}

@@ -22,7 +22,7 @@ type frame struct {
 	input    []byte // hex digits of the call data, undecoded (a slice of the input)
 	calls    []*frame
 	logs     []rlog // logs this frame emitted, each with its gap position
-	path     string // JSON path of the frame, for errors
+	off      int    // byte offset of the frame in the input, for errors
 	depth    int
 	addr     []int // Parity traceAddress
 	subtr    int   // Parity subtraces
@@ -37,7 +37,7 @@ type rlog struct {
 	index  int // logIndex in the receipt, or -1
 	txHash normalform.Hash
 	hasTx  bool
-	path   string
+	off    int // byte offset in the input, for errors
 }
 
 // context is the address whose storage and identity the frame's code runs
@@ -76,17 +76,17 @@ func gethFrame(s *scanner, depth int) *frame {
 		s.failf("call frames nested deeper than the EVM allows (%d)", maxCallDepth)
 		return nil
 	}
-	f := &frame{depth: depth, path: s.pathString()}
+	f := &frame{depth: depth, off: s.here()}
 	if !s.objBegin() {
 		return nil
 	}
 	var typ []byte
-	var typPath string
+	typOff := -1
 	var logs []rlog
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
 		switch string(key) {
 		case "type":
-			typPath = s.pathString()
+			typOff = s.here()
 			typ = s.rawString()
 		case "from":
 			f.from = s.address()
@@ -136,18 +136,18 @@ func gethFrame(s *scanner, depth int) *frame {
 		return nil
 	}
 	if typ == nil {
-		s.err = &scanError{path: f.path, msg: "call frame has no \"type\""}
+		s.failAt(f.off, "call frame has no \"type\"")
 		return nil
 	}
 	t, ok := callTypeOf(typ)
 	if !ok {
-		s.err = &scanError{path: typPath, msg: "unknown frame type " + quote(typ)}
+		s.failAt(typOff, "unknown frame type "+quote(typ))
 		return nil
 	}
 	f.typ = t
 	for i := range logs {
 		if logs[i].pos > len(f.calls) {
-			s.err = &scanError{path: logs[i].path, msg: "log position " + itoa(logs[i].pos) + " is past the frame's " + itoa(len(f.calls)) + " calls: no frame can have emitted it"}
+			s.failAt(logs[i].off, "log position "+itoa(logs[i].pos)+" is past the frame's "+itoa(len(f.calls))+" calls: no frame can have emitted it")
 			return nil
 		}
 	}
@@ -158,7 +158,7 @@ func gethFrame(s *scanner, depth int) *frame {
 // readLog reads a log in callTracer shape (with "position") or in receipt /
 // eth_getLogs shape (with "logIndex", "transactionHash").
 func readLog(s *scanner, wantPos bool) rlog {
-	l := rlog{index: -1, path: s.pathString()}
+	l := rlog{index: -1, off: s.here()}
 	hasPos := false
 	if !s.objBegin() {
 		return l
@@ -213,14 +213,14 @@ type pframe struct {
 
 func parityFrame(s *scanner) *pframe {
 	p := &pframe{}
-	p.path = s.pathString()
+	p.off = s.here()
 	p.subtr = -1
 	if !s.objBegin() {
 		return nil
 	}
 	var typ []byte
 	var callType []byte
-	var actionPath, typPath string
+	typOff, callTypeOff := -1, -1
 	var created normalform.Address
 	var hasCreated bool
 	var suicideAddr, refund normalform.Address
@@ -228,10 +228,9 @@ func parityFrame(s *scanner) *pframe {
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
 		switch string(key) {
 		case "type":
-			typPath = s.pathString()
+			typOff = s.here()
 			typ = s.rawString()
 		case "action":
-			actionPath = s.pathString()
 			if !s.objBegin() {
 				break
 			}
@@ -245,6 +244,7 @@ func parityFrame(s *scanner) *pframe {
 					p.value = s.quantity()
 					p.hasValue = true
 				case "callType":
+					callTypeOff = s.here()
 					callType = s.rawString()
 				case "input", "init":
 					if !s.isNull() {
@@ -316,7 +316,7 @@ func parityFrame(s *scanner) *pframe {
 	case "call":
 		t, ok := callTypeOf(callType)
 		if !ok || t == normalform.Create || t == normalform.Create2 || t == normalform.SelfDestruct {
-			s.err = &scanError{path: actionPath + ".callType", msg: "unknown call type " + quote(callType)}
+			s.failAt(max(callTypeOff, p.off), "unknown call type "+quote(callType))
 			return nil
 		}
 		p.typ = t
@@ -331,10 +331,10 @@ func parityFrame(s *scanner) *pframe {
 	case "reward":
 		p.reward = true
 	case "":
-		s.err = &scanError{path: p.path, msg: "trace frame has no \"type\""}
+		s.failAt(p.off, "trace frame has no \"type\"")
 		return nil
 	default:
-		s.err = &scanError{path: typPath, msg: "unknown frame type " + quote(typ)}
+		s.failAt(typOff, "unknown frame type "+quote(typ))
 		return nil
 	}
 	if p.subtr < 0 && !p.reward {
@@ -358,11 +358,11 @@ type receipt struct {
 	gasPrice uint256.Int
 	hasPrice bool
 	logs     []rlog
-	path     string
+	off      int
 }
 
 func readReceipt(s *scanner) *receipt {
-	r := &receipt{path: s.pathString()}
+	r := &receipt{off: s.here()}
 	hasHash := false
 	if !s.objBegin() {
 		return nil
@@ -414,7 +414,7 @@ func readReceipt(s *scanner) *receipt {
 		}
 	}
 	if s.ok() && !hasHash {
-		s.err = &scanError{path: r.path, msg: "receipt has no transactionHash"}
+		s.failAt(r.off, "receipt has no transactionHash")
 	}
 	if !s.ok() {
 		return nil
