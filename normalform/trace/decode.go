@@ -160,7 +160,7 @@ func (d *decoder) document() {
 	if s.err == nil {
 		s.end()
 	}
-	if s.err != nil {
+	if s.err != nil && s.err != errStop {
 		d.fail(s.err, nil)
 	}
 }
@@ -206,23 +206,33 @@ func (d *decoder) resync(s *scanner, depth, off int, g *group) bool {
 	if s.err == nil {
 		return true
 	}
-	tx := d.txHashAt(off)
-	if g != nil {
-		g.failed(tx, s.err)
-	} else {
-		d.fail(s.err, tx)
+	if s.err == errStop {
+		return false
 	}
+	elemErr := s.err
 	s.err = nil
 	s.path = s.path[:depth]
 	s.i = off
 	s.skip()
-	if s.err != nil {
-		d.fail(s.err, nil)
-		s.err = &scanError{path: "-", msg: "reported"}
+	syntax := s.err != nil
+	tx := d.txHashAt(off)
+	if g != nil {
+		g.failed(tx, elemErr)
+	} else {
+		d.fail(elemErr, tx)
+	}
+	if syntax {
+		// The element is not well-formed JSON: nothing after it can be
+		// found. Its error (the more precise one) has been reported.
+		s.err = errStop
 		return false
 	}
 	return true
 }
+
+// errStop unwinds the decoding of a document whose syntax error has
+// already been reported.
+var errStop = &scanError{msg: "stopped"}
 
 // object reads one object of any kind into g, leaving s after it.
 func (d *decoder) object(s *scanner, g *group) {

@@ -708,4 +708,3 @@ func (s *scanner) boolean() bool {
 	s.unexpected("a boolean")
 	return false
 }
-

@@ -222,7 +222,7 @@ func parityFrame(s *scanner) *pframe {
 	var callType []byte
 	typOff, callTypeOff := -1, -1
 	var created normalform.Address
-	var hasCreated bool
+	var hasCreated, create2 bool
 	var suicideAddr, refund normalform.Address
 	var balance uint256.Int
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
@@ -246,6 +246,8 @@ func parityFrame(s *scanner) *pframe {
 				case "callType":
 					callTypeOff = s.here()
 					callType = s.rawString()
+				case "creationMethod": // Erigon, Reth: "create" or "create2"
+					create2 = string(s.rawString()) == "create2"
 				case "input", "init":
 					if !s.isNull() {
 						p.input = s.rawHex()
@@ -322,6 +324,9 @@ func parityFrame(s *scanner) *pframe {
 		p.typ = t
 	case "create":
 		p.typ = normalform.Create
+		if create2 {
+			p.typ = normalform.Create2
+		}
 		if hasCreated {
 			p.to = created
 		}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// flowq runs the command in-process with the given environment.
+func flowq(t *testing.T, env map[string]string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	code = run(args, strings.NewReader(stdin), &out, &errb, lookup)
+	return out.String(), errb.String(), code
+}
+
+const triangular = "../../examples/mainnet/triangular_arb.json"
+const curve = "../../examples/mainnet/curve_arb.json"
+
+func TestInspectText(t *testing.T) {
+	out, errs, code := flowq(t, nil, "", "inspect", triangular)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"tx 0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba1b4acc  block 11117996  index 12  (parity trace)",
+		"costs unknown: the input has no receipt",
+		"5 transfers from 22 frames (0 reverted) and 13 logs",
+		"T0: 5 call nodes, 5 leaves",
+		"├─ #0 0x05f7…b28e → 0x9c59…957e  1.208215735907924548 WETH  σ 0x7a25…488d  log 25",
+		"   └─ #4 0xd3d2…3a17 → 0x05f7…b28e  1.217412699500042785 WETH  σ 0xd3d2…3a17  log 35",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "1 transactions decoded, 0 failed") {
+		t.Errorf("summary missing: %s", errs)
+	}
+}
+
+func TestInspectJSONAndStdin(t *testing.T) {
+	data, err := os.ReadFile(curve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := flowq(t, nil, string(data), "inspect", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	n := 0
+	for sc.Scan() {
+		n++
+		var v struct {
+			Tx        string           `json:"tx"`
+			Block     uint64           `json:"block"`
+			Shape     string           `json:"shape"`
+			Costs     string           `json:"costs"`
+			Transfers []map[string]any `json:"transfers"`
+			T0        map[string]any   `json:"t0"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("line %d is not JSON: %v", n, err)
+		}
+		if v.Tx != "0xd369757f482fb8c62b86a136742c0ff11881ef0427a69be79f7d301bf9cf9a89" || v.Block != 11189945 || v.Shape != "parity" {
+			t.Errorf("unexpected header %+v", v)
+		}
+		if len(v.Transfers) != 12 || v.T0["frame"] == nil {
+			t.Errorf("want 12 transfers and a T0 root frame, got %d, %v", len(v.Transfers), v.T0)
+		}
+		if v.Transfers[0]["token"] != "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee" || v.Transfers[0]["amount"] != "16047864749747701760" {
+			t.Errorf("first transfer should be the native 16.0478… ETH, got %v", v.Transfers[0])
+		}
+		if !strings.HasPrefix(v.Costs, "unknown") {
+			t.Errorf("costs must be reported unknown without a receipt, got %q", v.Costs)
+		}
+	}
+	if n != 1 {
+		t.Errorf("want 1 JSON line, got %d", n)
+	}
+}
+
+// countTransfers runs inspect --format json and counts transfers.
+func countTransfers(t *testing.T, env map[string]string, args ...string) int {
+	t.Helper()
+	out, errs, code := flowq(t, env, "", append([]string{"inspect", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var v struct {
+		Transfers []any `json:"transfers"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &v); err != nil {
+		t.Fatal(err)
+	}
+	return len(v.Transfers)
+}
+
+// curve_arb wraps and unwraps WETH: its Deposit and Withdrawal are
+// transfers only while WETH is the configured wrapped native.
+func TestWrappedNativeFlagAndEnv(t *testing.T) {
+	def := countTransfers(t, nil, curve)
+	if def != 12 {
+		t.Fatalf("default: want 12 transfers, got %d", def)
+	}
+	if n := countTransfers(t, nil, curve, "--wrapped-native", ""); n != def-2 {
+		t.Errorf("--wrapped-native '': want %d transfers, got %d", def-2, n)
+	}
+	if n := countTransfers(t, map[string]string{envWrapped: ""}, curve); n != def-2 {
+		t.Errorf("%s='': want %d transfers, got %d", envWrapped, def-2, n)
+	}
+	if n := countTransfers(t, nil, curve, "--chain", "bsc"); n != def-2 {
+		t.Errorf("--chain bsc (WBNB wrapped): want %d transfers, got %d", def-2, n)
+	}
+	if n := countTransfers(t, map[string]string{envChain: "bsc"}, curve, "--chain", "ethereum"); n != def {
+		t.Errorf("the flag must win over %s: want %d, got %d", envChain, def, n)
+	}
+	weth := "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"
+	if n := countTransfers(t, map[string]string{envChain: "bsc", envWrapped: weth}, curve); n != def {
+		t.Errorf("%s must override the chain default: want %d, got %d", envWrapped, def, n)
+	}
+}
+
+func TestInspectErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := dir + "/bad.json"
+	os.WriteFile(bad, []byte(`{"traces": [{"action": {"from": "0x12"`), 0o644)
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		want string
+	}{
+		{"truncated file", nil, []string{"inspect", triangular, bad}, 1, "1 transactions decoded, 1 failed"},
+		{"missing file", nil, []string{"inspect", dir + "/nope.json"}, 2, "no such file"},
+		{"unknown chain", nil, []string{"inspect", "--chain", "dogechain", triangular}, 2, "unknown chain \"dogechain\""},
+		{"bad wrapped-native env", map[string]string{envWrapped: "0xzz"}, []string{"inspect", triangular}, 2, "FLOWQ_WRAPPED_NATIVE: \"0xzz\" is not a 20-byte hex address"},
+		{"bad format", nil, []string{"inspect", "--format", "xml", triangular}, 2, "--format must be text or json"},
+		{"no matching tx", nil, []string{"inspect", "--tx", "0x01", triangular}, 1, "no transaction matches --tx 0x01"},
+		{"unknown command", nil, []string{"frobnicate"}, 2, "unknown command \"frobnicate\""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs, code := flowq(t, c.env, "", c.args...)
+			if code != c.code || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, errs, c.code, c.want)
+			}
+		})
+	}
+}
+
+func TestInspectDirectoryAndFilter(t *testing.T) {
+	out, errs, code := flowq(t, nil, "", "inspect", "../../examples/mainnet", "--tx", "0xDDBF97F758BD0958487E18D9E307CD1256B1AD6763CD34090F4C9720BA1B4ACC")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Count(out, "\ntx ")+strings.Count(out[:3], "tx ") != 1 || !strings.Contains(errs, "4 transactions decoded, 0 failed") {
+		t.Errorf("want the 4 example transactions decoded and 1 shown:\n%s\n%s", out, errs)
+	}
+}
