@@ -8,10 +8,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// Chain holds the per-chain facts the analysis needs: the wrapped-native
+// Network holds the per-chain facts the analysis needs: the wrapped-native
 // contract(s) that make native ≡ wrapped-native under =_τ, the router set of
 // rule R5, and display facts for well-known tokens.
-type Chain struct {
+type Network struct {
 	ID            uint64
 	Name          string
 	NativeSymbol  string
@@ -28,7 +28,7 @@ type TokenInfo struct {
 
 func a(s string) Address { return common.HexToAddress(s) }
 
-// Chains is the built-in chain table. Sources:
+// Networks is the built-in chain table. Sources:
 //   - wrapped-native contracts: WETH9 on Ethereum, the canonical WETH on
 //     Arbitrum One, WBNB on BNB Smart Chain, the predeploy WETH at
 //     0x4200...0006 on OP-stack chains (Optimism, Base), WPOL (ex-WMATIC)
@@ -36,7 +36,7 @@ func a(s string) Address { return common.HexToAddress(s) }
 //   - routers: the Uniswap V4 Universal Router of each chain, as listed on
 //     Uniswap's "v4 deployments" page (the paper's deployment holds exactly
 //     this one address, on Ethereum).
-var Chains = map[uint64]*Chain{
+var Networks = map[uint64]*Network{
 	1: {
 		ID: 1, Name: "ethereum", NativeSymbol: "ETH",
 		WrappedNative: []Address{a("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2")},
@@ -81,25 +81,25 @@ var Chains = map[uint64]*Chain{
 	},
 }
 
-// ChainByName finds a built-in chain by id ("1", "42161") or name
+// NetworkByName finds a built-in chain by id ("1", "42161") or name
 // ("ethereum", "arbitrum", "bsc").
-func ChainByName(s string) (*Chain, error) {
+func NetworkByName(s string) (*Network, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
-	for _, c := range Chains {
+	for _, c := range Networks {
 		if c.Name == s || fmt.Sprint(c.ID) == s {
 			return c, nil
 		}
 	}
 	switch s {
 	case "mainnet", "eth":
-		return Chains[1], nil
+		return Networks[1], nil
 	case "arbitrum-one", "arb":
-		return Chains[42161], nil
+		return Networks[42161], nil
 	case "bnb", "binance":
-		return Chains[56], nil
+		return Networks[56], nil
 	}
 	var names []string
-	for _, c := range Chains {
+	for _, c := range Networks {
 		names = append(names, fmt.Sprintf("%s (%d)", c.Name, c.ID))
 	}
 	sort.Strings(names)
@@ -120,7 +120,7 @@ type Config struct {
 
 // NewConfig builds the configuration of a chain. wrapped and routers, when
 // non-nil, replace the chain's defaults (an empty non-nil slice means none).
-func NewConfig(c *Chain, wrapped, routers []Address) *Config {
+func NewConfig(c *Network, wrapped, routers []Address) *Config {
 	cfg := &Config{ChainID: c.ID, NativeSymbol: c.NativeSymbol,
 		wrapped: map[Address]bool{}, routers: map[Address]bool{}, tokens: map[Address]TokenInfo{}}
 	if wrapped == nil {
@@ -147,7 +147,7 @@ func NewConfig(c *Chain, wrapped, routers []Address) *Config {
 }
 
 // DefaultConfig is Ethereum mainnet with its defaults.
-func DefaultConfig() *Config { return NewConfig(Chains[1], nil, nil) }
+func DefaultConfig() *Config { return NewConfig(Networks[1], nil, nil) }
 
 // IsWrappedNative reports whether addr is a configured wrapped-native contract.
 func (c *Config) IsWrappedNative(addr Address) bool { return c.wrapped[addr] }

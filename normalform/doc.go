@@ -26,5 +26,5 @@
 // Config carries what differs per chain: the wrapped-native contracts (whose
 // Deposit and Withdrawal are transfers and whose token is =_τ the native
 // asset), the router set of R5, and display facts for well-known tokens.
-// Chains lists the built-in defaults and where each address comes from.
+// Networks lists the built-in defaults and where each address comes from.
 package normalform

@@ -48,7 +48,7 @@ func TestTokenEquivalence(t *testing.T) {
 		}
 	}
 	// Another chain's wrapped native is not WETH.
-	bsc := NewConfig(Chains[56], nil, nil)
+	bsc := NewConfig(Networks[56], nil, nil)
 	if bsc.TokenEq(NativeToken, weth) {
 		t.Error("on BSC, the native asset must not be =_τ Ethereum's WETH")
 	}
@@ -57,7 +57,7 @@ func TestTokenEquivalence(t *testing.T) {
 		t.Error("on BSC, WBNB must be =_τ the native asset")
 	}
 	// An override with no wrapped native makes =_τ plain identity.
-	none := NewConfig(Chains[1], []Address{}, nil)
+	none := NewConfig(Networks[1], []Address{}, nil)
 	if none.TokenEq(NativeToken, weth) || none.IsWrappedNative(weth.Addr) {
 		t.Error("an empty wrapped-native override must leave none")
 	}
@@ -65,19 +65,19 @@ func TestTokenEquivalence(t *testing.T) {
 
 func TestChainsAndConfig(t *testing.T) {
 	for _, name := range []string{"ethereum", "1", "arbitrum", "42161", "bsc", "56", "base", "optimism", "polygon"} {
-		c, err := ChainByName(name)
+		c, err := NetworkByName(name)
 		if err != nil || len(c.WrappedNative) != 1 || len(c.Routers) != 1 {
-			t.Errorf("ChainByName(%q) = %v, %v", name, c, err)
+			t.Errorf("NetworkByName(%q) = %v, %v", name, c, err)
 		}
 	}
-	if _, err := ChainByName("dogechain"); err == nil || !strings.Contains(err.Error(), "arbitrum (42161)") {
+	if _, err := NetworkByName("dogechain"); err == nil || !strings.Contains(err.Error(), "arbitrum (42161)") {
 		t.Errorf("unknown chain error should list the built-in chains, got %v", err)
 	}
 	r := common.HexToAddress("0x66a9893cC07D91D95644AEDD05D03f95e1dBA8Af")
 	if !DefaultConfig().IsRouter(r) {
 		t.Error("the Uniswap V4 Universal Router is the default R5 router on Ethereum")
 	}
-	if NewConfig(Chains[1], nil, []Address{}).IsRouter(r) {
+	if NewConfig(Networks[1], nil, []Address{}).IsRouter(r) {
 		t.Error("an empty router override must leave none")
 	}
 	if _, err := ParseAddressList("0x12, nothex"); err == nil {

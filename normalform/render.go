@@ -241,3 +241,16 @@ func (c *Config) MarshalT0(tx *Tx) ([]byte, error) {
 	}
 	return json.Marshal(j)
 }
+
+// TokenName is a token's symbol when known, else its short address (with
+// the id for NFTs).
+func (c *Config) TokenName(t Token) string {
+	if ti, ok := c.TokenInfo(t); ok {
+		return ti.Symbol
+	}
+	s := ShortAddr(t.Addr)
+	if t.HasID() {
+		s += "#" + t.ID.Dec()
+	}
+	return s
+}

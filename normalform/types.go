@@ -201,13 +201,19 @@ type Frame struct {
 	To    Address // callee: the address whose code runs (created address for CREATE)
 	Index int32   // pre-order index among all frames of the trace
 	Depth int32   // 0 for the transaction's top frame
+	// Sender is σ for the events this frame emits: the initiator of the
+	// nearest enclosing CALL-type frame (its own caller, except for
+	// DELEGATECALL and CALLCODE, which keep their parent's).
+	Sender Address
 }
 
 // Node is a node of a cash flow tree (Definition "Cash Flow Tree"): a leaf
-// carrying one transfer, or a call node carrying a frame and its children in
-// trace order. Chain nodes are built by the rewriting engine.
+// carrying one transfer, a chain node carrying a labelled sequence of
+// transfers (built by the rewriting engine), or a call node carrying a frame
+// and its children in trace order.
 type Node struct {
 	Leaf     *Transfer // non-nil for a leaf
+	Chain    *Chain    // non-nil for a chain node
 	Frame    *Frame    // non-nil for a call node
 	Children []*Node
 }
@@ -223,6 +229,9 @@ func (n *Node) Leaves(dst []*Transfer) []*Transfer {
 	if n.Leaf != nil {
 		return append(dst, n.Leaf)
 	}
+	if n.Chain != nil {
+		return n.Chain.Transfers(dst)
+	}
 	for _, c := range n.Children {
 		dst = c.Leaves(dst)
 	}
@@ -231,7 +240,7 @@ func (n *Node) Leaves(dst []*Transfer) []*Transfer {
 
 // CountFrames returns the number of call nodes under n, n included.
 func (n *Node) CountFrames() int {
-	if n == nil || n.Leaf != nil {
+	if n == nil || n.Frame == nil {
 		return 0
 	}
 	k := 1

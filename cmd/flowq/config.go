@@ -40,7 +40,7 @@ func (c *chainFlags) config(lookupEnv func(string) (string, bool)) (*normalform.
 	if name == "" {
 		name = "ethereum"
 	}
-	ch, err := normalform.ChainByName(name)
+	ch, err := normalform.NetworkByName(name)
 	if err != nil {
 		return nil, err
 	}
@@ -74,13 +74,13 @@ func (c *chainFlags) config(lookupEnv func(string) (string, bool)) (*normalform.
 }
 
 func chains(w io.Writer) int {
-	ids := make([]uint64, 0, len(normalform.Chains))
-	for id := range normalform.Chains {
+	ids := make([]uint64, 0, len(normalform.Networks))
+	for id := range normalform.Networks {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
-		c := normalform.Chains[id]
+		c := normalform.Networks[id]
 		var wn, rt []string
 		for _, a := range c.WrappedNative {
 			wn = append(wn, strings.ToLower(a.Hex()))

@@ -21,7 +21,9 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	fs.SetOutput(stderr)
 	var cf chainFlags
 	cf.register(fs)
-	format := fs.String("format", "text", "output format: text (an indented tree per transaction) or json (one object per line)")
+	format := fs.String("format", "text", "output format: text (a report per transaction) or json (one object per line)")
+	t0 := fs.Bool("t0", false, "decode only: print each transaction's cash flow tree T0 instead of its analysis")
+	steps := fs.Bool("steps", false, "include the rewrite log: every rule that fired, its operands and result")
 	var only []string
 	fs.Func("tx", "only the transaction with this hash (repeatable)", func(s string) error {
 		only = append(only, strings.ToLower(strings.TrimSpace(s)))
@@ -33,7 +35,8 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 Reads traces (geth callTracer with logs, Parity trace_* with logs or
 receipts, JSON-RPC responses, bundles; see README.md) from files, from every
 *.json under a directory, or from standard input ("-", or no argument), and
-prints each transaction's cash flow tree T0.
+prints each transaction's verdict, profit, cycles and normal form (or, with
+--t0, its cash flow tree T0).
 
 flags:
 `)
@@ -77,8 +80,29 @@ flags:
 				continue
 			}
 			nShown++
+			if *t0 {
+				if *format == "json" {
+					b, err := cfg.MarshalT0(tx)
+					if err != nil {
+						fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+						nFail++
+						continue
+					}
+					out.Write(b)
+					out.WriteByte('\n')
+				} else {
+					out.WriteString(textT0(cfg, tx))
+				}
+				continue
+			}
+			a, err := normalform.Analyze(tx, cfg)
+			if err != nil {
+				fmt.Fprintf(stderr, "flowq inspect: %s: %v\n", in.name, err)
+				nFail++
+				continue
+			}
 			if *format == "json" {
-				b, err := cfg.MarshalT0(tx)
+				b, err := cfg.MarshalAnalysis(a, *steps)
 				if err != nil {
 					fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
 					nFail++
@@ -87,7 +111,7 @@ flags:
 				out.Write(b)
 				out.WriteByte('\n')
 			} else {
-				out.WriteString(textT0(cfg, tx))
+				out.WriteString(textAnalysis(cfg, a, *steps))
 			}
 		}
 		for _, e := range res.Errors {
@@ -201,9 +225,27 @@ func expandInputs(args []string) ([]input, error) {
 	return out, nil
 }
 
+// textAnalysis renders one analysed transaction for people.
+func textAnalysis(cfg *normalform.Config, a *normalform.Analysis, steps bool) string {
+	var b strings.Builder
+	writeHeader(&b, a.Tx)
+	cfg.WriteAnalysis(&b, a, steps)
+	b.WriteByte('\n')
+	return b.String()
+}
+
 // textT0 renders one decoded transaction for people.
 func textT0(cfg *normalform.Config, tx *normalform.Tx) string {
 	var b strings.Builder
+	writeHeader(&b, tx)
+	fmt.Fprintf(&b, "T0: %d call nodes, %d leaves\n", tx.Root.CountFrames(), len(tx.Root.Leaves(nil)))
+	cfg.WriteTree(&b, tx.Root)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// writeHeader renders what the input says of a transaction.
+func writeHeader(b *strings.Builder, tx *normalform.Tx) {
 	m := &tx.Meta
 	b.WriteString("tx ")
 	if m.HasHash {
@@ -212,37 +254,33 @@ func textT0(cfg *normalform.Config, tx *normalform.Tx) string {
 		b.WriteString("(hash unknown)")
 	}
 	if m.HasBlock {
-		fmt.Fprintf(&b, "  block %d", m.Block)
+		fmt.Fprintf(b, "  block %d", m.Block)
 	}
 	if m.HasIndex {
-		fmt.Fprintf(&b, "  index %d", m.Index)
+		fmt.Fprintf(b, "  index %d", m.Index)
 	}
-	fmt.Fprintf(&b, "  (%s trace)\n", tx.Shape)
-	fmt.Fprintf(&b, "  from %s", normalform.AddrKey(m.From))
+	fmt.Fprintf(b, "  (%s trace)\n", tx.Shape)
+	fmt.Fprintf(b, "  from %s", normalform.AddrKey(m.From))
 	if m.HasTo {
-		fmt.Fprintf(&b, "  to %s", normalform.AddrKey(m.To))
+		fmt.Fprintf(b, "  to %s", normalform.AddrKey(m.To))
 	}
-	fmt.Fprintf(&b, "  status %s\n", m.Status)
+	fmt.Fprintf(b, "  status %s\n", m.Status)
 	if m.HasReceipt {
-		fmt.Fprintf(&b, "  gas used %d at %s wei", m.GasUsed, m.EffectiveGasPrice.Dec())
+		fmt.Fprintf(b, "  gas used %d at %s wei", m.GasUsed, m.EffectiveGasPrice.Dec())
 		if m.HasHeader && m.HasBaseFee {
-			fmt.Fprintf(&b, " (base fee %s)", m.BaseFee.Dec())
+			fmt.Fprintf(b, " (base fee %s)", m.BaseFee.Dec())
 		}
 		if m.HasHeader {
-			fmt.Fprintf(&b, "  coinbase %s", normalform.AddrKey(m.Miner))
+			fmt.Fprintf(b, "  coinbase %s", normalform.AddrKey(m.Miner))
 		}
 		b.WriteByte('\n')
 	} else {
 		b.WriteString("  costs unknown: the input has no receipt\n")
 	}
 	s := tx.Stats
-	fmt.Fprintf(&b, "  %d transfers from %d frames (%d reverted) and %d logs (%d transfer logs, %d non-standard ignored); %d degenerate dropped\n",
+	fmt.Fprintf(b, "  %d transfers from %d frames (%d reverted) and %d logs (%d transfer logs, %d non-standard ignored); %d degenerate dropped\n",
 		len(tx.Transfers), s.Frames, s.RevertedFrames, s.Logs, s.TransferLogs, s.IgnoredLogs, s.Degenerate)
 	for _, n := range tx.Notes {
-		fmt.Fprintf(&b, "  note: %s\n", n)
+		fmt.Fprintf(b, "  note: %s\n", n)
 	}
-	fmt.Fprintf(&b, "T0: %d call nodes, %d leaves\n", tx.Root.CountFrames(), len(tx.Root.Leaves(nil)))
-	cfg.WriteTree(&b, tx.Root)
-	b.WriteByte('\n')
-	return b.String()
 }

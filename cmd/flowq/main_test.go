@@ -21,8 +21,8 @@ func flowq(t *testing.T, env map[string]string, stdin string, args ...string) (s
 const triangular = "../../examples/mainnet/triangular_arb.json"
 const curve = "../../examples/mainnet/curve_arb.json"
 
-func TestInspectText(t *testing.T) {
-	out, errs, code := flowq(t, nil, "", "inspect", triangular)
+func TestInspectT0Text(t *testing.T) {
+	out, errs, code := flowq(t, nil, "", "inspect", "--t0", triangular)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -48,7 +48,7 @@ func TestInspectJSONAndStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := flowq(t, nil, string(data), "inspect", "--format", "json")
+	out, errs, code := flowq(t, nil, string(data), "inspect", "--t0", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -89,7 +89,7 @@ func TestInspectJSONAndStdin(t *testing.T) {
 // countTransfers runs inspect --format json and counts transfers.
 func countTransfers(t *testing.T, env map[string]string, args ...string) int {
 	t.Helper()
-	out, errs, code := flowq(t, env, "", append([]string{"inspect", "--format", "json"}, args...)...)
+	out, errs, code := flowq(t, env, "", append([]string{"inspect", "--t0", "--format", "json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -163,5 +163,54 @@ func TestInspectDirectoryAndFilter(t *testing.T) {
 	}
 	if strings.Count(out, "\ntx ")+strings.Count(out[:3], "tx ") != 1 || !strings.Contains(errs, "4 transactions decoded, 0 failed") {
 		t.Errorf("want the 4 example transactions decoded and 1 shown:\n%s\n%s", out, errs)
+	}
+}
+
+// The analysis of the mev-inspect-rs triangular arbitrage: one arbitrage
+// cycle at the sender, +0.009196963592118237 WETH gross (the label's
+// 9196963592118237 wei), costs unknown without a receipt.
+func TestInspectAnalysis(t *testing.T) {
+	out, errs, code := flowq(t, nil, "", "inspect", "--steps", triangular)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"verdict WARNING (probable)  reasons: costs_unknown",
+		"gross at the principals: +0.009196963592118237 WETH",
+		"net: unknown (no receipt: gas cannot be charged)",
+		"arbitrage at 0x05f7…b28e  WETH→WETH  δ +0.009196963592118237 WETH  (5 transfers)",
+		"R14      at frame 0:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q\n%s", want, out)
+		}
+	}
+	out, errs, code = flowq(t, nil, "", "inspect", "--format", "json", triangular)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var v struct {
+		Tx      string   `json:"tx"`
+		Verdict string   `json:"verdict"`
+		Tier    string   `json:"tier"`
+		Reasons []string `json:"reasons"`
+		Cycles  []struct {
+			Label  string            `json:"label"`
+			Origin string            `json:"origin"`
+			Delta  map[string]string `json:"delta"`
+		} `json:"cycles"`
+		Leftovers int `json:"leftovers"`
+		Profit    struct {
+			Gross map[string]string `json:"gross"`
+			Net   map[string]string `json:"net"`
+		} `json:"profit"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &v); err != nil {
+		t.Fatal(err)
+	}
+	weth := "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
+	if v.Verdict != "warning" || v.Tier != "probable" || len(v.Cycles) != 1 || v.Cycles[0].Label != "arbitrage" ||
+		v.Profit.Gross[weth] != "9196963592118237" || v.Profit.Net != nil || v.Leftovers != 0 {
+		t.Errorf("unexpected analysis: %+v", v)
 	}
 }

@@ -88,7 +88,7 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 	if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
 		sigma = parentSigma
 	}
-	node := &normalform.Node{Frame: &normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth)}}
+	node := &normalform.Node{Frame: &normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth), Sender: sigma}}
 	// Native value enters with the call: its leaf comes first, beside the
 	// events the receiving frame emits (WETH's Deposit, for one).
 	if f.hasValue && !f.value.IsZero() {

@@ -1,0 +1,442 @@
+package normalform
+
+import (
+	"fmt"
+
+	"github.com/holiman/uint256"
+)
+
+// Verdict is the classification of a transaction.
+type Verdict uint8
+
+const (
+	VerdictNone Verdict = iota
+	VerdictWarning
+	VerdictArbitrage
+)
+
+func (v Verdict) String() string {
+	return [...]string{"none", "warning", "arbitrage"}[v]
+}
+
+// Tier grades a verdict: confirmed (clean cycles, positive net, no
+// leftovers), probable (a cycle with positive gross whose confirmation is
+// blocked by leftovers or by unknown costs), attempted (the cycle closed but
+// costs exceed its profit), uncertain (mixed-sign balances, or cycles only
+// at inner addresses). Empty for VerdictNone.
+type Tier uint8
+
+const (
+	TierNone Tier = iota
+	TierConfirmed
+	TierProbable
+	TierAttempted
+	TierUncertain
+)
+
+func (t Tier) String() string {
+	return [...]string{"", "confirmed", "probable", "attempted", "uncertain"}[t]
+}
+
+// Reason is a diagnostic label of the classification.
+type Reason string
+
+// The reasons. The first four decide the verdict (with costs_unknown and
+// inner_cycle, flowq's additions); the others explain it.
+const (
+	ReasonNoCycles     Reason = "no_cycles"     // no arbitrage cycle at the recipient
+	ReasonLeftovers    Reason = "leftovers"     // transfers the reduction could not place
+	ReasonFinalNeg     Reason = "final_neg"     // every component of the net balance ≤ 0
+	ReasonFinalMixed   Reason = "final_mixed"   // the net balance has opposite-sign components
+	ReasonCostsUnknown Reason = "costs_unknown" // no receipt: gas cannot be charged, net unknown
+	ReasonInnerCycle   Reason = "inner_cycle"   // an arbitrage cycle closes at an address other than the recipient
+	ReasonBalanceMixed Reason = "balance_mixed" // the gross balance has opposite-sign components
+	ReasonNegProfit    Reason = "neg_profit"    // the net native component (the one costs are charged to) ≤ 0
+	ReasonPromoted     Reason = "promoted"      // an arbitrage reached by the post-fixpoint promotion path
+	ReasonSelfCall     Reason = "self_call"     // sender = recipient: R16 skipped
+	ReasonBuilder      Reason = "builder_payment"
+)
+
+// Costs are the transaction's costs, in the native asset.
+type Costs struct {
+	Known    bool
+	GasUsed  uint64
+	BaseFee  uint256.Int // gas_used × base fee (burned)
+	Priority uint256.Int // gas_used × (effective price − base fee) (tip)
+	Builder  uint256.Int // direct payments to the block's coinbase
+	Total    uint256.Int
+}
+
+// Analysis is what the engine says of a transaction.
+type Analysis struct {
+	Tx        *Tx
+	Recipient Address // the transaction's to (the created contract for a creation)
+	Sender    Address // the transaction's from (who pays the gas)
+	// NF is the normal form: the root frame with the reduced children
+	// (chains, leftover cycles, leftover and cost leaves) in order.
+	NF       *Node
+	Steps    []Step
+	Passes   int // passes of the annotation-and-connection loop
+	Cycles   []*Chain
+	Leftover []*Transfer // transfers left unplaced after recovery
+	Builder  []*Transfer // payments to the coinbase, set aside as costs
+	Verdict  Verdict
+	Tier     Tier
+	Reasons  []Reason
+	Gross    Delta // Δ_gross at the recipient, per token (not folded)
+	Net      Delta // Δ_net at the recipient, native and wrapped native folded; nil when costs are unknown
+	Costs    Costs
+}
+
+// Principal reports whether addr is one of the transaction's principals:
+// its recipient or its sender. Profit is attributed to them, together: the
+// sender pays the gas, so the accounting closes there as well as at the
+// contract it calls (a router arbitrage closes at the sender's EOA).
+func (a *Analysis) Principal(addr Address) bool {
+	return addr == a.Recipient || (a.Tx.Meta.HasFrom && addr == a.Sender)
+}
+
+// Counted reports whether a chain counts towards the verdict: an
+// arbitrage cycle at a principal.
+func (a *Analysis) Counted(c *Chain) bool { return c.Label == Arbitrage && a.Principal(c.Origin()) }
+
+// Analyze rewrites a transaction's T0 to its normal form and classifies it
+// (Algorithm 3). T0 itself is left untouched.
+func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
+	a := &Analysis{Tx: tx}
+	if tx.Meta.HasTo {
+		a.Recipient = tx.Meta.To
+	} else if tx.Root != nil {
+		a.Recipient = tx.Root.Frame.To
+	}
+	a.Sender = tx.Meta.From
+	if tx.Root == nil {
+		a.Verdict = VerdictNone
+		a.Reasons = []Reason{ReasonNoCycles}
+		a.costs(cfg, nil)
+		return a, nil
+	}
+	k := &kernel{cfg: cfg, principal: a.Principal}
+	root := copyTree(tx.Root)
+	kids := k.structuralFixpoint(root)
+	kids, a.Passes = k.annotateAndReduce(root.Frame, kids)
+	selfCall := tx.Meta.HasFrom && tx.Meta.From == a.Recipient
+	if !selfCall {
+		k.validate(root.Frame, kids)
+	}
+	if k.err != nil {
+		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), k.err)
+	}
+	kids = a.recover(k, cfg, root.Frame, kids)
+	a.NF = &Node{Frame: root.Frame, Children: kids}
+	a.Steps = k.steps
+	for _, n := range kids {
+		if n.Chain != nil && n.Chain.Closed() {
+			a.Cycles = append(a.Cycles, n.Chain)
+		}
+	}
+	if err := a.classify(k, cfg, root.Frame, selfCall); err != nil {
+		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), err)
+	}
+	return a, nil
+}
+
+// copyTree copies the call-node structure so that the kernel can rewrite
+// it; transfers are shared.
+func copyTree(n *Node) *Node {
+	if n.Frame == nil {
+		return &Node{Leaf: n.Leaf}
+	}
+	c := &Node{Frame: n.Frame, Children: make([]*Node, len(n.Children))}
+	for i, ch := range n.Children {
+		c.Children[i] = copyTree(ch)
+	}
+	return c
+}
+
+// isBuilderPayment: native value from a principal to the block's coinbase.
+func (a *Analysis) isBuilderPayment(t *Transfer) bool {
+	m := &a.Tx.Meta
+	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.Principal(t.From)
+}
+
+// recover is Extract-and-Recover: leaves left after the fixpoint are
+// leftovers, except payments to the coinbase (set aside as costs); specular
+// pairs (same token and amount, reversed endpoints) and then complementary
+// transfers (same token, an endpoint in common) become leftover cycles.
+func (a *Analysis) recover(k *kernel, cfg *Config, root *Frame, kids []*Node) []*Node {
+	var left []int // indices in kids of leftover leaves
+	for i, n := range kids {
+		if n.Leaf == nil {
+			continue
+		}
+		if a.isBuilderPayment(n.Leaf) {
+			a.Builder = append(a.Builder, n.Leaf)
+			continue
+		}
+		left = append(left, i)
+	}
+	removed := map[int]bool{}
+	pair := func(rule Rule, ok func(x, y *Transfer) bool) {
+		for p, i := range left {
+			if removed[i] {
+				continue
+			}
+			for _, j := range left[p+1:] {
+				if removed[j] || kids[i].Leaf == nil {
+					continue
+				}
+				x, y := kids[i].Leaf, kids[j].Leaf
+				if !ok(x, y) {
+					continue
+				}
+				r := k.build(root, rule, LeftoverCycle, false, kids[i], kids[j])
+				if r == nil {
+					return
+				}
+				kids[i] = r
+				removed[j] = true
+				break
+			}
+		}
+	}
+	pair(Specular, func(x, y *Transfer) bool {
+		return x.Token == y.Token && x.Amount == y.Amount && x.From == y.To && x.To == y.From
+	})
+	pair(Complementary, func(x, y *Transfer) bool {
+		return x.Token == y.Token && (x.From == y.To || x.To == y.From)
+	})
+	out := kids[:0]
+	for i, n := range kids {
+		if removed[i] {
+			continue
+		}
+		out = append(out, n)
+		if n.Leaf != nil && !a.isBuilderPayment(n.Leaf) {
+			a.Leftover = append(a.Leftover, n.Leaf)
+		}
+	}
+	return out
+}
+
+// costs computes gas and builder costs; builder payments inside a counted
+// cycle are already in its balance and are not charged twice.
+func (a *Analysis) costs(cfg *Config, inCycle map[int32]bool) {
+	m := &a.Tx.Meta
+	c := &a.Costs
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		if a.isBuilderPayment(t) && !inCycle[t.Pos] {
+			c.Builder.Add(&c.Builder, &t.Amount)
+		}
+	}
+	if !m.HasReceipt {
+		return
+	}
+	c.Known, c.GasUsed = true, m.GasUsed
+	gas := uint256.NewInt(m.GasUsed)
+	var total uint256.Int
+	total.Mul(gas, &m.EffectiveGasPrice)
+	if m.HasHeader && m.HasBaseFee {
+		base := m.BaseFee
+		if base.Cmp(&m.EffectiveGasPrice) > 0 {
+			base = m.EffectiveGasPrice
+		}
+		c.BaseFee.Mul(gas, &base)
+	}
+	c.Priority.Sub(&total, &c.BaseFee)
+	c.Total.Add(&total, &c.Builder)
+}
+
+// atPrincipals returns a balance's entries at the principals, summed per
+// token and keyed by the recipient: the principals are one account.
+func (a *Analysis) atPrincipals(d Delta) Delta {
+	var out Delta
+	for _, e := range d {
+		if !a.Principal(e.Addr) {
+			continue
+		}
+		e.Addr = a.Recipient
+		if s, err := out.Sum(Delta{e}); err == nil {
+			out = s
+		}
+	}
+	return out
+}
+
+// fold sums native and wrapped-native components into the native asset.
+func fold(cfg *Config, d Delta) (Delta, error) {
+	var out Delta
+	for _, e := range d {
+		tok := e.Token
+		if tok.Kind == Fungible && cfg.IsWrappedNative(tok.Addr) {
+			tok = NativeToken
+		}
+		var err error
+		if out, err = out.Sum(Delta{{Addr: e.Addr, Token: tok, Amount: e.Amount}}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func mixed(d Delta) bool {
+	pos, neg := false, false
+	for _, e := range d {
+		switch e.Amount.Sign() {
+		case 1:
+			pos = true
+		case -1:
+			neg = true
+		}
+	}
+	return pos && neg
+}
+
+// negative: empty, or no component positive.
+func negative(d Delta) bool {
+	for _, e := range d {
+		if e.Amount.Sign() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// classify runs promotion, profit and Algorithm 4.
+func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) error {
+	// Post-fixpoint promotion: a cycle that R16 downgraded because it
+	// entered in one representation of the native asset and left in the
+	// other, whose =_τ-summed balance is positive, with no leftovers.
+	if len(a.Leftover) == 0 {
+		for _, c := range a.Cycles {
+			if !c.Downgraded || c.TokIn() == c.TokOut() || !cfg.TokenEq(c.TokIn(), c.TokOut()) {
+				continue
+			}
+			in, out := c.Delta.At(c.Origin(), c.TokIn()), c.Delta.At(c.Origin(), c.TokOut())
+			if in.AddSigned(&out) {
+				return ErrOverflow
+			}
+			if in.Sign() > 0 {
+				c.Label, c.Promoted = Arbitrage, true
+				k.steps = append(k.steps, Step{Rule: Promote, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c),
+					Note: fmt.Sprintf("%s: δ[%s] + δ[%s] = %s", k.gist(c), cfg.TokenName(c.TokIn()), cfg.TokenName(c.TokOut()), in)})
+			}
+		}
+		a.Steps = k.steps
+	}
+	// Gross balance at the recipient.
+	inCycle := map[int32]bool{}
+	var gross Delta
+	var err error
+	counted, inner, promoted := 0, 0, false
+	for _, c := range a.Cycles {
+		if c.Label != Arbitrage {
+			continue
+		}
+		if !a.Principal(c.Origin()) {
+			inner++
+			continue
+		}
+		counted++
+		promoted = promoted || c.Promoted
+		for _, t := range c.Transfers(nil) {
+			inCycle[t.Pos] = true
+		}
+		if gross, err = gross.Sum(a.atPrincipals(c.Delta)); err != nil {
+			return err
+		}
+	}
+	for _, n := range a.NF.Children {
+		if n.Chain != nil && n.Chain.Rule == Complementary {
+			if gross, err = gross.Sum(a.atPrincipals(n.Chain.Delta)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, t := range a.Leftover {
+		if a.Principal(t.To) && !a.Principal(t.From) {
+			if gross, err = gross.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
+				return err
+			}
+		}
+	}
+	a.Gross = gross
+	a.costs(cfg, inCycle)
+	grossF, err := fold(cfg, gross)
+	if err != nil {
+		return err
+	}
+	final := grossF
+	if a.Costs.Known {
+		if a.Net, err = grossF.Sum(Delta{{Addr: a.Recipient, Token: NativeToken, Amount: Signed{Neg: true, Abs: a.Costs.Total}}}); err != nil {
+			return err
+		}
+		final = a.Net
+	}
+	// Reasons, in the order of Algorithm 4, then flowq's.
+	var r []Reason
+	add := func(x Reason) { r = append(r, x) }
+	if counted == 0 {
+		add(ReasonNoCycles)
+	}
+	if mixed(grossF) {
+		add(ReasonBalanceMixed)
+	}
+	if a.Costs.Known {
+		if nat := a.Net.At(a.Recipient, NativeToken); nat.Sign() <= 0 {
+			add(ReasonNegProfit)
+		}
+	}
+	if mixed(final) {
+		add(ReasonFinalMixed)
+	}
+	if negative(final) {
+		add(ReasonFinalNeg)
+	}
+	if len(a.Leftover) > 0 {
+		add(ReasonLeftovers)
+	}
+	if !a.Costs.Known {
+		add(ReasonCostsUnknown)
+	}
+	if inner > 0 {
+		add(ReasonInnerCycle)
+	}
+	if promoted {
+		add(ReasonPromoted)
+	}
+	if selfCall {
+		add(ReasonSelfCall)
+	}
+	if !a.Costs.Builder.IsZero() {
+		add(ReasonBuilder)
+	}
+	a.Reasons = r
+	has := func(x Reason) bool {
+		for _, y := range r {
+			if y == x {
+				return true
+			}
+		}
+		return false
+	}
+	// Verdict, strict priority.
+	switch {
+	case has(ReasonNoCycles) && inner == 0:
+		a.Verdict, a.Tier = VerdictNone, TierNone
+	case has(ReasonNoCycles):
+		a.Verdict, a.Tier = VerdictWarning, TierUncertain
+	case has(ReasonLeftovers):
+		a.Verdict, a.Tier = VerdictWarning, TierProbable
+	case has(ReasonFinalNeg):
+		a.Verdict, a.Tier = VerdictWarning, TierAttempted
+	case has(ReasonFinalMixed):
+		a.Verdict, a.Tier = VerdictWarning, TierUncertain
+	case has(ReasonCostsUnknown):
+		a.Verdict, a.Tier = VerdictWarning, TierProbable
+	default:
+		a.Verdict, a.Tier = VerdictArbitrage, TierConfirmed
+	}
+	return nil
+}

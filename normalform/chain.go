@@ -1,0 +1,198 @@
+package normalform
+
+// Label records what the reduction has established about a chain.
+type Label uint8
+
+const (
+	// Chaining: a sequence assembled from adjacent transfers.
+	Chaining Label = iota
+	// Merging: a sequence assembled from parallel branches.
+	Merging
+	// TokenBurn: value leaving as a token is destroyed (R2; unwrap).
+	TokenBurn
+	// TokenMint: value entering as a token is created (R3; wrap).
+	TokenMint
+	// Cycle: a closed chain that is not an arbitrage (R15, R16).
+	Cycle
+	// Arbitrage: a closed chain returning in the asset it left in (R14).
+	Arbitrage
+	// LeftoverCycle: a round trip recovered from leftovers (specular or
+	// complementary transfers): LC(α, a).
+	LeftoverCycle
+)
+
+var labelNames = [...]string{"chaining", "merging", "token_burn", "token_mint", "cycle", "arbitrage", "leftover_cycle"}
+
+func (l Label) String() string {
+	if int(l) < len(labelNames) {
+		return labelNames[l]
+	}
+	return "unknown"
+}
+
+// Unlabelled reports whether annotation may still label the chain.
+func (l Label) Unlabelled() bool { return l == Chaining || l == Merging }
+
+// Rule names a rewriting rule or a step of the kernel.
+type Rule uint8
+
+const (
+	NoRule Rule = iota
+	R1
+	R2
+	R3
+	R4
+	R5
+	R6
+	R7
+	R8
+	R9
+	R10
+	R11
+	R12
+	R13
+	R14
+	R15
+	R16
+	Lift
+	Connect
+	Promote
+	Specular
+	Complementary
+)
+
+var ruleNames = [...]string{"", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15", "R16",
+	"lift", "connect", "promote", "specular", "complementary"}
+
+func (r Rule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return "unknown"
+}
+
+// Chain is a transfer chain (Definition "Transfer chain"): a binary tree
+// whose in-order traversal is the transfer sequence t_1 … t_k. A leaf chain
+// wraps one transfer; an inner chain joins Left's sequence and Right's,
+// by chaining (∘) or by merging parallel branches (∥). Its endpoints,
+// boundary tokens and balance δ are kept as it is assembled.
+type Chain struct {
+	ID     int32
+	Label  Label
+	Rule   Rule      // the rule that built it
+	Leaf   *Transfer // a leaf chain's transfer
+	Left   *Chain
+	Right  *Chain
+	Merged bool // built by a merge (∥) rather than by chaining (∘)
+
+	First, Last *Transfer // t_1 and t_k
+	Mid         *Transfer // t_{k-1}; nil for a single transfer
+	N           int32     // number of transfers
+	Delta       Delta     // δ_C
+	// Frame is the frame where the chain was built, and FrameSender its σ:
+	// σ(C) falls back to it when the leaves at s(C) disagree.
+	Frame       int32
+	FrameSender Address
+	// Promoted is set when the post-fixpoint promotion path made this
+	// cycle an arbitrage (outside the mechanized core of the paper).
+	Promoted bool
+	// Downgraded is set when R16 revoked the arbitrage label.
+	Downgraded bool
+}
+
+// Origin is s(C), the source of t_1.
+func (c *Chain) Origin() Address { return c.First.From }
+
+// Dest is d(C), the destination of t_k.
+func (c *Chain) Dest() Address { return c.Last.To }
+
+// Closed reports s(C) = d(C).
+func (c *Chain) Closed() bool { return c.First.From == c.Last.To }
+
+// TokIn is τ_in(C), the token of t_1.
+func (c *Chain) TokIn() Token { return c.First.Token }
+
+// TokOut is τ_out(C), the token of t_k.
+func (c *Chain) TokOut() Token { return c.Last.Token }
+
+// TokMid is τ_mid(C), the token of t_{k-1} (τ_in for a single transfer).
+func (c *Chain) TokMid() Token {
+	if c.Mid == nil {
+		return c.First.Token
+	}
+	return c.Mid.Token
+}
+
+// Transfers appends the chain's transfers, in order, to dst.
+func (c *Chain) Transfers(dst []*Transfer) []*Transfer {
+	if c.Leaf != nil {
+		return append(dst, c.Leaf)
+	}
+	dst = c.Left.Transfers(dst)
+	return c.Right.Transfers(dst)
+}
+
+// Middlemen returns M(C) = {d(t_1), …, d(t_{k-1})}, deduplicated, in order
+// of first appearance.
+func (c *Chain) Middlemen() []Address {
+	ts := c.Transfers(nil)
+	var out []Address
+	for _, t := range ts[:len(ts)-1] {
+		if !containsAddr(out, t.To) {
+			out = append(out, t.To)
+		}
+	}
+	return out
+}
+
+// InMiddlemen reports a ∈ M(C).
+func (c *Chain) InMiddlemen(a Address) bool {
+	return containsAddr(c.Middlemen(), a)
+}
+
+func containsAddr(l []Address, a Address) bool {
+	for _, x := range l {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Sigma returns σ(C): the σ of the leaf at s(C); when the leaves whose
+// source is s(C) disagree, the σ of the frame where the chain was built
+// (the call frame that authored it).
+func (c *Chain) Sigma() Address {
+	s := c.First.Sender
+	origin := c.Origin()
+	for _, t := range c.Transfers(nil) {
+		if t.From == origin && t.Sender != s {
+			return c.FrameSender
+		}
+	}
+	return s
+}
+
+// IsLeaf reports whether the chain wraps a single transfer.
+func (c *Chain) IsLeaf() bool { return c.Leaf != nil }
+
+// leafChain wraps a transfer.
+func leafChain(t *Transfer) *Chain {
+	return &Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1, Delta: TransferDelta(t)}
+}
+
+// join builds the chain whose sequence is a's then b's.
+func join(a, b *Chain, rule Rule, label Label, merged bool) (*Chain, error) {
+	d, err := a.Delta.Sum(b.Delta)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
+		First: a.First, Last: b.Last, N: a.N + b.N, Delta: d}
+	if b.N >= 2 {
+		c.Mid = b.Mid
+	} else {
+		c.Mid = a.Last
+	}
+	return c, nil
+}

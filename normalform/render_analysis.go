@@ -1,0 +1,270 @@
+package normalform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// FormatSigned renders a signed amount for people, like FormatAmount.
+func (c *Config) FormatSigned(s Signed, t Token) string {
+	sign := "+"
+	if s.Neg {
+		sign = "-"
+	}
+	if s.Abs.IsZero() {
+		sign = ""
+	}
+	return sign + c.FormatAmount(&s.Abs, t)
+}
+
+// FormatDelta renders a balance's entries (one address) for people.
+func (c *Config) FormatDelta(d Delta) string {
+	if len(d) == 0 {
+		return "0"
+	}
+	parts := make([]string, len(d))
+	for i, e := range d {
+		parts[i] = c.FormatSigned(e.Amount, e.Token)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteChain renders a chain as a tree: a chaining is the sequence of its
+// pieces (transfers and merges), a merge lists its parallel arms.
+func (c *Config) WriteChain(b *strings.Builder, ch *Chain, indent string) {
+	pieces := c.pieces(ch, nil)
+	for i, p := range pieces {
+		first, rest := indent+"├─ ", indent+"│  "
+		if i == len(pieces)-1 {
+			first, rest = indent+"└─ ", indent+"   "
+		}
+		if p.Leaf != nil {
+			b.WriteString(first + c.LeafString(p.Leaf) + "\n")
+			continue
+		}
+		arms := c.arms(p, nil)
+		fmt.Fprintf(b, "%s∥ %d parallel arms %s→%s, %s→%s (%s)\n", first, len(arms), ShortAddr(p.Origin()), ShortAddr(p.Dest()),
+			c.TokenName(p.TokIn()), c.TokenName(p.TokOut()), p.Rule)
+		for j, arm := range arms {
+			af, ar := rest+"├─ ", rest+"│  "
+			if j == len(arms)-1 {
+				af, ar = rest+"└─ ", rest+"   "
+			}
+			fmt.Fprintf(b, "%sarm %d: %s→%s via %s\n", af, j+1, c.TokenName(arm.TokIn()), c.TokenName(arm.TokOut()), c.TokenName(arm.TokMid()))
+			c.WriteChain(b, arm, ar)
+		}
+	}
+}
+
+// pieces flattens chaining (∘) into its sequence of leaves and merges.
+func (c *Config) pieces(ch *Chain, dst []*Chain) []*Chain {
+	if ch.Leaf != nil || ch.Merged {
+		return append(dst, ch)
+	}
+	dst = c.pieces(ch.Left, dst)
+	return c.pieces(ch.Right, dst)
+}
+
+// arms flattens nested merges (∥) into their operand list: the canonical
+// map κ's flattening.
+func (c *Config) arms(ch *Chain, dst []*Chain) []*Chain {
+	if ch.Leaf == nil && ch.Merged {
+		dst = c.arms(ch.Left, dst)
+		return c.arms(ch.Right, dst)
+	}
+	return append(dst, ch)
+}
+
+// WriteAnalysis renders an analysis for people: the verdict and why, the
+// profit, each cycle as a tree, the open chains, the leftovers and, when
+// steps is set, the rewrite log.
+func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
+	fmt.Fprintf(b, "verdict %s", strings.ToUpper(a.Verdict.String()))
+	if a.Tier != TierNone {
+		fmt.Fprintf(b, " (%s)", a.Tier)
+	}
+	rs := make([]string, len(a.Reasons))
+	for i, r := range a.Reasons {
+		rs[i] = string(r)
+	}
+	fmt.Fprintf(b, "  reasons: %s\n", strings.Join(rs, ", "))
+	fmt.Fprintf(b, "  gross at the principals: %s\n", c.FormatDelta(a.Gross))
+	if a.Costs.Known {
+		fmt.Fprintf(b, "  costs: %s (base fee %s, priority fee %s, builder %s)\n", c.FormatAmount(&a.Costs.Total, NativeToken),
+			c.FormatAmount(&a.Costs.BaseFee, NativeToken), c.FormatAmount(&a.Costs.Priority, NativeToken), c.FormatAmount(&a.Costs.Builder, NativeToken))
+		fmt.Fprintf(b, "  net (native and wrapped folded): %s\n", c.FormatDelta(a.Net))
+	} else {
+		b.WriteString("  net: unknown (no receipt: gas cannot be charged)")
+		if !a.Costs.Builder.IsZero() {
+			fmt.Fprintf(b, "; builder payments %s", c.FormatAmount(&a.Costs.Builder, NativeToken))
+		}
+		b.WriteByte('\n')
+	}
+	var open []*Chain
+	var cycles []*Chain
+	for _, n := range a.NF.Children {
+		if n.Chain == nil {
+			continue
+		}
+		if n.Chain.Closed() {
+			cycles = append(cycles, n.Chain)
+		} else {
+			open = append(open, n.Chain)
+		}
+	}
+	fmt.Fprintf(b, "cycles: %d\n", len(cycles))
+	for _, ch := range cycles {
+		tags := ""
+		if ch.Promoted {
+			tags += " [promoted]"
+		}
+		if ch.Label == Arbitrage && !a.Principal(ch.Origin()) {
+			tags += " [inner: origin is not a principal]"
+		}
+		fmt.Fprintf(b, "  C%d %s at %s  %s→%s  δ %s  (%d transfers)%s\n", ch.ID, ch.Label, ShortAddr(ch.Origin()),
+			c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()), c.FormatDelta(ch.Delta.OfAddr(ch.Origin())), ch.N, tags)
+		c.WriteChain(b, ch, "    ")
+	}
+	if len(open) > 0 {
+		fmt.Fprintf(b, "open chains: %d\n", len(open))
+		for _, ch := range open {
+			fmt.Fprintf(b, "  C%d %s %s→%s  %s→%s\n", ch.ID, ch.Label, ShortAddr(ch.Origin()), ShortAddr(ch.Dest()), c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()))
+			c.WriteChain(b, ch, "    ")
+		}
+	}
+	fmt.Fprintf(b, "leftovers: %d\n", len(a.Leftover))
+	for _, t := range a.Leftover {
+		fmt.Fprintf(b, "  %s\n", c.LeafString(t))
+	}
+	if len(a.Builder) > 0 {
+		fmt.Fprintf(b, "builder payments: %d\n", len(a.Builder))
+		for _, t := range a.Builder {
+			fmt.Fprintf(b, "  %s\n", c.LeafString(t))
+		}
+	}
+	if steps {
+		fmt.Fprintf(b, "steps: %d (annotation passes: %d)\n", len(a.Steps), a.Passes)
+		for i, s := range a.Steps {
+			fmt.Fprintf(b, "  %3d %s\n", i+1, s)
+		}
+	}
+}
+
+// --- JSON (the output contract of NOTES.md) ---------------------------------
+
+// CycleJSON is one closed chain of the normal form.
+type CycleJSON struct {
+	ID        int32             `json:"id"`
+	Label     string            `json:"label"`
+	Origin    string            `json:"origin"`
+	TokenIn   string            `json:"token_in"`
+	TokenOut  string            `json:"token_out"`
+	Delta     map[string]string `json:"delta"` // at the origin
+	Transfers []int32           `json:"transfers"`
+	Counted   bool              `json:"counted"`  // an arbitrage at a principal
+	Promoted  bool              `json:"promoted"` // reached by the post-fixpoint promotion path
+	Inner     bool              `json:"inner"`    // an arbitrage whose origin is not a principal
+	Rule      string            `json:"rule"`
+}
+
+// StepJSON is one rewrite.
+type StepJSON struct {
+	Rule     string   `json:"rule"`
+	Frame    int32    `json:"frame"`
+	Operands []string `json:"operands"`
+	Result   string   `json:"result"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// AnalysisJSON is one line of `flowq inspect --format json`.
+type AnalysisJSON struct {
+	MetaJSON
+	Verdict   string         `json:"verdict"`
+	Tier      string         `json:"tier"`
+	Reasons   []string       `json:"reasons"`
+	Cycles    []CycleJSON    `json:"cycles"`
+	Chains    []CycleJSON    `json:"chains"` // open chains
+	Leftovers int            `json:"leftovers"`
+	Leftover  []int32        `json:"leftover_transfers"`
+	Builder   []int32        `json:"builder_payments"`
+	Profit    ProfitJSON     `json:"profit"`
+	Transfers []TransferJSON `json:"transfers"`
+	Passes    int            `json:"passes"`
+	Steps     []StepJSON     `json:"steps,omitempty"`
+}
+
+// ProfitJSON carries the balances at the principals (token keys are
+// lowercase addresses; net folds the wrapped native into the native asset).
+type ProfitJSON struct {
+	Gross map[string]string `json:"gross"`
+	Net   map[string]string `json:"net"` // null when costs are unknown
+	Costs *CostsJSON        `json:"costs"`
+}
+
+// CostsJSON are the costs, in the native asset's base units.
+type CostsJSON struct {
+	GasUsed  uint64 `json:"gas_used"`
+	BaseFee  string `json:"base_fee"`
+	Priority string `json:"priority_fee"`
+	Builder  string `json:"builder_payment"`
+	Total    string `json:"total"`
+}
+
+func deltaMap(d Delta) map[string]string {
+	m := map[string]string{}
+	for _, e := range d {
+		m[e.Token.Key()] = e.Amount.String()
+	}
+	return m
+}
+
+func positions(ts []*Transfer) []int32 {
+	out := make([]int32, len(ts))
+	for i, t := range ts {
+		out[i] = t.Pos
+	}
+	return out
+}
+
+// MarshalAnalysis renders an analysis as one line of JSON.
+func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
+	j := AnalysisJSON{MetaJSON: MetaToJSON(&a.Tx.Meta), Verdict: a.Verdict.String(), Tier: a.Tier.String(),
+		Reasons: make([]string, len(a.Reasons)), Cycles: []CycleJSON{}, Chains: []CycleJSON{},
+		Leftovers: len(a.Leftover), Leftover: positions(a.Leftover), Builder: positions(a.Builder), Passes: a.Passes,
+		Transfers: make([]TransferJSON, 0, len(a.Tx.Transfers))}
+	for i, r := range a.Reasons {
+		j.Reasons[i] = string(r)
+	}
+	if a.NF != nil {
+		for _, n := range a.NF.Children {
+			ch := n.Chain
+			if ch == nil {
+				continue
+			}
+			cj := CycleJSON{ID: ch.ID, Label: ch.Label.String(), Origin: AddrKey(ch.Origin()), TokenIn: ch.TokIn().Key(),
+				TokenOut: ch.TokOut().Key(), Delta: deltaMap(ch.Delta.OfAddr(ch.Origin())), Transfers: positions(ch.Transfers(nil)),
+				Counted: a.Counted(ch), Promoted: ch.Promoted, Inner: ch.Label == Arbitrage && !a.Principal(ch.Origin()), Rule: ch.Rule.String()}
+			if ch.Closed() {
+				j.Cycles = append(j.Cycles, cj)
+			} else {
+				j.Chains = append(j.Chains, cj)
+			}
+		}
+	}
+	j.Profit.Gross = deltaMap(a.Gross)
+	if a.Costs.Known {
+		j.Profit.Net = deltaMap(a.Net)
+		j.Profit.Costs = &CostsJSON{GasUsed: a.Costs.GasUsed, BaseFee: a.Costs.BaseFee.Dec(), Priority: a.Costs.Priority.Dec(),
+			Builder: a.Costs.Builder.Dec(), Total: a.Costs.Total.Dec()}
+	}
+	for i := range a.Tx.Transfers {
+		j.Transfers = append(j.Transfers, c.TransferToJSON(&a.Tx.Transfers[i]))
+	}
+	if steps {
+		for _, s := range a.Steps {
+			j.Steps = append(j.Steps, StepJSON{Rule: s.Rule.String(), Frame: s.Frame, Operands: s.Operands, Result: s.Result, Note: s.Note})
+		}
+	}
+	return json.Marshal(j)
+}
