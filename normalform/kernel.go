@@ -139,10 +139,10 @@ func (k *kernel) leafRule(f *Frame, x, y *Node) *Node {
 			return nil
 		}
 		// R6: d(C)=s(ℓ) appends ℓ, d(ℓ)=s(C) prepends it; when both hold
-		// (ℓ closes the chain either way), trace order decides.
+		// (ℓ closes the chain either way), see rootAppend.
 		app, pre := c.Chain.Dest() == l.Leaf.From, l.Leaf.To == c.Chain.Origin()
 		if app && pre {
-			app = l.Leaf.Pos > c.Chain.First.Pos
+			app = k.rootAppend(c.Chain.Origin(), l.Leaf.From, l.Leaf.Pos > c.Chain.First.Pos)
 		}
 		if app {
 			return k.build(f, R6, Chaining, false, c, l)
@@ -155,10 +155,10 @@ func (k *kernel) leafRule(f *Frame, x, y *Node) *Node {
 		if r7(c1, c2) {
 			return k.build(f, R7, Merging, true, x, y)
 		}
-		if r8(c1, c2) {
+		if r8(k.cfg, c1, c2) {
 			return k.build(f, R8, Merging, true, x, y)
 		}
-		if r9(c1, c2) {
+		if r9(k.cfg, c1, c2) {
 			return k.build(f, R9, Merging, true, x, y)
 		}
 		if r10(k.cfg, c1, c2) {
@@ -169,6 +169,19 @@ func (k *kernel) leafRule(f *Frame, x, y *Node) *Node {
 		}
 	}
 	return nil
+}
+
+// rootAppend decides where a loop that a transfer closes either way is
+// rooted: appending keeps the chain's origin, prepending makes the
+// transfer's source the origin. The loop is rooted at a principal of the
+// transaction when exactly one of the two is one (the accounting closes
+// there: a flash swap pays the bot before the bot pays the pool back);
+// otherwise trace order decides (the transfer goes where it happened).
+func (k *kernel) rootAppend(chainOrigin, leafSource Address, leafLater bool) bool {
+	if a, b := k.principal(chainOrigin), k.principal(leafSource); a != b {
+		return a
+	}
+	return leafLater
 }
 
 // nodeRule tries the node rules on (x, y).
@@ -193,7 +206,7 @@ func (k *kernel) nodeRule(f *Frame, x, y *Node) *Node {
 		app := ch.Dest() == t.From && ch.TokOut() == t.Token
 		pre := t.To == ch.Origin() && t.Token == ch.TokIn()
 		if app && pre {
-			app = t.Pos > ch.First.Pos
+			app = k.rootAppend(ch.Origin(), t.From, t.Pos > ch.First.Pos)
 		}
 		if app {
 			return k.build(f, R12, Chaining, false, c, l)

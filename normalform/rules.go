@@ -62,18 +62,18 @@ func r7(c1, c2 *Chain) bool {
 
 // r8: closed chains at the same address, agreeing in all three boundary
 // tokens (merging is summation), or balance-continuous there.
-func r8(c1, c2 *Chain) bool {
+func r8(cfg *Config, c1, c2 *Chain) bool {
 	s := c1.Origin()
-	if !c1.Closed() || !c2.Closed() || c2.Origin() != s {
+	if !c1.Closed() || !c2.Closed() || c2.Origin() != s || complete(cfg, c1) != complete(cfg, c2) {
 		return false
 	}
 	return (c1.TokIn() == c2.TokIn() && c1.TokMid() == c2.TokMid() && c1.TokOut() == c2.TokOut()) || balCont(c1, c2, s)
 }
 
 // r9: closed chains at the same address with the same entry and exit tokens.
-func r9(c1, c2 *Chain) bool {
+func r9(cfg *Config, c1, c2 *Chain) bool {
 	return c1.Closed() && c2.Closed() && c1.Origin() == c2.Origin() &&
-		c1.TokIn() == c2.TokIn() && c1.TokOut() == c2.TokOut()
+		c1.TokIn() == c2.TokIn() && c1.TokOut() == c2.TokOut() && complete(cfg, c1) == complete(cfg, c2)
 }
 
 // complete reports a closed chain that returns in a token-equivalent asset
@@ -84,12 +84,12 @@ func complete(cfg *Config, c *Chain) bool {
 
 // r10: two chains meeting at d(C1)=s(C2), under token continuity or
 // balance continuity at the junction; a complete round trip only chains
-// with another closed chain.
+// with another complete round trip.
 func r10(cfg *Config, c1, c2 *Chain) bool {
 	if c1.Dest() != c2.Origin() {
 		return false
 	}
-	if (complete(cfg, c1) || complete(cfg, c2)) && !(c1.Closed() && c2.Closed()) {
+	if complete(cfg, c1) != complete(cfg, c2) {
 		return false
 	}
 	return c1.TokOut() == c2.TokIn() || balCont(c1, c2, c1.Dest())
