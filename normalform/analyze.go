@@ -179,15 +179,11 @@ func (a *Analysis) recover(k *kernel, cfg *Config, root *Frame, kids []*Node) []
 	removed := map[int]bool{}
 	pair := func(rule Rule, ok func(x, y *Transfer) bool) {
 		for p, i := range left {
-			if removed[i] {
+			if removed[i] || kids[i].Leaf == nil {
 				continue
 			}
 			for _, j := range left[p+1:] {
-				if removed[j] || kids[i].Leaf == nil {
-					continue
-				}
-				x, y := kids[i].Leaf, kids[j].Leaf
-				if !ok(x, y) {
+				if removed[j] || kids[j].Leaf == nil || !ok(kids[i].Leaf, kids[j].Leaf) {
 					continue
 				}
 				r := k.build(root, rule, LeftoverCycle, false, kids[i], kids[j])
