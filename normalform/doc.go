@@ -1,25 +1,133 @@
 // Package normalform is the paper ("If It Walks Like an Arbitrage") as code:
-// transfers, cash flow trees, and (as the engine grows) the rewriting rules,
-// the deterministic kernel, verdicts, canonical forms and hashes.
+// transfers, cash flow trees, the sixteen rewriting rules, the deterministic
+// kernel that reduces a tree to its unique normal form, and the verdict,
+// profit and reasons read off that form.
 //
 // It is pure: no file, network or database access. Trace decoding, from the
 // JSON shapes nodes return to T0, lives beside it in normalform/trace.
 //
-// # Transfers
+// # Transfers and trees
 //
 // A Transfer is the paper's t = (s, d, a, τ, σ) with its trace position Pos
 // (rank in execution order among the transaction's value-moving events,
 // unique: the key of Property 1), its flags (mint, burn, native, NFT) and
-// its provenance (event kind, log index, frame). Tokens are comparable
-// values: an ERC-20 is its contract, the native asset the pseudo-address
-// 0xeeee…eeee, an ERC-721 or ERC-1155 token its contract plus id. Amounts
-// are uint256, never floats.
+// its provenance. Tokens are comparable values: an ERC-20 is its contract,
+// the native asset the pseudo-address 0xeeee…eeee, an ERC-721 or ERC-1155
+// token its contract plus id. Amounts are uint256; balances (Delta) are
+// exact signed sums, and a sum beyond 256 bits is an error, never a wrapped
+// value.
 //
-// # Cash flow trees
+// A Node is a leaf (one transfer), a chain node, or a call node (one frame
+// and its children in trace order). Trim turns the decoded tree into T0.
+// A Chain is a binary tree whose in-order traversal is its transfer
+// sequence; it keeps t_1, t_{k-1}, t_k (so s, d, τ_in, τ_mid, τ_out) and δ
+// as it is assembled; M(C) and σ(C) are read from its leaves.
 //
-// A Node is a leaf (one transfer) or a call node (one frame and its children
-// in trace order). Trim turns the decoded tree into T0; its documentation
-// says how the paper's trimming is read.
+// # The kernel
+//
+// Analyze copies T0 and rewrites the copy. The paper fixes the rules
+// (Table "Rewriting rules") and leaves their scan and priority to the
+// implementation; this is flowq's policy, the only one it has.
+//
+// Leaf stage, bottom up. A call node's child frames are reduced first and
+// their children lifted into it, in place and in order (a "lift" step in
+// the log). Then its children are scanned as ADJACENT pairs, left to right.
+// For a pair (x, y), x first among the siblings, the leaf rules are tried
+// in this order, each on (x, y) and then on (y, x):
+//
+//	leaf–leaf:   R2, R3 (burn, mint), R1, R4, R5
+//	leaf–chain:  R6
+//	chain–chain: R7, R8, R9, R10
+//
+// The first rule that fires replaces the pair by its conclusion at x's
+// place, and the scan backs up one position (the new chain may now combine
+// with its left neighbour). The frame is done when a scan finds nothing.
+// Adjacency is the frame evidence the leaf rules rely on: it is what keeps
+// the borrow and the repay of a flash loan apart when the borrower's
+// callback sits between them, so that they end as leftovers and are
+// recovered as LC(α, a), as the paper describes.
+//
+// Root, structural fixpoint. At the root, once the leaf scan finds
+// nothing, the node rules R11, R12, R13 are tried on ALL pairs (i, j),
+// i < j, in lexicographic order, with the same orientation policy; the
+// first that fires rewrites, and the leaf scan runs again. This is the
+// structural fixpoint over both loci.
+//
+// Guards flowq adds where the paper is silent, each forced by a worked
+// example or a labelled mainnet transaction:
+//
+//   - R2 and R3 before R1: WETH9 emits Withdrawal after the value it sends,
+//     so R1 on the reversed pair would chain an unwrap backwards.
+//   - Token burns and mints take part in the structural rules, not only in
+//     cycle connection: a router that unwraps at its own address is a step
+//     of the route (mev-inspect-rs balancer_uni_arb).
+//   - A closed chain is never extended by a single transfer (R6, R12): what
+//     leaves a loop's origin afterwards is a payout (the Arbitrum case study's
+//     surplus stays a leftover) or a fee.
+//   - A complete round trip (closed, τ_in =_τ τ_out, not a pure wrap/unwrap)
+//     chains (R10) and merges (R8, R9) only with complete round trips, and
+//     conversions (a swap closed at a bot, a wrap, an unwrap) only with
+//     conversions: the wrap of the proceeds after 0x4744's WETH→ETH cycle,
+//     and the unwrap after 0x9d71's ETH→WETH triangle, stay cycles of their
+//     own, as in the paper's tables.
+//   - When a transfer closes a chain either way (R6, R12), the loop is
+//     rooted at a principal of the transaction (its recipient or sender)
+//     if exactly one of the two candidate origins is one, otherwise where
+//     trace order puts the transfer: tx_R's flash swap pays the bot before
+//     the bot pays the pool, and the loop belongs to the bot; a router
+//     trade's ETH payment comes first, and the loop is the user's swap.
+//
+// Annotation and connection (Algorithm 2). Every closed unlabelled chain
+// is labelled: R14 (arbitrage) when τ_in =_τ τ_out, σ(C) ∉ M(C) or
+// s(C) = σ(C), and not WrapUnwrap(C); else R15 (cycle) when σ(C) ∈ M(C).
+// σ(C) is the σ of the leaves at s(C), or, when they disagree, the σ of
+// the frame that built the chain. WrapUnwrap counts the wrapped-native
+// contracts as contracts of the native asset. Then the first pair (i < j,
+// either order) of chains labelled cycle, token burn or token mint, both
+// originating at a principal, with τ_out(C1) = τ_in(C2), closing, and
+// neither reduced to routing (M(C) = {σ(C)}), is connected into one chain,
+// annotated on the next pass (a cycle if R14 does not label it). The loop
+// runs until a pass changes nothing; Analysis.Passes counts its passes,
+// bounded by 3n-2.
+//
+// Validation (R16): an arbitrage whose δ at its origin in its entry token
+// is not positive becomes a cycle; skipped when sender = recipient.
+//
+// # After the fixpoint
+//
+// Extract-and-Recover: the root's remaining leaves are leftovers, except
+// native payments from a principal to the block's coinbase, set aside as
+// costs; specular pairs (same token and amount, reversed endpoints), then
+// complementary pairs (same token, an endpoint in common), become leftover
+// cycles LC, in trace order.
+//
+// Promotion: a cycle that R16 downgraded, whose τ_in ≠ τ_out are =_τ
+// (ETH in, WETH out) and whose δ summed over the two is positive, with no
+// leftovers, becomes an arbitrage marked Promoted (reason "promoted"): the
+// path outside the paper's mechanized core.
+//
+// Profit is attributed to the principals together: the recipient (to) and
+// the sender (from), who pays the gas; a router arbitrage closes at the
+// sender. Δ_gross sums the counted cycles' δ at the principals, the
+// complementary leftover cycles' δ there, and leftovers received by them.
+// Costs are gas_used × base fee, gas_used × (effective price − base fee)
+// and coinbase payments (not already inside a counted cycle); Δ_net folds
+// the wrapped native into the native asset and charges them there. Without
+// a receipt the costs are unknown and said so.
+//
+// Classify follows Algorithm 4 with flowq's additions. Reasons, in order:
+// no_cycles, balance_mixed, neg_profit, final_mixed, final_neg, leftovers,
+// costs_unknown, inner_cycle, promoted, self_call, builder_payment. Verdict,
+// strict priority: no_cycles → none (warning, uncertain, when arbitrage
+// cycles exist only at inner addresses); leftovers → warning, probable;
+// final_neg → warning, attempted; final_mixed → warning, uncertain;
+// costs_unknown → warning, probable; else arbitrage, confirmed. Arbitrage
+// cycles at inner addresses are reported with their origin and δ and no
+// net figure: no principled share of the gas is theirs.
+//
+// CheckProperties re-checks preservation, the pass bound and determinism
+// on one analysis; package normalform/witness checks Definition 5
+// independently, from the transfers alone.
 //
 // # Configuration
 //
