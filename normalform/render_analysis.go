@@ -103,7 +103,11 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 	}
 	var open []*Chain
 	var cycles []*Chain
-	for _, n := range a.NF.Children {
+	var nf []*Node
+	if a.NF != nil {
+		nf = a.NF.Children
+	}
+	for _, n := range nf {
 		if n.Chain == nil {
 			continue
 		}

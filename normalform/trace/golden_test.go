@@ -105,3 +105,42 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenAnalysis locks each corpus transaction's normal form, verdict,
+// profit and rewrite log.
+func TestGoldenAnalysis(t *testing.T) {
+	cfg := normalform.DefaultConfig()
+	for _, f := range corpusFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, tx := range Decode(data, Options{Config: cfg}).Txs {
+				a, err := normalform.Analyze(tx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&b, "tx %s\n", tx.Meta.Hash.Hex())
+				cfg.WriteAnalysis(&b, a, true)
+				b.WriteByte('\n')
+			}
+			golden := filepath.Join("testdata", "golden", name+".analysis.txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("analysis of %s differs from %s (go test -update rewrites it after review):\n%s", f, golden, firstDiff(string(want), b.String()))
+			}
+		})
+	}
+}
