@@ -104,6 +104,7 @@ const (
 // offsets. It does not decode the values.
 func (d *decoder) keysAt(off int) (map[string]int, *scanError) {
 	s := newScanner(d.data, off)
+	s.anyDepth = true
 	keys := map[string]int{}
 	if !s.objBegin() {
 		return nil, s.err
@@ -132,10 +133,11 @@ func classify(keys map[string]int) kind {
 		return kParityFrame
 	case has("txHash") || (has("result") && len(keys) <= 3):
 		return kGethItem
+	case has("from") && (has("type") || has("calls") || has("gas")):
+		// before bundles: a callTracer frame traced withLog has "logs"
+		return kGethFrame
 	case has("traces") || has("receipts") || has("block") || has("header") || has("logs") || has("trace"):
 		return kBundle
-	case has("from") && (has("type") || has("calls") || has("gas")):
-		return kGethFrame
 	}
 	return kUnknown
 }
@@ -151,6 +153,7 @@ func (d *decoder) document() {
 	case '{':
 		g := newGroup(d)
 		d.object(s, g)
+		g.cut = s.err != nil
 		g.assemble()
 	case '[':
 		d.topArray(s)
@@ -182,6 +185,7 @@ func (d *decoder) topArray(s *scanner) {
 				off := s.i
 				g := newGroup(d)
 				d.object(s, g)
+				g.cut = s.err != nil
 				g.assemble()
 				if !d.resync(s, depth, off, nil) {
 					return
@@ -192,6 +196,7 @@ func (d *decoder) topArray(s *scanner) {
 	}
 	g := newGroup(d)
 	d.array(s, g, kUnknown)
+	g.cut = s.err != nil
 	g.assemble()
 }
 
@@ -213,7 +218,9 @@ func (d *decoder) resync(s *scanner, depth, off int, g *group) bool {
 	s.err = nil
 	s.path = s.path[:depth]
 	s.i = off
+	s.anyDepth = true
 	s.skip()
+	s.anyDepth = false
 	syntax := s.err != nil
 	tx := d.txHashAt(off)
 	if g != nil {
@@ -252,14 +259,23 @@ func (d *decoder) object(s *scanner, g *group) {
 			msg := "the node answered with a JSON-RPC error"
 			if ek, _ := d.keysAt(eo); ek != nil {
 				if mo, ok := ek["message"]; ok {
-					msg += ": " + newScanner(d.data, mo).str()
+					msg += ": " + d.text(mo)
 				}
+			} else {
+				msg += ": " + d.text(eo)
 			}
 			g.failed(nil, errAt(eo, msg))
-			s.skip()
+			skipDecoded(s)
 			return
 		}
 		if ro, ok := keys["result"]; ok {
+			if d.data[ro] == 'n' {
+				// A node answers null for a transaction or block it does not
+				// have (unknown hash, pruned state, a block not yet mined).
+				g.failed(nil, errAt(ro, "the node returned null: it does not have this transaction or block (unknown hash, or pruned history?)"))
+				skipDecoded(s)
+				return
+			}
 			sub := newScanner(d.data, ro)
 			d.value(sub, g, kUnknown)
 			if sub.err != nil {
@@ -267,15 +283,39 @@ func (d *decoder) object(s *scanner, g *group) {
 				return
 			}
 		}
-		s.skip()
+		skipDecoded(s)
 	case kTracetest:
 		d.tracetest(keys, g)
-		s.skip()
+		skipDecoded(s)
 	case kBundle:
 		d.bundle(s, g)
 	default:
 		d.single(s, k, g)
 	}
+}
+
+// skipDecoded steps over an object that was decoded through scanners of
+// its own, whatever its depth: the decoding checked it.
+func skipDecoded(s *scanner) {
+	s.anyDepth = true
+	s.skip()
+	s.anyDepth = false
+}
+
+// text renders the value at off for a message: a string's content, or
+// the value's JSON text, clipped.
+func (d *decoder) text(off int) string {
+	s := newScanner(d.data, off)
+	if s.peek() == '"' {
+		if str := s.rawString(); s.err == nil {
+			return clip(str)
+		}
+	}
+	s = newScanner(d.data, off)
+	start := s.here()
+	s.anyDepth = true
+	s.skip()
+	return clip(d.data[start:s.i])
 }
 
 // firstKey returns the first key of the object at off.
@@ -323,8 +363,10 @@ func (d *decoder) array(s *scanner, g *group, hint kind) {
 			keys, err := d.keysAt(off)
 			if err != nil {
 				s.err = err
-				d.resync(s, depth, off, g)
-				return
+				if !d.resync(s, depth, off, g) {
+					return
+				}
+				continue
 			}
 			if k = classify(keys); k == kEnvelope || k == kBundle || k == kTracetest {
 				perElement = true
@@ -431,7 +473,13 @@ func (d *decoder) bundle(s *scanner, g *group) {
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
 		switch string(key) {
 		case "block", "header":
+			// A bad header is reported alone: the transactions are still
+			// read, without what the header says.
+			off, depth := s.here(), len(s.path)
 			d.value(s, g, kBlock)
+			if !d.resync(s, depth, off, g) {
+				return
+			}
 		case "receipts":
 			d.value(s, g, kReceipt)
 		case "logs":
@@ -507,6 +555,7 @@ func gtHash(g *gethTx) *normalform.Hash {
 // a malformed element, so that its failure is charged to its transaction.
 func (d *decoder) txHashAt(off int) *normalform.Hash {
 	s := newScanner(d.data, off)
+	s.anyDepth = true
 	if !s.objBegin() {
 		return nil
 	}
@@ -544,6 +593,10 @@ type group struct {
 	headers   []*header
 	badTx     map[normalform.Hash]bool
 	badOrder  []normalform.Hash
+	// cut: the group could not be read to its end (its error is reported).
+	// A Parity transaction's frames and logs may then be incomplete, so
+	// none is assembled; callTracer trees are only kept when complete.
+	cut bool
 }
 
 func newGroup(d *decoder) *group { return &group{d: d, badTx: map[normalform.Hash]bool{}} }
@@ -603,7 +656,7 @@ func (g *group) assemble() {
 	}
 
 	// parity-shape transactions: group frames by transaction
-	if len(g.parity) > 0 {
+	if len(g.parity) > 0 && !g.cut {
 		byTx := map[normalform.Hash][]*pframe{}
 		var order []normalform.Hash
 		var noHash []*pframe
@@ -626,7 +679,7 @@ func (g *group) assemble() {
 				order = append(order, h)
 				byTx[h] = noHash
 			} else {
-				g.d.fail(errAt(noHash[0].off, fmt.Sprintf("%d trace frames have no transactionHash and cannot be assigned to a transaction", len(noHash))), nil)
+				g.d.fail(errAt(noHash[0].off, fmt.Sprintf("%d trace frame(s) have no transactionHash and cannot be assigned to a transaction", len(noHash))), nil)
 			}
 		}
 		logsByTx := map[normalform.Hash][]rlog{}
@@ -680,7 +733,7 @@ func (g *group) assemble() {
 			emit(tx, len(g.geth)+n)
 		}
 	}
-	if len(g.geth) == 0 && len(g.parity) == 0 && len(g.badTx) == 0 && (len(g.receipts) > 0 || len(g.headers) > 0 || len(g.logs) > 0) {
+	if !g.cut && len(g.geth) == 0 && len(g.parity) == 0 && len(g.badTx) == 0 && (len(g.receipts) > 0 || len(g.headers) > 0 || len(g.logs) > 0) {
 		g.d.fail(&scanError{path: "$", offset: 0, msg: "the input has receipts, logs or a block header but no trace: nothing to analyse"}, nil)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -765,7 +818,10 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 	for _, p := range sorted[1:] {
 		f := &p.frame
 		depth := len(p.addr)
-		if depth > len(stack) {
+		if depth == 0 {
+			return nil, errAt(p.off, "frame [] appears twice")
+		}
+		if depth > len(stack) || !sameAddr(stack[depth-1].addr, p.addr[:depth-1]) {
 			return nil, errAt(p.off, fmt.Sprintf("frame %v has no parent frame %v", p.addr, p.addr[:depth-1]))
 		}
 		stack = stack[:depth]
@@ -786,6 +842,18 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 		}
 	}
 	return root, nil
+}
+
+func sameAddr(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func lessAddr(a, b []int) bool {

@@ -2,7 +2,9 @@ package trace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -28,6 +30,12 @@ type scanner struct {
 	err     *scanError
 	path    []pathElem
 	baseOff int // offset of the value the scanner started at; its path is computed on error only
+	// anyDepth lifts maxJSONDepth from skip, for the passes that only find
+	// where values are (classifying an object, reading a failed element's
+	// transaction, stepping over a failed element): the depth is checked
+	// where the value is decoded, so that one too-deep value fails alone.
+	// skip is iterative, so any depth is safe.
+	anyDepth bool
 }
 
 type pathElem struct {
@@ -203,8 +211,12 @@ func kindOf(c byte) string {
 
 func (s *scanner) unexpected(want string) {
 	c := s.peek()
-	if c == 0 {
+	if s.i >= len(s.buf) {
 		s.failf("unexpected end of input: expected %s (truncated JSON?)", want)
+		return
+	}
+	if c == 0 {
+		s.failf("expected %s, found the character %q", want, c)
 		return
 	}
 	s.failf("expected %s, found %s", want, kindOf(c))
@@ -215,9 +227,12 @@ func (s *scanner) isNull() bool {
 	if s.err != nil {
 		return false
 	}
-	if s.peek() == 'n' && bytes.HasPrefix(s.buf[s.i:], []byte("null")) {
-		s.i += 4
-		return true
+	if s.peek() == 'n' {
+		if bytes.HasPrefix(s.buf[s.i:], []byte("null")) {
+			s.i += 4
+			return true
+		}
+		s.literal("null") // a value that starts with n can only be null
 	}
 	return false
 }
@@ -269,13 +284,13 @@ func (s *scanner) objNext() ([]byte, bool) {
 	if s.err != nil {
 		return nil, false
 	}
+	top.key = key
+	top.n++
 	if s.peek() != ':' {
 		s.unexpected("':'")
 		return nil, false
 	}
 	s.i++
-	top.key = key
-	top.n++
 	return key, true
 }
 
@@ -317,12 +332,12 @@ func (s *scanner) arrNext() bool {
 		}
 		s.i++
 	}
-	if s.peek() == 0 {
+	top.idx++
+	top.n++
+	if s.peek(); s.i >= len(s.buf) {
 		s.unexpected("an array element")
 		return false
 	}
-	top.idx++
-	top.n++
 	return true
 }
 
@@ -408,6 +423,10 @@ func (s *scanner) skip() {
 
 func (s *scanner) literal(lit string) {
 	if !bytes.HasPrefix(s.buf[s.i:], []byte(lit)) {
+		if rest := s.buf[s.i:]; len(rest) < len(lit) && bytes.HasPrefix([]byte(lit), rest) {
+			s.failf("unexpected end of input inside %s (truncated JSON?)", lit)
+			return
+		}
 		s.failf("invalid literal (expected %s)", lit)
 		return
 	}
@@ -450,7 +469,7 @@ func (s *scanner) skipNested() {
 			}
 			continue
 		case '{', '[':
-			if len(st)+len(s.path) >= maxJSONDepth {
+			if len(st)+len(s.path) >= maxJSONDepth && !s.anyDepth {
 				s.failf("JSON nested deeper than %d levels", maxJSONDepth)
 				return
 			}
@@ -497,8 +516,12 @@ func (s *scanner) end() {
 	if s.err != nil {
 		return
 	}
-	if c := s.peek(); c != 0 {
-		s.failf("unexpected %s after the end of the JSON value", kindOf(c))
+	if c := s.peek(); s.i < len(s.buf) {
+		what := kindOf(c)
+		if c == 0 {
+			what = fmt.Sprintf("the character %q", c)
+		}
+		s.failf("%s after the end of the JSON value", what)
 	}
 }
 
@@ -572,7 +595,7 @@ func parseQuantity(txt []byte, v *uint256.Int) string {
 		}
 	}
 	if err := v.SetFromDecimal(string(txt)); err != nil {
-		if len(txt) > 78 || strings.Contains(err.Error(), "overflow") {
+		if errors.Is(err, uint256.ErrBig256Range) {
 			return "number over 256 bits"
 		}
 		return "invalid decimal quantity"
@@ -603,6 +626,21 @@ func (s *scanner) u64() uint64 {
 		return 0
 	}
 	return v.Uint64()
+}
+
+// count reads a quantity used as a position, index or count: it must fit
+// in an int32, so that converting it to int never wraps to a negative value.
+func (s *scanner) count() int {
+	start := s.here()
+	v := s.quantity()
+	if s.err != nil {
+		return 0
+	}
+	if !v.IsUint64() || v.Uint64() > math.MaxInt32 {
+		s.failf("number too large for a position or count: %q", clip(bytes.Trim(s.buf[start:s.i], `"`)))
+		return 0
+	}
+	return int(v.Uint64())
 }
 
 // fixedHex decodes a 0x-prefixed hex string of exactly n bytes into dst.

@@ -150,6 +150,10 @@ func gethFrame(s *scanner, depth int) *frame {
 			s.failAt(logs[i].off, "log position "+itoa(logs[i].pos)+" is past the frame's "+itoa(len(f.calls))+" calls: no frame can have emitted it")
 			return nil
 		}
+		if i > 0 && logs[i].pos < logs[i-1].pos {
+			s.failAt(logs[i].off, "log position "+itoa(logs[i].pos)+" comes before the position "+itoa(logs[i-1].pos)+" of the log before it: logs must be in execution order")
+			return nil
+		}
 	}
 	f.logs = logs
 	return f
@@ -176,13 +180,13 @@ func readLog(s *scanner, wantPos bool) rlog {
 		case "data":
 			l.data = s.hexBytes()
 		case "position":
-			l.pos = int(s.u64())
+			l.pos = s.count()
 			hasPos = true
 		case "logIndex", "index":
 			if s.isNull() {
 				continue
 			}
-			l.index = int(s.u64())
+			l.index = s.count()
 		case "transactionHash":
 			if s.isNull() {
 				continue
@@ -284,14 +288,14 @@ func parityFrame(s *scanner) *pframe {
 		case "traceAddress":
 			if s.arrBegin() {
 				for s.arrNext() {
-					p.addr = append(p.addr, int(s.u64()))
+					p.addr = append(p.addr, s.count())
 				}
 			}
 			if len(p.addr) > maxCallDepth {
 				s.failf("traceAddress deeper than the EVM allows (%d)", maxCallDepth)
 			}
 		case "subtraces":
-			p.subtr = int(s.u64())
+			p.subtr = s.count()
 		case "transactionHash":
 			if !s.isNull() {
 				p.txHash = s.hash()
@@ -299,7 +303,7 @@ func parityFrame(s *scanner) *pframe {
 			}
 		case "transactionPosition":
 			if !s.isNull() {
-				p.txPos = int(s.u64())
+				p.txPos = s.count()
 				p.hasPos = true
 			}
 		case "blockNumber":
@@ -378,7 +382,7 @@ func readReceipt(s *scanner) *receipt {
 			r.hash = s.hash()
 			hasHash = true
 		case "transactionIndex":
-			r.index = int(s.u64())
+			r.index = s.count()
 			r.hasIndex = true
 		case "blockNumber":
 			r.block = s.u64()
@@ -400,7 +404,11 @@ func readReceipt(s *scanner) *receipt {
 				s.failf("receipt status must be 0 or 1")
 			}
 		case "type":
-			r.typ = uint8(s.u64())
+			if t := s.u64(); t > 255 {
+				s.failf("transaction type %d is not a byte", t)
+			} else {
+				r.typ = uint8(t)
+			}
 		case "gasUsed":
 			r.gasUsed = s.u64()
 		case "effectiveGasPrice":
@@ -513,7 +521,7 @@ func readBodyTx(s *scanner, i int) bodyTx {
 			t.typ = uint8(s.u64())
 		case "transactionIndex":
 			if !s.isNull() {
-				t.index = int(s.u64())
+				t.index = s.count()
 			}
 		default:
 			s.skip()

@@ -1,0 +1,541 @@
+package witness
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/flowq/flowq/normalform"
+	"github.com/holiman/uint256"
+)
+
+// Witness is a Definition 5 arbitrage: a cycle C at V (Definition 4),
+// given as its maximal connected runs, whose first transfer is in Token and
+// whose balance δ_C[V, Token] is Gain > 0.
+type Witness struct {
+	V     normalform.Address
+	Token normalform.Token
+	// Pieces are the runs C1..Cm of C, in order, each a list of transfer
+	// positions (Transfer.Pos). Consecutive positions inside a piece are
+	// connected transfers; consecutive pieces are not joinable.
+	Pieces [][]int32
+	// Gain is δ_C[V, Token], computed over C's transfers only, in Token
+	// exactly (not folded by =_τ).
+	Gain normalform.Signed
+}
+
+// String renders the witness for test failures and logs.
+func (w *Witness) String() string {
+	if w == nil {
+		return "<no witness>"
+	}
+	var b strings.Builder
+	n := 0
+	for _, p := range w.Pieces {
+		n += len(p)
+	}
+	fmt.Fprintf(&b, "arbitrage at %s in %s (%s), gain %s, %d transfer(s) in %d piece(s):",
+		normalform.AddrKey(w.V), w.Token.Key(), w.Token.Kind, w.Gain.String(), n, len(w.Pieces))
+	for i, p := range w.Pieces {
+		if i > 0 {
+			b.WriteString(" |")
+		}
+		fmt.Fprintf(&b, " %v", p)
+	}
+	return b.String()
+}
+
+// Len returns the number of transfers of the witness, all pieces together.
+func (w *Witness) Len() int {
+	if w == nil {
+		return 0
+	}
+	n := 0
+	for _, p := range w.Pieces {
+		n += len(p)
+	}
+	return n
+}
+
+// Find searches ts for a Definition 5 witness: at *at when at is non-nil,
+// at any address otherwise. See FindIn.
+func Find(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, budget int) (w *Witness, found bool, exhausted bool) {
+	return FindIn(ts, eq, at, nil, budget)
+}
+
+// FindIn is Find restricted, when tok is non-nil, to witnesses in token
+// *tok (the token of the cycle's first transfer, Definition 5 (1)): the form
+// needed to check one verdict "arbitrage at v in τ".
+//
+// eq is =_τ; nil means identity. budget bounds the number of search steps
+// (a step is one candidate first transfer, one inflow tried by the
+// junction phase, or one extension tried by the single-run search).
+//
+// The results read:
+//
+//   - found: w is a witness that Verify accepted. When exhausted is false
+//     too, the single-run search was complete, so len(w.Pieces) > 1 means no
+//     one-piece witness exists (under the restrictions at and tok; see the
+//     package documentation for amounts near 2^256). When exhausted is true,
+//     the single-run search ran out of budget and a one-piece witness may
+//     exist.
+//   - !found && !exhausted: definitely no witness, for any number of pieces.
+//   - !found && exhausted: no definite answer (budget spent before the
+//     decision, or malformed input: two transfers share a Pos).
+//
+// Find never panics; it is deterministic and does not depend on the order
+// of ts (transfers are taken in Pos order).
+func FindIn(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, tok *normalform.Token, budget int) (w *Witness, found bool, exhausted bool) {
+	s, ok := newSearch(ts, eq, budget)
+	if !ok {
+		return nil, false, true
+	}
+	best, feasible, complete := s.decide(at, tok)
+	if best == nil {
+		return nil, false, !complete || s.inconsistent
+	}
+	run, runComplete := s.runs(feasible)
+	if run != nil {
+		return run, true, false
+	}
+	return best, true, !complete || !runComplete || s.inconsistent
+}
+
+// findSingle is the single-run (m = 1) search alone. With prune, roots are
+// restricted to the first transfers the junction phase found feasible, as
+// in Find; without, every transfer out of at (or out of anywhere) is a root.
+// It reports whether the answer is definite (not exhausted).
+func findSingle(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, budget int, prune bool) (*Witness, bool) {
+	s, ok := newSearch(ts, eq, budget)
+	if !ok {
+		return nil, false
+	}
+	var feasible []bool
+	if prune {
+		var complete bool
+		if _, feasible, complete = s.decide(at, nil); !complete {
+			return nil, false
+		}
+	} else {
+		feasible = make([]bool, len(s.ts))
+		for i := range s.ts {
+			feasible[i] = at == nil || s.ts[i].From == *at
+		}
+	}
+	w, complete := s.runs(feasible)
+	return w, w != nil || (complete && !s.inconsistent)
+}
+
+// findJunction is the junction phase alone: its best witness (any m).
+func findJunction(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, budget int) (*Witness, bool) {
+	s, ok := newSearch(ts, eq, budget)
+	if !ok {
+		return nil, false
+	}
+	best, _, complete := s.decide(at, nil)
+	return best, complete && !s.inconsistent
+}
+
+type vtKey struct {
+	v   normalform.Address
+	tok normalform.Token
+}
+
+type search struct {
+	ts     []normalform.Transfer // sorted by Pos
+	eq     func(a, b normalform.Token) bool
+	budget int
+	steps  int
+	out    map[normalform.Address][]int // indices by source, Pos order
+	// in[(v, τ)]: transfers into v from elsewhere in τ exactly, with a
+	// non-zero amount, largest amount first (ties: Pos order).
+	in map[vtKey][]int
+	// inTotal[(v, τ)]: their sum; inOver when it leaves 256 bits.
+	inTotal map[vtKey]uint256.Int
+	inOver  map[vtKey]bool
+	reach   map[normalform.Address]map[normalform.Address]bool
+	into    map[normalform.Address][]normalform.Address // sources by destination
+	// inconsistent: a candidate passed the search's own checks but Verify
+	// rejected it (a bug); a "no" is then not definite.
+	inconsistent bool
+	// per-walk state of the single-run search
+	used []bool
+	path []int
+}
+
+func newSearch(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, budget int) (*search, bool) {
+	if eq == nil {
+		eq = func(a, b normalform.Token) bool { return a == b }
+	}
+	if budget < 0 {
+		budget = 0
+	}
+	s := &search{
+		ts:      append([]normalform.Transfer(nil), ts...),
+		eq:      eq,
+		budget:  budget,
+		out:     map[normalform.Address][]int{},
+		in:      map[vtKey][]int{},
+		inTotal: map[vtKey]uint256.Int{},
+		inOver:  map[vtKey]bool{},
+		reach:   map[normalform.Address]map[normalform.Address]bool{},
+	}
+	sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
+	for i := 1; i < len(s.ts); i++ {
+		if s.ts[i].Pos == s.ts[i-1].Pos {
+			return nil, false
+		}
+	}
+	for i := range s.ts {
+		t := &s.ts[i]
+		s.out[t.From] = append(s.out[t.From], i)
+		if t.From != t.To && !t.Amount.IsZero() {
+			k := vtKey{t.To, t.Token}
+			s.in[k] = append(s.in[k], i)
+			sum := s.inTotal[k]
+			if _, over := sum.AddOverflow(&sum, &t.Amount); over {
+				s.inOver[k] = true
+			}
+			s.inTotal[k] = sum
+		}
+	}
+	for _, l := range s.in {
+		sort.SliceStable(l, func(i, j int) bool { return s.ts[l[i]].Amount.Cmp(&s.ts[l[j]].Amount) > 0 })
+	}
+	return s, true
+}
+
+// step spends one unit of budget; false when none is left.
+func (s *search) step() bool {
+	if s.steps >= s.budget {
+		return false
+	}
+	s.steps++
+	return true
+}
+
+// decide is the junction phase. It relies on this characterization, which
+// follows from Definition 4 read literally (pieces need only be the maximal
+// connected runs of C; nothing links one run to the next):
+//
+//	a witness at v in τ exists iff some transfer t1 with s(t1) = v and
+//	τ(t1) = τ has need(t1) < Σ a(t) over In(v, τ),
+//
+// where need(t1) = a(t1) unless d(t1) = v (then 0) and In(v, τ) are the
+// transfers into v from another address in τ exactly. (If: the sequence
+// t1, then enough of In(v, τ), is closed at v, its last transfer is in τ,
+// and its decomposition into maximal runs is a cycle. Only if: in any
+// witness, every transfer other than t1 adds to δ[v, τ] at most what it
+// would if it belonged to In(v, τ).)
+//
+// For every such t1 it builds the witness t1, h1..hj with j minimal (the
+// largest inflows first), placing first, if there is one, an inflow whose
+// source is d(t1) so that t1 and it form one run; it keeps the one with the
+// fewest pieces, then the fewest transfers, then the earliest t1. It
+// returns it, the feasible first transfers (indices into s.ts), and whether
+// it completed within budget.
+func (s *search) decide(at *normalform.Address, tok *normalform.Token) (best *Witness, feasible []bool, complete bool) {
+	feasible = make([]bool, len(s.ts))
+	for i := range s.ts {
+		t1 := &s.ts[i]
+		if (at != nil && t1.From != *at) || (tok != nil && t1.Token != *tok) {
+			continue
+		}
+		if !s.step() {
+			return best, feasible, false
+		}
+		k := vtKey{t1.From, t1.Token}
+		var need uint256.Int
+		if t1.To != t1.From {
+			need = t1.Amount
+		}
+		if total := s.inTotal[k]; !s.inOver[k] && total.Cmp(&need) <= 0 {
+			continue
+		}
+		// Greedy: δ starts at -need and only grows; while δ ≤ 0 adding an
+		// amount cannot leave 256 bits.
+		delta := normalform.Signed{Neg: true, Abs: need}
+		var chosen []int
+		for _, j := range s.in[k] {
+			if !s.step() {
+				return best, feasible, false
+			}
+			chosen = append(chosen, j)
+			if delta.Add(&s.ts[j].Amount, false) {
+				break // unreachable; see above
+			}
+			if delta.Sign() > 0 {
+				break
+			}
+		}
+		if delta.Sign() <= 0 {
+			continue
+		}
+		feasible[i] = true
+		w := s.arrange(i, chosen, delta)
+		if best != nil && (len(w.Pieces) > len(best.Pieces) ||
+			(len(w.Pieces) == len(best.Pieces) && w.Len() >= best.Len())) {
+			continue
+		}
+		if Verify(s.ts, s.eq, w) != nil {
+			s.inconsistent = true
+			continue
+		}
+		best = w
+	}
+	return best, feasible, true
+}
+
+// arrange orders t1 and its inflows into a cycle and cuts it into maximal
+// runs.
+func (s *search) arrange(i int, chosen []int, gain normalform.Signed) *Witness {
+	sort.Ints(chosen) // Pos order
+	seq := []int{i}
+	lead := -1
+	for n, j := range chosen {
+		if s.ts[j].From == s.ts[i].To {
+			lead = n
+			seq = append(seq, j)
+			break
+		}
+	}
+	for n, j := range chosen {
+		if n != lead {
+			seq = append(seq, j)
+		}
+	}
+	return s.witness(seq, gain)
+}
+
+// witness cuts seq (indices into s.ts) into its maximal connected runs.
+func (s *search) witness(seq []int, gain normalform.Signed) *Witness {
+	first := &s.ts[seq[0]]
+	w := &Witness{V: first.From, Token: first.Token, Gain: gain}
+	var piece []int32
+	for n, j := range seq {
+		if n > 0 && s.ts[seq[n-1]].To != s.ts[j].From {
+			w.Pieces = append(w.Pieces, piece)
+			piece = nil
+		}
+		piece = append(piece, s.ts[j].Pos)
+	}
+	w.Pieces = append(w.Pieces, piece)
+	return w
+}
+
+// reachers returns the addresses from which v can be reached by a
+// (possibly empty) connected chain of transfers of ts.
+func (s *search) reachers(v normalform.Address) map[normalform.Address]bool {
+	if r, ok := s.reach[v]; ok {
+		return r
+	}
+	if s.into == nil {
+		s.into = map[normalform.Address][]normalform.Address{}
+		for i := range s.ts {
+			s.into[s.ts[i].To] = append(s.into[s.ts[i].To], s.ts[i].From)
+		}
+	}
+	r := map[normalform.Address]bool{v: true}
+	queue := []normalform.Address{v}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, y := range s.into[x] {
+			if !r[y] {
+				r[y] = true
+				queue = append(queue, y)
+			}
+		}
+	}
+	s.reach[v] = r
+	return r
+}
+
+// runs is the single-run (m = 1) phase: a depth-first search, from each
+// feasible first transfer in Pos order, of connected walks that use each
+// transfer at most once, trying extensions in Pos order. It returns the
+// first walk found that ends at v in a token =_τ the first one with
+// δ[v, τ] > 0, and whether the search completed within budget.
+//
+// Prunes, both sound: a walk is abandoned when its current end cannot reach
+// v through ts at all, or when its balance plus every unused inflow into v
+// in τ is ≤ 0. A walk whose running balance leaves 256 bits is abandoned
+// (treated as no witness).
+func (s *search) runs(feasible []bool) (*Witness, bool) {
+	s.used = make([]bool, len(s.ts))
+	complete := true
+	for i := range s.ts {
+		if !feasible[i] {
+			continue
+		}
+		t1 := &s.ts[i]
+		v, tau := t1.From, t1.Token
+		k := vtKey{v, tau}
+		var delta normalform.Signed
+		if t1.To != v {
+			delta.Add(&t1.Amount, true)
+		}
+		rest, bounded := s.inTotal[k], !s.inOver[k]
+		s.used[i] = true
+		s.path = append(s.path[:0], i)
+		w, ok := s.walk(v, tau, delta, rest, bounded, s.reachers(v))
+		s.used[i] = false
+		if w != nil {
+			return w, true
+		}
+		if !ok {
+			complete = false
+			break
+		}
+	}
+	return nil, complete
+}
+
+// walk extends s.path. rest is the sum of the unused transfers of
+// In(v, τ) when bounded.
+func (s *search) walk(v normalform.Address, tau normalform.Token, delta normalform.Signed, rest uint256.Int, bounded bool, reach map[normalform.Address]bool) (*Witness, bool) {
+	end := s.ts[s.path[len(s.path)-1]].To
+	for _, j := range s.out[end] {
+		if s.used[j] {
+			continue
+		}
+		if !s.step() {
+			return nil, false
+		}
+		t := &s.ts[j]
+		if !reach[t.To] {
+			continue
+		}
+		d, r := delta, rest
+		if t.Token == tau && t.From != t.To {
+			if t.To == v {
+				if d.Add(&t.Amount, false) {
+					continue
+				}
+				if bounded && !t.Amount.IsZero() {
+					r.Sub(&r, &t.Amount)
+				}
+			} else if t.From == v {
+				if d.Add(&t.Amount, true) {
+					continue
+				}
+			}
+		}
+		if bounded {
+			b := d
+			if !b.Add(&r, false) && b.Sign() <= 0 {
+				continue
+			}
+		}
+		s.used[j] = true
+		s.path = append(s.path, j)
+		if t.To == v && d.Sign() > 0 && s.eq(t.Token, tau) {
+			w := s.witness(s.path, d)
+			if Verify(s.ts, s.eq, w) == nil {
+				s.used[j] = false
+				s.path = s.path[:len(s.path)-1]
+				return w, true
+			}
+			s.inconsistent = true
+		}
+		w, ok := s.walk(v, tau, d, r, bounded, reach)
+		s.used[j] = false
+		s.path = s.path[:len(s.path)-1]
+		if w != nil || !ok {
+			return w, ok
+		}
+	}
+	return nil, true
+}
+
+// Verify re-checks, from scratch and independently of the search, every
+// clause of Definitions 4 and 5 for w over ts (with =_τ eq; nil means
+// identity): the positions name transfers of ts (whose positions must be
+// unique) and none is used twice; every piece is non-empty and connected;
+// consecutive pieces are not joinable (maximality); C originates and
+// terminates at w.V; its first transfer is in w.Token; its first and last
+// transfers' tokens are =_τ; and δ_C[w.V, w.Token], recomputed exactly with
+// math/big, is > 0 and equals w.Gain.
+func Verify(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, w *Witness) error {
+	if w == nil {
+		return errors.New("no witness")
+	}
+	if eq == nil {
+		eq = func(a, b normalform.Token) bool { return a == b }
+	}
+	byPos := make(map[int32]*normalform.Transfer, len(ts))
+	for i := range ts {
+		if _, dup := byPos[ts[i].Pos]; dup {
+			return fmt.Errorf("two transfers of the list share position %d", ts[i].Pos)
+		}
+		byPos[ts[i].Pos] = &ts[i]
+	}
+	if len(w.Pieces) == 0 {
+		return errors.New("the cycle has no piece")
+	}
+	used := map[int32]bool{}
+	var seq []*normalform.Transfer
+	for pi, piece := range w.Pieces {
+		if len(piece) == 0 {
+			return fmt.Errorf("piece %d is empty", pi)
+		}
+		for n, pos := range piece {
+			t, ok := byPos[pos]
+			if !ok {
+				return fmt.Errorf("piece %d: no transfer at position %d", pi, pos)
+			}
+			if used[pos] {
+				return fmt.Errorf("piece %d: transfer %d used twice", pi, pos)
+			}
+			used[pos] = true
+			if n > 0 && byPos[piece[n-1]].To != t.From {
+				return fmt.Errorf("piece %d is not connected between positions %d and %d", pi, piece[n-1], pos)
+			}
+			seq = append(seq, t)
+		}
+		if pi > 0 {
+			prev := w.Pieces[pi-1]
+			if byPos[prev[len(prev)-1]].To == byPos[piece[0]].From {
+				return fmt.Errorf("pieces %d and %d are not maximal: they join at %s", pi-1, pi, normalform.AddrKey(byPos[piece[0]].From))
+			}
+		}
+	}
+	first, last := seq[0], seq[len(seq)-1]
+	if first.From != w.V {
+		return fmt.Errorf("the cycle originates at %s, not at %s", normalform.AddrKey(first.From), normalform.AddrKey(w.V))
+	}
+	if last.To != w.V {
+		return fmt.Errorf("the cycle terminates at %s, not at %s", normalform.AddrKey(last.To), normalform.AddrKey(w.V))
+	}
+	if first.Token != w.Token {
+		return fmt.Errorf("the first transfer is in %s, not in %s", first.Token.Key(), w.Token.Key())
+	}
+	if !eq(first.Token, last.Token) {
+		return fmt.Errorf("the first and last tokens %s and %s are not equivalent", first.Token.Key(), last.Token.Key())
+	}
+	delta := new(big.Int)
+	for _, t := range seq {
+		if t.Token != w.Token {
+			continue
+		}
+		if t.To == w.V {
+			delta.Add(delta, t.Amount.ToBig())
+		}
+		if t.From == w.V {
+			delta.Sub(delta, t.Amount.ToBig())
+		}
+	}
+	if delta.Sign() <= 0 {
+		return fmt.Errorf("δ[v, τ] = %s is not positive", delta)
+	}
+	gain := w.Gain.Abs.ToBig()
+	if w.Gain.Neg {
+		gain.Neg(gain)
+	}
+	if delta.Cmp(gain) != 0 {
+		return fmt.Errorf("δ[v, τ] = %s, but the witness claims %s", delta, gain)
+	}
+	return nil
+}
