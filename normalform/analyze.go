@@ -260,8 +260,8 @@ func (a *Analysis) atPrincipals(d Delta) Delta {
 	return out
 }
 
-// fold sums native and wrapped-native components into the native asset.
-func fold(cfg *Config, d Delta) (Delta, error) {
+// Fold sums native and wrapped-native components into the native asset.
+func (cfg *Config) Fold(d Delta) (Delta, error) {
 	var out Delta
 	for _, e := range d {
 		tok := e.Token
@@ -359,7 +359,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	}
 	a.Gross = gross
 	a.costs(cfg, inCycle)
-	grossF, err := fold(cfg, gross)
+	grossF, err := cfg.Fold(gross)
 	if err != nil {
 		return err
 	}

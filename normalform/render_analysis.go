@@ -43,7 +43,7 @@ func (c *Config) WriteChain(b *strings.Builder, ch *Chain, indent string) {
 			b.WriteString(first + c.LeafString(p.Leaf) + "\n")
 			continue
 		}
-		arms := c.arms(p, nil)
+		arms := c.Arms(p, nil)
 		fmt.Fprintf(b, "%s∥ %d parallel arms %s→%s, %s→%s (%s)\n", first, len(arms), ShortAddr(p.Origin()), ShortAddr(p.Dest()),
 			c.TokenName(p.TokIn()), c.TokenName(p.TokOut()), p.Rule)
 		for j, arm := range arms {
@@ -66,12 +66,12 @@ func (c *Config) pieces(ch *Chain, dst []*Chain) []*Chain {
 	return c.pieces(ch.Right, dst)
 }
 
-// arms flattens nested merges (∥) into their operand list: the canonical
+// Arms flattens nested merges (∥) into their operand list: the canonical
 // map κ's flattening.
-func (c *Config) arms(ch *Chain, dst []*Chain) []*Chain {
+func (c *Config) Arms(ch *Chain, dst []*Chain) []*Chain {
 	if ch.Leaf == nil && ch.Merged {
-		dst = c.arms(ch.Left, dst)
-		return c.arms(ch.Right, dst)
+		dst = c.Arms(ch.Left, dst)
+		return c.Arms(ch.Right, dst)
 	}
 	return append(dst, ch)
 }
