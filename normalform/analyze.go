@@ -69,6 +69,7 @@ type Costs struct {
 
 // Analysis is what the engine says of a transaction.
 type Analysis struct {
+	cfg       *Config
 	Tx        *Tx
 	Recipient Address // the transaction's to (the created contract for a creation)
 	Sender    Address // the transaction's from (who pays the gas)
@@ -103,7 +104,7 @@ func (a *Analysis) Counted(c *Chain) bool { return c.Label == Arbitrage && a.Pri
 // Analyze rewrites a transaction's T0 to its normal form and classifies it
 // (Algorithm 3). T0 itself is left untouched.
 func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
-	a := &Analysis{Tx: tx}
+	a := &Analysis{Tx: tx, cfg: cfg}
 	if tx.Meta.HasTo {
 		a.Recipient = tx.Meta.To
 	} else if tx.Root != nil {

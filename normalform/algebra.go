@@ -1,0 +1,561 @@
+package normalform
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// AlgebraVersion versions the canonical forms and their hashes: a hash is
+// stable across runs, machines and releases while this number is unchanged,
+// and every change to a canonical form must bump it.
+const AlgebraVersion = 1
+
+// Level is an equivalence level of normal forms (NOTES.md "Equivalence
+// levels"), from the finest to the coarsest.
+type Level uint8
+
+const (
+	// Exact: the normal form with its concrete addresses, tokens and amounts.
+	Exact Level = iota
+	// Shape: labels, composition, arity and path lengths; addresses and
+	// tokens renamed to variables by first occurrence; amounts erased.
+	Shape
+	// Tokens: as Shape, with token identities kept.
+	Tokens
+	// Family: the skeleton map sk: path lengths, arities and tokens erased.
+	Family
+)
+
+var levelNames = [...]string{"exact", "shape", "tokens", "family"}
+
+func (l Level) String() string { return levelNames[l] }
+
+// ParseLevel reads a level name.
+func ParseLevel(s string) (Level, error) {
+	for i, n := range levelNames {
+		if n == s {
+			return Level(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown equivalence level %q: want exact, shape, tokens or family", s)
+}
+
+// Structural hashes are Hash values (32 bytes, Hex renders 0x and 64
+// digits): SHA-256 of a versioned canonical form.
+
+// ParseHash reads 64 hex digits, with or without 0x.
+func ParseHash(s string) (Hash, error) {
+	var h Hash
+	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
+	if err != nil || len(b) != len(h) {
+		return h, fmt.Errorf("%q is not a 32-byte hex hash", s)
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// Hashes are a normal form's hashes at the four levels.
+type Hashes struct{ Exact, Shape, Tokens, Family Hash }
+
+// Of returns the hash of a level.
+func (h Hashes) Of(l Level) Hash { return [...]Hash{h.Exact, h.Shape, h.Tokens, h.Family}[l] }
+
+// --- terms ----------------------------------------------------------------
+
+// TermKind is the constructor of a term.
+type TermKind uint8
+
+const (
+	TStar  TermKind = iota // an arbitrage cycle: Star(α, L, α')
+	TCycle                 // a closed chain that is not an arbitrage (cycle, burn, mint, closed swap)
+	TPath                  // an open chain
+	TLC                    // a leftover cycle LC(α, a)
+	TLeft                  // a leftover transfer
+	TCost                  // a payment to the block's coinbase
+	TSwap                  // Swap(τ, τ') at a pool
+	TSeq                   // sequential composition ∘
+	TPar                   // parallel composition ∥ (κ-flattened, in trace order)
+)
+
+// Term is the paper's algebraic rendering of a normal form's parts:
+// Star(α, L, α), Swap(τ, τ'), ∘, ∥, LC(α, a). Atoms are kept concrete
+// (addresses, tokens, amounts); the canonical forms abstract them per level.
+type Term struct {
+	Kind   TermKind
+	Label  Label   // for TStar, TCycle, TPath
+	At     Address // origin (cycles, paths, LC), pool (swaps), source (leftovers)
+	In     Token   // α, τ
+	Out    Token   // α', τ'
+	Amount string  // LC, leftovers, costs: the amount in base units
+	Parts  []*Term // the body (TStar, TCycle, TPath: one part, possibly empty); operands (TSeq, TPar)
+}
+
+// Terms renders a normal form as terms, one per root element, in order.
+func (a *Analysis) Terms() []*Term {
+	if a.NF == nil {
+		return nil
+	}
+	var out []*Term
+	for _, n := range a.NF.Children {
+		switch {
+		case n.Leaf != nil:
+			kind := TLeft
+			if a.isBuilderPayment(n.Leaf) {
+				kind = TCost
+			}
+			out = append(out, &Term{Kind: kind, At: n.Leaf.From, In: n.Leaf.Token, Out: n.Leaf.Token, Amount: n.Leaf.Amount.Dec()})
+		case n.Chain.Label == LeftoverCycle:
+			c := n.Chain
+			out = append(out, &Term{Kind: TLC, At: c.Origin(), In: c.TokIn(), Out: c.TokIn(), Amount: c.First.Amount.Dec()})
+		default:
+			out = append(out, chainTerm(n.Chain))
+		}
+	}
+	return out
+}
+
+// chainTerm renders a chain. Its body is the sequence of swaps at the
+// junctions where the token changes (a same-token junction is a relay and
+// leaves no trace), with parallel merges (R7, R13) as ∥ of their arms. For
+// an arbitrage, the closing swap is the cycle's return, recorded by the
+// Star and left out of the body (the paper's grammar).
+func chainTerm(c *Chain) *Term {
+	var prev *Token
+	body := bodyTerm(c, &prev)
+	t := &Term{Kind: TPath, Label: c.Label, At: c.Origin(), In: c.TokIn(), Out: c.TokOut()}
+	if c.Closed() {
+		t.Kind = TCycle
+		if c.Label == Arbitrage {
+			t.Kind = TStar
+			if n := len(body); n > 0 && body[n-1].Kind == TSwap && body[n-1].Out == c.TokOut() {
+				body = body[:n-1]
+			}
+		}
+	}
+	t.Parts = []*Term{seq(body)}
+	return t
+}
+
+func seq(parts []*Term) *Term {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return &Term{Kind: TSeq, Parts: parts}
+}
+
+// bodyTerm walks a chain's pieces in order; prev is the token of the
+// transfer before, across pieces.
+func bodyTerm(c *Chain, prev **Token) []*Term {
+	if c.Leaf != nil {
+		t := c.Leaf
+		var out []*Term
+		if *prev != nil && **prev != t.Token {
+			out = append(out, &Term{Kind: TSwap, At: t.From, In: **prev, Out: t.Token})
+		}
+		tok := t.Token
+		*prev = &tok
+		return out
+	}
+	if c.Merged && (c.Rule == R7 || c.Rule == R13) {
+		arms := flattenPar(c, nil)
+		sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
+		par := &Term{Kind: TPar}
+		start := *prev
+		for _, arm := range arms {
+			p := start
+			par.Parts = append(par.Parts, seq(bodyTerm(arm, &p)))
+		}
+		out := c.TokOut()
+		*prev = &out
+		return []*Term{par}
+	}
+	return append(bodyTerm(c.Left, prev), bodyTerm(c.Right, prev)...)
+}
+
+// flattenPar is κ's flattening of nested parallel merges.
+func flattenPar(c *Chain, dst []*Chain) []*Chain {
+	if c.Leaf == nil && c.Merged && (c.Rule == R7 || c.Rule == R13) {
+		return flattenPar(c.Right, flattenPar(c.Left, dst))
+	}
+	return append(dst, c)
+}
+
+// --- rendering and canonical forms ------------------------------------------
+
+// namer abstracts atoms for one level.
+type namer struct {
+	level  Level
+	cfg    *Config
+	addrs  map[Address]string
+	tokens map[Token]string
+}
+
+func (n *namer) addr(a Address) string {
+	switch n.level {
+	case Exact:
+		return AddrKey(a)
+	case Family:
+		return "⋆"
+	}
+	if v, ok := n.addrs[a]; ok {
+		return v
+	}
+	v := fmt.Sprintf("a%d", len(n.addrs)+1)
+	n.addrs[a] = v
+	return v
+}
+
+func (n *namer) token(t Token) string {
+	switch n.level {
+	case Exact, Tokens:
+		if n.cfg != nil {
+			return n.cfg.TokenName(t)
+		}
+		return t.Key()
+	case Family:
+		return "⋆"
+	}
+	if v, ok := n.tokens[t]; ok {
+		return v
+	}
+	v := fmt.Sprintf("τ%d", len(n.tokens)+1)
+	n.tokens[t] = v
+	return v
+}
+
+// render writes a term; amounts only at the exact level.
+func (n *namer) render(b *strings.Builder, t *Term) {
+	switch t.Kind {
+	case TStar, TCycle, TPath:
+		name := map[TermKind]string{TStar: "Star", TCycle: "Cycle", TPath: "Path"}[t.Kind]
+		if t.Kind == TCycle && t.Label != Cycle {
+			name = "Cycle:" + t.Label.String()
+		}
+		if n.level == Family {
+			fmt.Fprintf(b, "%s(%s, ", name, n.token(t.In))
+		} else {
+			fmt.Fprintf(b, "%s@%s(%s, ", name, n.addr(t.At), n.token(t.In))
+		}
+		if len(t.Parts) == 1 && !(t.Parts[0].Kind == TSeq && len(t.Parts[0].Parts) == 0) {
+			n.render(b, t.Parts[0])
+		} else {
+			b.WriteString("ε")
+		}
+		fmt.Fprintf(b, ", %s)", n.token(t.Out))
+	case TSwap:
+		if n.level == Family {
+			fmt.Fprintf(b, "Swap(%s,%s)", n.token(t.In), n.token(t.Out))
+		} else {
+			fmt.Fprintf(b, "Swap@%s(%s,%s)", n.addr(t.At), n.token(t.In), n.token(t.Out))
+		}
+	case TSeq:
+		for i, p := range t.Parts {
+			if i > 0 {
+				b.WriteString(" ∘ ")
+			}
+			n.render(b, p)
+		}
+		if len(t.Parts) == 0 {
+			b.WriteString("ε")
+		}
+	case TPar:
+		for i, p := range t.Parts {
+			if i > 0 {
+				b.WriteString(" ∥ ")
+			}
+			b.WriteByte('(')
+			n.render(b, p)
+			b.WriteByte(')')
+		}
+	case TLC:
+		fmt.Fprintf(b, "LC@%s(%s", n.addr(t.At), n.token(t.In))
+		if n.level == Exact {
+			b.WriteString(", " + t.Amount)
+		}
+		b.WriteByte(')')
+	case TLeft, TCost:
+		name := map[TermKind]string{TLeft: "Left", TCost: "Cost"}[t.Kind]
+		fmt.Fprintf(b, "%s@%s(%s", name, n.addr(t.At), n.token(t.In))
+		if n.level == Exact {
+			b.WriteString(", " + t.Amount)
+		}
+		b.WriteByte(')')
+	}
+}
+
+// RenderTerms renders a normal form as the paper's terms, for people:
+// concrete pools and tokens (symbols where known), one element per line.
+func (a *Analysis) RenderTerms(cfg *Config) []string {
+	n := &namer{level: Tokens, cfg: cfg, addrs: map[Address]string{}, tokens: map[Token]string{}}
+	var out []string
+	for _, t := range a.Terms() {
+		var b strings.Builder
+		n.render(&b, t)
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// sk is the skeleton map: a sequence of swaps becomes one swap (path length
+// erased), identical arms of a parallel merge collapse to one (arity
+// erased), and the canonical text erases tokens.
+func sk(t *Term) *Term {
+	switch t.Kind {
+	case TStar, TCycle, TPath:
+		c := *t
+		c.Parts = nil
+		for _, p := range t.Parts {
+			c.Parts = append(c.Parts, sk(p))
+		}
+		return &c
+	case TSeq:
+		var parts []*Term
+		for _, p := range t.Parts {
+			s := sk(p)
+			// consecutive swaps fold into one
+			if s.Kind == TSwap && len(parts) > 0 && parts[len(parts)-1].Kind == TSwap {
+				continue
+			}
+			parts = append(parts, s)
+		}
+		return seq(parts)
+	case TPar:
+		seen := map[string]bool{}
+		var parts []*Term
+		for _, p := range t.Parts {
+			s := sk(p)
+			key := canonicalText(Family, []*Term{s})
+			if !seen[key] {
+				seen[key] = true
+				parts = append(parts, s)
+			}
+		}
+		if len(parts) == 1 {
+			return parts[0]
+		}
+		return &Term{Kind: TPar, Parts: parts}
+	}
+	return t
+}
+
+func canonicalText(l Level, ts []*Term) string {
+	n := &namer{level: l, addrs: map[Address]string{}, tokens: map[Token]string{}}
+	var b strings.Builder
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteString(" ; ")
+		}
+		n.render(&b, t)
+	}
+	return b.String()
+}
+
+// Canonical returns the canonical form of a level, as text. Exact is the
+// normal form itself (every chain's composition, label and rule, every
+// transfer's endpoints, token and amount; κ applied); Shape and Tokens are
+// the terms of every element, with variables for addresses (and tokens)
+// by first occurrence; Family is the skeleton of the strategy: the
+// arbitrage cycles and the leftover cycles in their hub's asset (the
+// flash-loan extension G^F), or, with no arbitrage, the closed chains.
+func (a *Analysis) Canonical(l Level) string {
+	switch l {
+	case Exact:
+		return a.exactText()
+	case Family:
+		return a.familyText()
+	}
+	return canonicalText(l, a.Terms())
+}
+
+func (a *Analysis) familyText() string {
+	terms := a.Terms()
+	var stars, closed, lcs []*Term
+	for _, t := range terms {
+		switch t.Kind {
+		case TStar:
+			stars = append(stars, sk(t))
+		case TCycle:
+			closed = append(closed, sk(t))
+		case TLC:
+			lcs = append(lcs, t)
+		}
+	}
+	parts := stars
+	if len(parts) == 0 {
+		parts = closed
+	}
+	var keys []string
+	for _, p := range parts {
+		keys = append(keys, canonicalText(Family, []*Term{p}))
+	}
+	for _, lc := range lcs {
+		for _, s := range stars {
+			if a.cfg.TokenEq(lc.In, s.In) {
+				keys = append(keys, "LC(⋆)")
+				break
+			}
+		}
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, " ; ")
+}
+
+// exactText serialises the normal form with κ applied: parallel merges
+// flattened and their arms in trace order; trace positions themselves are
+// left out (they locate, they do not define).
+func (a *Analysis) exactText() string {
+	if a.NF == nil {
+		return "∅"
+	}
+	var b strings.Builder
+	for i, n := range a.NF.Children {
+		if i > 0 {
+			b.WriteString(" ; ")
+		}
+		if n.Leaf != nil {
+			writeTransfer(&b, n.Leaf)
+			continue
+		}
+		fmt.Fprintf(&b, "%s:", n.Chain.Label)
+		writeChain(&b, n.Chain)
+	}
+	return b.String()
+}
+
+func writeTransfer(b *strings.Builder, t *Transfer) {
+	fmt.Fprintf(b, "%s>%s:%s:%s", AddrKey(t.From), AddrKey(t.To), t.Amount.Dec(), t.Token.Key())
+	if t.Flags&(Mint|Burn) != 0 {
+		b.WriteString(":" + (t.Flags & (Mint | Burn)).String())
+	}
+}
+
+func writeChain(b *strings.Builder, c *Chain) {
+	if c.Leaf != nil {
+		writeTransfer(b, c.Leaf)
+		return
+	}
+	if c.Merged && (c.Rule == R7 || c.Rule == R13) {
+		arms := flattenPar(c, nil)
+		sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
+		b.WriteString("par(")
+		for i, arm := range arms {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			writeChain(b, arm)
+		}
+		b.WriteByte(')')
+		return
+	}
+	fmt.Fprintf(b, "%s(", c.Rule)
+	writeChain(b, c.Left)
+	b.WriteString(", ")
+	writeChain(b, c.Right)
+	b.WriteByte(')')
+}
+
+// Hashes returns the normal form's hashes at the four levels: SHA-256 of
+// "flowq/nf/v<AlgebraVersion>/<level>\x00" and the level's canonical form.
+func (a *Analysis) Hashes() Hashes {
+	h := func(l Level) Hash {
+		return sha256.Sum256([]byte(fmt.Sprintf("flowq/nf/v%d/%s\x00%s", AlgebraVersion, l, a.Canonical(l))))
+	}
+	return Hashes{Exact: h(Exact), Shape: h(Shape), Tokens: h(Tokens), Family: h(Family)}
+}
+
+// --- families ---------------------------------------------------------------
+
+// StarFamily reports whether the normal form is a word of the star grammar
+// G_{α,τ'} (Appendix "A Context-Free Grammar for Strategy Families"): one
+// arbitrage cycle Star(α, L, α) whose every arm starts with a swap out of
+// α and ends with a swap into the same convergence token τ', and no other
+// arbitrage. flash reports the extension G^F: at least one leftover cycle
+// LC in the hub's asset. It returns α and τ'.
+func (a *Analysis) StarFamily(cfg *Config) (alpha, conv Token, ok, flash bool) {
+	var star *Term
+	for _, t := range a.Terms() {
+		switch t.Kind {
+		case TStar:
+			if star != nil {
+				return alpha, conv, false, false
+			}
+			star = t
+		}
+	}
+	if star == nil || len(star.Parts) != 1 {
+		return alpha, conv, false, false
+	}
+	alpha = star.In
+	arms := []*Term{star.Parts[0]}
+	if star.Parts[0].Kind == TPar {
+		arms = star.Parts[0].Parts
+	}
+	for i, arm := range arms {
+		swaps := arm.Parts
+		if arm.Kind != TSeq {
+			swaps = []*Term{arm}
+		}
+		if len(swaps) == 0 {
+			return alpha, conv, false, false
+		}
+		for _, s := range swaps {
+			if s.Kind != TSwap {
+				return alpha, conv, false, false
+			}
+		}
+		if !cfg.TokenEq(swaps[0].In, alpha) {
+			return alpha, conv, false, false
+		}
+		last := swaps[len(swaps)-1].Out
+		if i == 0 {
+			conv = last
+		} else if last != conv {
+			return alpha, conv, false, false
+		}
+	}
+	for _, t := range a.Terms() {
+		if t.Kind == TLC && cfg.TokenEq(t.In, alpha) {
+			flash = true
+		}
+	}
+	return alpha, conv, true, flash
+}
+
+// Counts are the sizes the index and the queries use.
+type Counts struct {
+	Cycles    int // arbitrage cycles at the principals
+	Pools     int // distinct pools (swap junctions) in them
+	Hops      int // transfers in them
+	Leftovers int
+}
+
+// Counts measures the counted arbitrage cycles.
+func (a *Analysis) Counts() Counts {
+	c := Counts{Leftovers: len(a.Leftover)}
+	pools := map[Address]bool{}
+	for _, ch := range a.Cycles {
+		if !a.Counted(ch) {
+			continue
+		}
+		c.Cycles++
+		c.Hops += int(ch.N)
+		var prev *Token
+		var walk func(t *Term)
+		walk = func(t *Term) {
+			if t.Kind == TSwap {
+				pools[t.At] = true
+			}
+			for _, p := range t.Parts {
+				walk(p)
+			}
+		}
+		for _, t := range bodyTerm(ch, &prev) {
+			walk(t)
+		}
+	}
+	c.Pools = len(pools)
+	return c
+}
