@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"os"
 	"sort"
 	"testing"
@@ -89,4 +90,27 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(p(0.95), "p95-ns/tx")
 	b.ReportMetric(p(0.99), "p99-ns/tx")
 	b.ReportMetric(p(1), "max-ns/tx")
+}
+
+// TestEncodeCorpus: every corpus analysis survives EncodeNF/DecodeNF with
+// the same bytes, rendering and hashes.
+func TestEncodeCorpus(t *testing.T) {
+	cfg := normalform.DefaultConfig()
+	for _, f := range corpusFiles(t) {
+		data, _ := os.ReadFile(f)
+		for _, tx := range Decode(data, Options{Config: cfg}).Txs {
+			a, err := normalform.Analyze(tx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc := normalform.EncodeNF(a)
+			b, err := normalform.DecodeNF(enc)
+			if err != nil {
+				t.Fatalf("%s: %v", tx.Meta.Hash.Hex(), err)
+			}
+			if !bytes.Equal(normalform.EncodeNF(b), enc) || a.Hashes() != b.Hashes() {
+				t.Errorf("%s: round trip differs", tx.Meta.Hash.Hex())
+			}
+		}
+	}
 }

@@ -1,0 +1,542 @@
+package normalform
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/holiman/uint256"
+)
+
+// EncodingVersion versions EncodeNF's format.
+const EncodingVersion = 1
+
+// EncodeNF encodes an analysis compactly: the transaction's metadata, its
+// transfers, the normal form (chains as their rule trees), the verdict,
+// reasons, balances, costs and the rewrite log. Addresses and tokens are
+// written once, in tables, and referred to by index; numbers are varints,
+// amounts their minimal big-endian bytes. DecodeNF is its inverse:
+// EncodeNF(DecodeNF(b)) = b.
+//
+// Layout: version byte; chain id; the wrapped-native contracts; the
+// address table; the token table; metadata; transfers; the root frame;
+// the root's children; the analysis; the steps.
+func EncodeNF(a *Analysis) []byte {
+	e := &encoder{addrIdx: map[Address]int{}, tokIdx: map[Token]int{}}
+	e.collect(a)
+	var body []byte
+	body = e.analysisBody(body, a)
+	out := make([]byte, 0, 64+len(body)+20*len(e.addrs))
+	out = append(out, EncodingVersion)
+	out = binary.AppendUvarint(out, a.cfg.ChainID)
+	wn := a.cfg.WrappedNative()
+	out = binary.AppendUvarint(out, uint64(len(wn)))
+	for _, w := range wn {
+		out = append(out, w[:]...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(e.addrs)))
+	for _, ad := range e.addrs {
+		out = append(out, ad[:]...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(e.toks)))
+	for _, t := range e.toks {
+		out = append(out, byte(t.Kind))
+		out = binary.AppendUvarint(out, uint64(e.addrIdx[t.Addr]))
+		if t.HasID() {
+			out = appendU256(out, &t.ID)
+		}
+	}
+	return append(out, body...)
+}
+
+type encoder struct {
+	addrs   []Address
+	addrIdx map[Address]int
+	toks    []Token
+	tokIdx  map[Token]int
+}
+
+func (e *encoder) addr(a Address) {
+	if _, ok := e.addrIdx[a]; !ok {
+		e.addrIdx[a] = len(e.addrs)
+		e.addrs = append(e.addrs, a)
+	}
+}
+
+func (e *encoder) tok(t Token) {
+	e.addr(t.Addr)
+	if _, ok := e.tokIdx[t]; !ok {
+		e.tokIdx[t] = len(e.toks)
+		e.toks = append(e.toks, t)
+	}
+}
+
+func (e *encoder) collect(a *Analysis) {
+	m := &a.Tx.Meta
+	for _, ad := range []Address{m.From, m.To, m.Miner, a.Recipient, a.Sender} {
+		e.addr(ad)
+	}
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		e.addr(t.From)
+		e.addr(t.To)
+		e.addr(t.Sender)
+		e.tok(t.Token)
+	}
+	if a.NF != nil {
+		e.addr(a.NF.Frame.From)
+		e.addr(a.NF.Frame.To)
+		e.addr(a.NF.Frame.Sender)
+		var walk func(c *Chain)
+		walk = func(c *Chain) {
+			if c.Leaf != nil {
+				return
+			}
+			e.addr(c.FrameSender)
+			walk(c.Left)
+			walk(c.Right)
+		}
+		for _, n := range a.NF.Children {
+			if n.Chain != nil {
+				walk(n.Chain)
+			}
+		}
+	}
+	for _, d := range []Delta{a.Gross, a.Net} {
+		for _, x := range d {
+			e.addr(x.Addr)
+			e.tok(x.Token)
+		}
+	}
+}
+
+func appendU256(b []byte, v *uint256.Int) []byte {
+	bs := v.Bytes()
+	b = append(b, byte(len(bs)))
+	return append(b, bs...)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
+	m := &a.Tx.Meta
+	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	ai := func(ad Address) { u(uint64(e.addrIdx[ad])) }
+	// metadata
+	var flags uint64
+	for i, f := range []bool{m.HasHash, m.HasBlock, m.HasIndex, m.HasFrom, m.HasTo, m.HasReceipt, m.HasHeader, m.HasBaseFee} {
+		if f {
+			flags |= 1 << i
+		}
+	}
+	u(flags)
+	b = append(b, m.Hash[:]...)
+	u(m.Block)
+	u(uint64(m.Index))
+	ai(m.From)
+	ai(m.To)
+	b = append(b, byte(m.Status), m.Type)
+	u(m.GasUsed)
+	b = appendU256(b, &m.EffectiveGasPrice)
+	b = appendU256(b, &m.BaseFee)
+	ai(m.Miner)
+	u(m.Timestamp)
+	b = append(b, []byte(a.Tx.Shape+"\x00")...)
+	s := a.Tx.Stats
+	for _, v := range []int{s.Frames, s.RevertedFrames, s.Logs, s.TransferLogs, s.IgnoredLogs, s.Degenerate} {
+		u(uint64(v))
+	}
+	// transfers
+	u(uint64(len(a.Tx.Transfers)))
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		ai(t.From)
+		ai(t.To)
+		b = appendU256(b, &t.Amount)
+		u(uint64(e.tokIdx[t.Token]))
+		ai(t.Sender)
+		b = append(b, byte(t.Flags), byte(t.Event))
+		u(uint64(t.LogIndex + 1))
+		u(uint64(t.Frame))
+	}
+	// normal form
+	b = appendBool(b, a.NF != nil)
+	if a.NF != nil {
+		f := a.NF.Frame
+		b = append(b, byte(f.Type))
+		ai(f.From)
+		ai(f.To)
+		u(uint64(f.Index))
+		u(uint64(f.Depth))
+		ai(f.Sender)
+		u(uint64(len(a.NF.Children)))
+		for _, n := range a.NF.Children {
+			b = e.node(b, n)
+		}
+	}
+	// analysis
+	ai(a.Recipient)
+	ai(a.Sender)
+	u(uint64(a.Passes))
+	b = append(b, byte(a.Verdict), byte(a.Tier))
+	u(uint64(len(a.Reasons)))
+	for _, r := range a.Reasons {
+		b = append(b, []byte(string(r)+"\x00")...)
+	}
+	for _, ts := range [][]*Transfer{a.Leftover, a.Builder} {
+		u(uint64(len(ts)))
+		for _, t := range ts {
+			u(uint64(t.Pos))
+		}
+	}
+	b = e.delta(b, a.Gross)
+	b = appendBool(b, a.Net != nil)
+	b = e.delta(b, a.Net)
+	c := &a.Costs
+	b = appendBool(b, c.Known)
+	u(c.GasUsed)
+	for _, v := range []*uint256.Int{&c.BaseFee, &c.Priority, &c.Builder, &c.Total} {
+		b = appendU256(b, v)
+	}
+	// steps
+	u(uint64(len(a.Steps)))
+	for _, st := range a.Steps {
+		b = append(b, byte(st.Rule))
+		u(uint64(st.Frame))
+		u(uint64(len(st.Operands)))
+		for _, op := range st.Operands {
+			b = append(b, []byte(op+"\x00")...)
+		}
+		b = append(b, []byte(st.Result+"\x00"+st.Note+"\x00")...)
+	}
+	return b
+}
+
+func (e *encoder) delta(b []byte, d Delta) []byte {
+	b = binary.AppendUvarint(b, uint64(len(d)))
+	for _, x := range d {
+		b = binary.AppendUvarint(b, uint64(e.addrIdx[x.Addr]))
+		b = binary.AppendUvarint(b, uint64(e.tokIdx[x.Token]))
+		b = appendBool(b, x.Amount.Neg)
+		b = appendU256(b, &x.Amount.Abs)
+	}
+	return b
+}
+
+// node: 0 leaf (position), 1 chain.
+func (e *encoder) node(b []byte, n *Node) []byte {
+	if n.Leaf != nil {
+		b = append(b, 0)
+		return binary.AppendUvarint(b, uint64(n.Leaf.Pos))
+	}
+	return e.chain(append(b, 1), n.Chain)
+}
+
+// chain: 0 leaf chain (position), 1 inner (id, label, rule, flags, frame,
+// frame sender, left, right).
+func (e *encoder) chain(b []byte, c *Chain) []byte {
+	if c.Leaf != nil {
+		b = append(b, 0)
+		return binary.AppendUvarint(b, uint64(c.Leaf.Pos))
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(c.ID))
+	var f byte
+	for i, v := range []bool{c.Merged, c.Promoted, c.Downgraded} {
+		if v {
+			f |= 1 << i
+		}
+	}
+	b = append(b, byte(c.Label), byte(c.Rule), f)
+	b = binary.AppendUvarint(b, uint64(c.Frame))
+	b = binary.AppendUvarint(b, uint64(e.addrIdx[c.FrameSender]))
+	b = e.chain(b, c.Left)
+	return e.chain(b, c.Right)
+}
+
+// --- decoding ---------------------------------------------------------------
+
+var errShort = errors.New("truncated")
+
+type decoder struct {
+	b     []byte
+	i     int
+	err   error
+	addrs []Address
+	toks  []Token
+	tx    *Tx
+}
+
+func (d *decoder) fail(err error) {
+	if d.err == nil {
+		d.err = fmt.Errorf("normal form encoding, byte %d: %w", d.i, err)
+	}
+}
+
+func (d *decoder) u() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.i:])
+	if n <= 0 {
+		d.fail(errShort)
+		return 0
+	}
+	d.i += n
+	return v
+}
+
+// small reads a count or index bounded by limit.
+func (d *decoder) small(limit int) int {
+	v := d.u()
+	if v > uint64(limit) {
+		d.fail(fmt.Errorf("value %d over its bound %d", v, limit))
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) byte1() byte {
+	if d.err != nil || d.i >= len(d.b) {
+		d.fail(errShort)
+		return 0
+	}
+	d.i++
+	return d.b[d.i-1]
+}
+
+func (d *decoder) raw(n int) []byte {
+	if d.err != nil || d.i+n > len(d.b) {
+		d.fail(errShort)
+		return make([]byte, n)
+	}
+	d.i += n
+	return d.b[d.i-n : d.i]
+}
+
+func (d *decoder) str() string {
+	for j := d.i; j < len(d.b); j++ {
+		if d.b[j] == 0 {
+			s := string(d.b[d.i:j])
+			d.i = j + 1
+			return s
+		}
+	}
+	d.fail(errShort)
+	return ""
+}
+
+func (d *decoder) u256() uint256.Int {
+	n := int(d.byte1())
+	if n > 32 {
+		d.fail(errors.New("amount longer than 32 bytes"))
+		return uint256.Int{}
+	}
+	var v uint256.Int
+	v.SetBytes(d.raw(n))
+	return v
+}
+
+func (d *decoder) addr() Address {
+	i := d.small(len(d.addrs))
+	if i >= len(d.addrs) {
+		d.fail(errors.New("address index out of range"))
+		return Address{}
+	}
+	return d.addrs[i]
+}
+
+func (d *decoder) bool1() bool { return d.byte1() == 1 }
+
+// DecodeNF decodes EncodeNF's bytes. The result renders, hashes and
+// re-encodes like the analysis it came from.
+func DecodeNF(b []byte) (*Analysis, error) {
+	d := &decoder{b: b}
+	if v := d.byte1(); d.err == nil && v != EncodingVersion {
+		return nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+	}
+	chainID := d.u()
+	var wrapped []Address
+	for n := d.small(1 << 10); n > 0; n-- {
+		var a Address
+		copy(a[:], d.raw(20))
+		wrapped = append(wrapped, a)
+	}
+	net := Networks[chainID]
+	if net == nil {
+		net = &Network{ID: chainID, Name: fmt.Sprint(chainID), NativeSymbol: "ETH"}
+	}
+	cfg := NewConfig(net, wrapped, nil)
+	for n := d.small(len(b) / 20); n > 0; n-- {
+		var a Address
+		copy(a[:], d.raw(20))
+		d.addrs = append(d.addrs, a)
+	}
+	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
+		t := Token{Kind: TokenKind(d.byte1())}
+		t.Addr = d.addr()
+		if t.HasID() {
+			t.ID = d.u256()
+		}
+		d.toks = append(d.toks, t)
+	}
+	tx := &Tx{}
+	d.tx = tx
+	a := &Analysis{Tx: tx, cfg: cfg}
+	m := &tx.Meta
+	flags := d.u()
+	for i, p := range []*bool{&m.HasHash, &m.HasBlock, &m.HasIndex, &m.HasFrom, &m.HasTo, &m.HasReceipt, &m.HasHeader, &m.HasBaseFee} {
+		*p = flags&(1<<i) != 0
+	}
+	copy(m.Hash[:], d.raw(32))
+	m.Block = d.u()
+	m.Index = int(d.u())
+	m.From, m.To = d.addr(), d.addr()
+	m.Status, m.Type = Status(d.byte1()), d.byte1()
+	m.GasUsed = d.u()
+	m.EffectiveGasPrice, m.BaseFee = d.u256(), d.u256()
+	m.Miner = d.addr()
+	m.Timestamp = d.u()
+	tx.Shape = d.str()
+	s := &tx.Stats
+	for _, p := range []*int{&s.Frames, &s.RevertedFrames, &s.Logs, &s.TransferLogs, &s.IgnoredLogs, &s.Degenerate} {
+		*p = int(d.u())
+	}
+	nt := d.small(len(b))
+	tx.Transfers = make([]Transfer, nt)
+	for i := 0; i < nt && d.err == nil; i++ {
+		t := &tx.Transfers[i]
+		t.From, t.To = d.addr(), d.addr()
+		t.Amount = d.u256()
+		ti := d.small(len(d.toks))
+		if ti < len(d.toks) {
+			t.Token = d.toks[ti]
+		} else {
+			d.fail(errors.New("token index out of range"))
+		}
+		t.Sender = d.addr()
+		t.Flags, t.Event = Flags(d.byte1()), Event(d.byte1())
+		t.LogIndex = int32(d.u()) - 1
+		t.Frame = int32(d.u())
+		t.Pos = int32(i)
+	}
+	if d.bool1() {
+		f := &Frame{Type: CallType(d.byte1())}
+		f.From, f.To = d.addr(), d.addr()
+		f.Index, f.Depth = int32(d.u()), int32(d.u())
+		f.Sender = d.addr()
+		a.NF = &Node{Frame: f}
+		for n := d.small(nt); n > 0 && d.err == nil; n-- {
+			a.NF.Children = append(a.NF.Children, d.node())
+		}
+	}
+	a.Recipient, a.Sender = d.addr(), d.addr()
+	a.Passes = int(d.u())
+	a.Verdict, a.Tier = Verdict(d.byte1()), Tier(d.byte1())
+	if a.Verdict > VerdictArbitrage || a.Tier > TierUncertain {
+		d.fail(errors.New("verdict or tier out of range"))
+	}
+	for n := d.small(64); n > 0; n-- {
+		a.Reasons = append(a.Reasons, Reason(d.str()))
+	}
+	for _, ts := range []*[]*Transfer{&a.Leftover, &a.Builder} {
+		for n := d.small(nt); n > 0 && d.err == nil; n-- {
+			*ts = append(*ts, d.transfer())
+		}
+	}
+	a.Gross = d.delta()
+	hasNet := d.bool1()
+	a.Net = d.delta()
+	if !hasNet {
+		a.Net = nil
+	}
+	c := &a.Costs
+	c.Known = d.bool1()
+	c.GasUsed = d.u()
+	c.BaseFee, c.Priority, c.Builder, c.Total = d.u256(), d.u256(), d.u256(), d.u256()
+	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
+		st := Step{Rule: Rule(d.byte1()), Frame: int32(d.u())}
+		for k := d.small(len(b)); k > 0 && d.err == nil; k-- {
+			st.Operands = append(st.Operands, d.str())
+		}
+		st.Result, st.Note = d.str(), d.str()
+		a.Steps = append(a.Steps, st)
+	}
+	if d.err == nil && d.i != len(b) {
+		d.fail(fmt.Errorf("%d bytes after the end", len(b)-d.i))
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if a.NF != nil {
+		for _, n := range a.NF.Children {
+			if n.Chain != nil && n.Chain.Closed() {
+				a.Cycles = append(a.Cycles, n.Chain)
+			}
+		}
+	}
+	return a, nil
+}
+
+func (d *decoder) transfer() *Transfer {
+	p := d.small(len(d.tx.Transfers))
+	if p >= len(d.tx.Transfers) {
+		d.fail(errors.New("transfer position out of range"))
+		return &Transfer{}
+	}
+	return &d.tx.Transfers[p]
+}
+
+func (d *decoder) delta() Delta {
+	var out Delta
+	for n := d.small(len(d.b)); n > 0 && d.err == nil; n-- {
+		e := DeltaEntry{Addr: d.addr()}
+		ti := d.small(len(d.toks))
+		if ti < len(d.toks) {
+			e.Token = d.toks[ti]
+		}
+		e.Amount.Neg = d.bool1()
+		e.Amount.Abs = d.u256()
+		out = append(out, e)
+	}
+	return out
+}
+
+func (d *decoder) node() *Node {
+	if d.byte1() == 0 {
+		return &Node{Leaf: d.transfer()}
+	}
+	return &Node{Chain: d.chain(0)}
+}
+
+func (d *decoder) chain(depth int) *Chain {
+	if depth > 100000 {
+		d.fail(errors.New("chain nested too deep"))
+		return leafChain(&Transfer{})
+	}
+	if d.byte1() == 0 {
+		return leafChain(d.transfer())
+	}
+	id := int32(d.u())
+	label, rule, f := Label(d.byte1()), Rule(d.byte1()), d.byte1()
+	frame := int32(d.u())
+	fs := d.addr()
+	left := d.chain(depth + 1)
+	right := d.chain(depth + 1)
+	if d.err != nil {
+		return leafChain(&Transfer{})
+	}
+	c, err := join(left, right, rule, label, f&1 != 0)
+	if err != nil {
+		d.fail(err)
+		return leafChain(&Transfer{})
+	}
+	c.ID, c.Frame, c.FrameSender = id, frame, fs
+	c.Promoted, c.Downgraded = f&2 != 0, f&4 != 0
+	return c
+}
