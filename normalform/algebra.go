@@ -187,13 +187,17 @@ func flattenPar(c *Chain, dst []*Chain) []*Chain {
 
 // namer abstracts atoms for one level.
 type namer struct {
-	level  Level
-	cfg    *Config
+	level   Level
+	display bool // for people: short concrete addresses
+	cfg     *Config
 	addrs  map[Address]string
 	tokens map[Token]string
 }
 
 func (n *namer) addr(a Address) string {
+	if n.display {
+		return ShortAddr(a)
+	}
 	switch n.level {
 	case Exact:
 		return AddrKey(a)
@@ -289,7 +293,7 @@ func (n *namer) render(b *strings.Builder, t *Term) {
 // RenderTerms renders a normal form as the paper's terms, for people:
 // concrete pools and tokens (symbols where known), one element per line.
 func (a *Analysis) RenderTerms(cfg *Config) []string {
-	n := &namer{level: Tokens, cfg: cfg, addrs: map[Address]string{}, tokens: map[Token]string{}}
+	n := &namer{level: Tokens, display: true, cfg: cfg, addrs: map[Address]string{}, tokens: map[Token]string{}}
 	var out []string
 	for _, t := range a.Terms() {
 		var b strings.Builder

@@ -147,6 +147,21 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 			fmt.Fprintf(b, "  %s\n", c.LeafString(t))
 		}
 	}
+	if terms := a.RenderTerms(c); len(terms) > 0 {
+		b.WriteString("terms:\n")
+		for _, t := range terms {
+			fmt.Fprintf(b, "  %s\n", t)
+		}
+	}
+	if alpha, conv, ok, flash := a.StarFamily(c); ok {
+		fam := "G"
+		if flash {
+			fam = "G^F (flash loan)"
+		}
+		fmt.Fprintf(b, "family: star %s_{%s,%s}\n", fam, c.TokenName(alpha), c.TokenName(conv))
+	}
+	h := a.Hashes()
+	fmt.Fprintf(b, "hashes: exact %s shape %s tokens %s family %s\n", h.Exact.Hex()[:18], h.Shape.Hex()[:18], h.Tokens.Hex()[:18], h.Family.Hex()[:18])
 	if steps {
 		fmt.Fprintf(b, "steps: %d (annotation passes: %d)\n", len(a.Steps), a.Passes)
 		for i, s := range a.Steps {
@@ -195,7 +210,26 @@ type AnalysisJSON struct {
 	Profit    ProfitJSON     `json:"profit"`
 	Transfers []TransferJSON `json:"transfers"`
 	Passes    int            `json:"passes"`
+	Hashes    HashesJSON     `json:"hashes"`
+	Terms     []string       `json:"terms"`
+	Star      *StarJSON      `json:"star_family,omitempty"`
 	Steps     []StepJSON     `json:"steps,omitempty"`
+}
+
+// HashesJSON are the structural hashes of the four equivalence levels.
+type HashesJSON struct {
+	Exact  string `json:"exact"`
+	Shape  string `json:"shape"`
+	Tokens string `json:"tokens"`
+	Family string `json:"family"`
+}
+
+// StarJSON says the normal form is a word of the star grammar G_{α,τ'}
+// (flash: of its flash-loan extension G^F).
+type StarJSON struct {
+	Alpha       string `json:"alpha"`
+	Convergence string `json:"convergence"`
+	Flash       bool   `json:"flash"`
 }
 
 // ProfitJSON carries the balances at the principals (token keys are
@@ -264,6 +298,15 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 	}
 	for i := range a.Tx.Transfers {
 		j.Transfers = append(j.Transfers, c.TransferToJSON(&a.Tx.Transfers[i]))
+	}
+	h := a.Hashes()
+	j.Hashes = HashesJSON{Exact: h.Exact.Hex(), Shape: h.Shape.Hex(), Tokens: h.Tokens.Hex(), Family: h.Family.Hex()}
+	j.Terms = a.RenderTerms(c)
+	if j.Terms == nil {
+		j.Terms = []string{}
+	}
+	if alpha, conv, ok, flash := a.StarFamily(c); ok {
+		j.Star = &StarJSON{Alpha: alpha.Key(), Convergence: conv.Key(), Flash: flash}
 	}
 	if steps {
 		for _, s := range a.Steps {
