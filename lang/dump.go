@@ -1,0 +1,118 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+)
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:6] + "…" + h[len(h)-4:]
+	}
+	return h
+}
+
+// Dump renders a node compactly, for tests and error messages.
+func Dump(n Node) string {
+	switch x := n.(type) {
+	case *Explain:
+		return "Explain(" + Dump(x.Query) + ")"
+	case *Find:
+		parts := []string{x.Verdict}
+		if x.Where != nil {
+			parts = append(parts, Dump(x.Where))
+		}
+		return "Find(" + strings.Join(append(parts, tail(x.Order, x.Limit)...), "; ") + ")"
+	case *Same:
+		lvl := "exact"
+		if x.Level != nil {
+			lvl = x.Level.Name
+		}
+		return fmt.Sprintf("Same(%s, %s, %s)", short(x.A.Hash), short(x.B.Hash), lvl)
+	case *Match:
+		lvl := "shape"
+		if x.Level != nil {
+			lvl = x.Level.Name
+		}
+		parts := []string{short(x.Ref.Hash) + ", " + lvl}
+		if x.Where != nil {
+			parts = append(parts, Dump(x.Where))
+		}
+		return "Match(" + strings.Join(append(parts, tail(x.Order, x.Limit)...), "; ") + ")"
+	case *Anomalies:
+		parts := []string{short(x.Bot.Addr)}
+		if x.Since != nil {
+			parts = append(parts, "since "+x.Since.Text)
+		}
+		if x.Baseline != nil {
+			parts = append(parts, "baseline "+x.Baseline.From.Text+".."+x.Baseline.To.Text)
+		}
+		return "Anomalies(" + strings.Join(append(parts, tail(nil, x.Limit)...), "; ") + ")"
+	case *Count:
+		parts := []string{x.What + " by " + x.By.Name}
+		if x.Where != nil {
+			parts = append(parts, Dump(x.Where))
+		}
+		return "Count(" + strings.Join(append(parts, tail(nil, x.Limit)...), "; ") + ")"
+	case *Show:
+		var vs []string
+		for _, v := range x.Views {
+			vs = append(vs, v.Name)
+		}
+		return "Show(" + short(x.Tx.Hash) + "; " + strings.Join(vs, ", ") + ")"
+	case *And:
+		return "And(" + Dump(x.L) + ", " + Dump(x.R) + ")"
+	case *Or:
+		return "Or(" + Dump(x.L) + ", " + Dump(x.R) + ")"
+	case *Not:
+		return "Not(" + Dump(x.X) + ")"
+	case *Compare:
+		v := x.Value.Number.Text
+		if x.Value.Token != nil {
+			v += " " + x.Value.Token.String()
+		}
+		return fmt.Sprintf("Compare(%s %s %s)", x.Metric, x.Op, v)
+	case *Is:
+		op := "="
+		if x.Neg {
+			op = "!="
+		}
+		return fmt.Sprintf("Is(%s %s %s)", x.Field, op, x.Value.Name)
+	case *HasReason:
+		return "HasReason(" + x.Reason.Name + ")"
+	case *InBlocks:
+		r := x.Range
+		if r.Op != "" {
+			return "InBlocks(" + r.Op + " " + r.From.Text + ")"
+		}
+		return "InBlocks(" + r.From.Text + ".." + r.To.Text + ")"
+	case *AddrIs:
+		op := "="
+		if x.Neg {
+			op = "!="
+		}
+		return fmt.Sprintf("AddrIs(%s %s %s)", x.Field, op, x.Addr.Addr)
+	case *Touches:
+		return "Touches(" + x.Target.String() + ")"
+	case *FlashLoan:
+		return "FlashLoan"
+	case *HashIs:
+		return fmt.Sprintf("HashIs(%s = %s)", x.Level.Name, short(x.Hash.Hash))
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func tail(o *Order, l *Limit) []string {
+	var out []string
+	if o != nil {
+		d := "asc"
+		if o.Desc {
+			d = "desc"
+		}
+		out = append(out, "order "+o.Metric.String()+" "+d)
+	}
+	if l != nil {
+		out = append(out, "limit "+l.N.Text)
+	}
+	return out
+}

@@ -1,0 +1,252 @@
+package lang
+
+import (
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The grammar below is participle's and stays in this file: parse.go
+// lowers it into the AST of ast.go, which is what the rest of flowq sees.
+
+// keywords are the language's reserved words: a token symbol or a name
+// cannot be one (so "order" after an amount is never read as a token).
+const keywords = "explain|find|arbitrages|arbitrage|warnings|warning|transactions|txs|none|where|order|by|asc|desc|limit|same|and|at|match|anomalies|for|of|bot|since|block|blocks|baseline|count|bots|shapes|families|show|as|or|not|has|reason|touches|flashloan|flash_loan|gross|net|profit|in|pools|hops|cycles|leftovers|verdict|tier|is|between|sender"
+
+var queryLexer = lexer.MustSimple([]lexer.SimpleRule{
+	{Name: "Comment", Pattern: `(--|#)[^\n]*`},
+	{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
+	{Name: "Hash", Pattern: `0[xX][0-9a-fA-F]{64}\b`},
+	{Name: "Address", Pattern: `0[xX][0-9a-fA-F]{40}\b`},
+	{Name: "BadHex", Pattern: `0[xX][0-9a-fA-F]*`},
+	{Name: "Number", Pattern: `[0-9]+(\.[0-9]+)?`},
+	{Name: "Keyword", Pattern: `(?i)\b(` + keywords + `)\b`},
+	{Name: "Ident", Pattern: `[a-zA-Z_][a-zA-Z0-9_]*`},
+	{Name: "String", Pattern: `"(\\.|[^"\\])*"?`},
+	{Name: "Op", Pattern: `>=|<=|!=|==|=|>|<`},
+	{Name: "Range", Pattern: `\.\.`},
+	{Name: "Punct", Pattern: `[;(),]`},
+})
+
+type gProgram struct {
+	Stmts []*gStatement `parser:"( @@ ( ';' @@? )* )?"`
+}
+
+type gStatement struct {
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	Explain bool    `parser:"@'explain'?"`
+	Find    *gFind  `parser:"( @@"`
+	Same    *gSame  `parser:"| @@"`
+	Match   *gMatch `parser:"| @@"`
+	Anom    *gAnom  `parser:"| @@"`
+	Count   *gCount `parser:"| @@"`
+	Show    *gShow  `parser:"| @@ )"`
+}
+
+type gFind struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Kind   string  `parser:"'find' @( 'arbitrages' | 'arbitrage' | 'warnings' | 'warning' | 'transactions' | 'txs' | 'none' )?"`
+	Where  *gExpr  `parser:"( 'where' @@ )?"`
+	Order  *gOrder `parser:"@@?"`
+	Limit  *gLimit `parser:"@@?"`
+}
+
+type gSame struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	A      *gTx    `parser:"'same' @@"`
+	B      *gTx    `parser:"( 'and' | ',' )? @@"`
+	Level  *gIdent `parser:"( 'at' @@ )?"`
+}
+
+type gMatch struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Ref    *gTx    `parser:"'match' @@"`
+	Level  *gIdent `parser:"( 'at' @@ )?"`
+	Where  *gExpr  `parser:"( 'where' @@ )?"`
+	Order  *gOrder `parser:"@@?"`
+	Limit  *gLimit `parser:"@@?"`
+}
+
+type gAnom struct {
+	Pos      lexer.Position
+	EndPos   lexer.Position
+	Bot      *gAddr  `parser:"'anomalies' ( 'for' | 'of' ) 'bot'? @@"`
+	Since    *gNum   `parser:"( 'since' 'block' @@"`
+	Baseline *gRange `parser:"| 'baseline' 'blocks'? @@ )?"`
+	Limit    *gLimit `parser:"@@?"`
+}
+
+type gCount struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	What   string  `parser:"'count' @( 'transactions' | 'txs' | 'bots' | 'shapes' | 'families' )?"`
+	By     *gIdent `parser:"'by' @@"`
+	Where  *gExpr  `parser:"( 'where' @@ )?"`
+	Limit  *gLimit `parser:"@@?"`
+}
+
+type gShow struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Tx     *gTx      `parser:"'show' @@"`
+	Views  []*gIdent `parser:"( 'as' @@ ( ',' @@ )* )?"`
+}
+
+type gOrder struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Metric *gMetric `parser:"'order' 'by' @@"`
+	Dir    string   `parser:"@( 'asc' | 'desc' )?"`
+}
+
+type gLimit struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	N      *gNum `parser:"'limit' @@"`
+}
+
+type gExpr struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Left   *gAnd   `parser:"@@"`
+	Right  []*gAnd `parser:"( 'or' @@ )*"`
+}
+
+type gAnd struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Left   *gUnary   `parser:"@@"`
+	Right  []*gUnary `parser:"( 'and' @@ )*"`
+}
+
+type gUnary struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Not    bool   `parser:"@'not'?"`
+	Group  *gExpr `parser:"( '(' @@ ')'"`
+	Pred   *gPred `parser:"| @@ )"`
+}
+
+type gPred struct {
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	Compare *gCompare `parser:"@@"`
+	Is      *gIs      `parser:"| @@"`
+	Reason  *gIdent   `parser:"| 'has'? 'reason' @@"`
+	Blocks  *gBlocks  `parser:"| @@"`
+	AddrIs  *gAddrIs  `parser:"| @@"`
+	Touches *gToken   `parser:"| 'touches' @@"`
+	Flash   bool      `parser:"| @( 'flashloan' | 'flash_loan' )"`
+	HashIs  *gHashIs  `parser:"| @@"`
+}
+
+type gCompare struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Metric *gMetric `parser:"@@"`
+	Op     string   `parser:"@Op"`
+	Value  *gAmount `parser:"@@"`
+}
+
+type gMetric struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Profit string  `parser:"( @( 'gross' | 'net' ) 'profit'"`
+	Token  *gToken `parser:"( 'in' @@ )?"`
+	Count  string  `parser:"| @( 'pools' | 'hops' | 'cycles' | 'leftovers' | 'block' ) )"`
+}
+
+type gAmount struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Number *gNum   `parser:"@@"`
+	Token  *gToken `parser:"@@?"`
+}
+
+type gIs struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Field  string  `parser:"@( 'verdict' | 'tier' )"`
+	Op     string  `parser:"( @( '=' | '==' | '!=' ) | @'is' )"`
+	Value  *gIdent `parser:"@@"`
+}
+
+type gBlocks struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Range  *gRange `parser:"'blocks' @@"`
+	From   *gNum   `parser:"| 'block' ( 'between' @@"`
+	To     *gNum   `parser:"'and' @@"`
+	Op     string  `parser:"| @Op"`
+	N      *gNum   `parser:"@@ )"`
+}
+
+type gRange struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	From   *gNum `parser:"@@ Range"`
+	To     *gNum `parser:"@@"`
+}
+
+type gAddrIs struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Field  string `parser:"@( 'bot' | 'sender' )"`
+	Op     string `parser:"( @( '=' | '==' | '!=' ) | @'is' )"`
+	Addr   *gAddr `parser:"@@"`
+}
+
+type gHashIs struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Level  *gIdent `parser:"@@"`
+	Op     string  `parser:"@( '=' | '==' )"`
+	Hash   *gHash  `parser:"@@"`
+}
+
+type gToken struct {
+	Pos     lexer.Position
+	EndPos  lexer.Position
+	Address string `parser:"@Address"`
+	Symbol  string `parser:"| @Ident"`
+}
+
+type gTx struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Hash   string `parser:"@Hash"`
+}
+
+type gAddr struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Addr   string `parser:"@Address"`
+}
+
+type gHash struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Hash   string `parser:"@Hash"`
+}
+
+type gNum struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Text   string `parser:"@Number"`
+}
+
+type gIdent struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Name   string `parser:"@(Ident | Keyword)"`
+}
+
+var parser = participle.MustBuild[gProgram](
+	participle.Lexer(queryLexer),
+	participle.Elide("Whitespace", "Comment"),
+	participle.CaseInsensitive("Ident", "Keyword"),
+	participle.UseLookahead(4),
+)

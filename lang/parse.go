@@ -1,0 +1,457 @@
+package lang
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Error is a query error at a position. Its message names what was wrong
+// and, for syntax errors, what was expected; Error() prints the source line
+// with a caret under the column.
+type Error struct {
+	File string
+	Pos  Pos
+	Msg  string
+	line string // the source line, for the caret
+}
+
+func (e *Error) Error() string {
+	loc := e.Pos.String()
+	if e.File != "" {
+		loc = e.File + ":" + loc
+	}
+	s := loc + ": " + e.Msg
+	if e.line != "" {
+		col := e.Pos.Column - 1
+		if col < 0 {
+			col = 0
+		}
+		pad := strings.Map(func(r rune) rune {
+			if r == '\t' {
+				return '\t'
+			}
+			return ' '
+		}, string([]rune(e.line)[:min(col, len([]rune(e.line)))]))
+		s += "\n    " + e.line + "\n    " + pad + "^"
+	}
+	return s
+}
+
+// ErrorList is every error of a parse, in source order.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+var gName = regexp.MustCompile(`\bG([A-Z][A-Za-z]*)\b`)
+
+// Grammar returns the query grammar in EBNF, as the parser builds it.
+func Grammar() string { return gName.ReplaceAllString(parser.String(), "$1") }
+
+// Parse parses a script of statements separated by ";" (a single statement
+// needs none). file names the source in errors.
+func Parse(file, src string) ([]Statement, error) {
+	p := &lowerer{file: file, src: src}
+	if err := p.lexCheck(); err != nil {
+		return nil, err
+	}
+	prog, err := parser.ParseString(file, src)
+	if err != nil {
+		return nil, p.syntaxError(err)
+	}
+	var out []Statement
+	for _, s := range prog.Stmts {
+		if st := p.statement(s); st != nil {
+			out = append(out, st)
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return out, nil
+}
+
+// ParseOne parses exactly one statement.
+func ParseOne(file, src string) (Statement, error) {
+	sts, err := Parse(file, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(sts) != 1 {
+		return nil, ErrorList{{File: file, Pos: Pos{Line: 1, Column: 1}, Msg: fmt.Sprintf("want one statement, found %d", len(sts))}}
+	}
+	return sts[0], nil
+}
+
+type lowerer struct {
+	file string
+	src  string
+	errs ErrorList
+}
+
+func (p *lowerer) lineAt(line int) string {
+	lines := strings.Split(p.src, "\n")
+	if line >= 1 && line <= len(lines) {
+		return strings.TrimRight(lines[line-1], "\r")
+	}
+	return ""
+}
+
+func (p *lowerer) errorAt(pos Pos, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.file, Pos: pos, Msg: fmt.Sprintf(format, args...), line: p.lineAt(pos.Line)})
+}
+
+func conv(lp lexer.Position) Pos { return Pos{Offset: lp.Offset, Line: lp.Line, Column: lp.Column} }
+
+func span(from, to lexer.Position) Span { return Span{From: conv(from), To: conv(to)} }
+
+// lexCheck reports what the lexer can see: characters no token starts
+// with, unterminated strings, hex that is neither an address nor a hash.
+func (p *lowerer) lexCheck() error {
+	toks, err := parser.Lex(p.file, strings.NewReader(p.src))
+	if err != nil {
+		var pe participle.Error
+		if errors.As(err, &pe) {
+			pos := conv(pe.Position())
+			r := rune(0)
+			if pos.Offset < len(p.src) {
+				r = []rune(p.src[pos.Offset:])[0]
+			}
+			p.errorAt(pos, "unexpected character %q: not part of any word, number, address or operator", r)
+			return p.errs
+		}
+		return err
+	}
+	sym := parser.Lexer().Symbols()
+	for _, t := range toks {
+		switch t.Type {
+		case sym["String"]:
+			if len(t.Value) < 2 || !strings.HasSuffix(t.Value, `"`) {
+				p.errorAt(conv(t.Pos), "unterminated string: add the closing \"")
+			} else {
+				p.errorAt(conv(t.Pos), "strings are not part of the language: write names without quotes")
+			}
+		case sym["BadHex"]:
+			p.errorAt(conv(t.Pos), "%s is neither an address (0x and 40 hex digits) nor a transaction or structural hash (0x and 64)", t.Value)
+		}
+	}
+	if len(p.errs) > 0 {
+		return p.errs
+	}
+	return nil
+}
+
+// syntaxError turns participle's error into a positioned Error that says
+// what was found and what was expected.
+func (p *lowerer) syntaxError(err error) error {
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		found := fmt.Sprintf("%q", ute.Unexpected.Value)
+		if ute.Unexpected.EOF() {
+			found = "the end of the query"
+		}
+		msg := "unexpected " + found
+		if ute.Expect != "" || strings.Contains(ute.Message(), "expected") {
+			if i := strings.Index(ute.Message(), "(expected "); i >= 0 {
+				msg += ": expected " + strings.TrimSuffix(ute.Message()[i+len("(expected "):], ")")
+			}
+		}
+		p.errorAt(conv(ute.Position()), "%s", gName.ReplaceAllString(msg, "$1"))
+		return p.errs
+	}
+	var pe participle.Error
+	if errors.As(err, &pe) {
+		p.errorAt(conv(pe.Position()), "%s", gName.ReplaceAllString(pe.Message(), "$1"))
+		return p.errs
+	}
+	return err
+}
+
+// --- lowering -----------------------------------------------------------
+
+var (
+	levels   = []string{"exact", "shape", "tokens", "family"}
+	verdicts = []string{"arbitrage", "warning", "none"}
+	tiers    = []string{"confirmed", "probable", "attempted", "uncertain"}
+	views    = []string{"tree", "terms", "cycles", "balances", "steps", "transfers", "all"}
+	groupBys = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "block"}
+)
+
+func oneOf(s string, set []string) bool {
+	for _, x := range set {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *lowerer) ident(g *gIdent, what string, set []string) *Ident {
+	if g == nil {
+		return nil
+	}
+	id := &Ident{Span: span(g.Pos, g.EndPos), Name: strings.ToLower(g.Name)}
+	if set != nil && !oneOf(id.Name, set) {
+		p.errorAt(id.From, "unknown %s %q: want %s", what, g.Name, strings.Join(set, ", "))
+	}
+	return id
+}
+
+func (p *lowerer) num(g *gNum) *NumLit {
+	if g == nil {
+		return nil
+	}
+	return &NumLit{Span: span(g.Pos, g.EndPos), Text: g.Text}
+}
+
+func (p *lowerer) integer(g *gNum, what string) *NumLit {
+	n := p.num(g)
+	if n != nil && strings.Contains(n.Text, ".") {
+		p.errorAt(n.From, "%s must be a whole number, not %s", what, n.Text)
+	}
+	return n
+}
+
+func (p *lowerer) limit(g *gLimit) *Limit {
+	if g == nil {
+		return nil
+	}
+	n := p.integer(g.N, "a limit")
+	if n != nil && strings.Trim(n.Text, "0") == "" {
+		p.errorAt(n.From, "a limit must be at least 1")
+	}
+	return &Limit{Span: span(g.Pos, g.EndPos), N: n}
+}
+
+func (p *lowerer) token(g *gToken) *TokenRef {
+	if g == nil {
+		return nil
+	}
+	return &TokenRef{Span: span(g.Pos, g.EndPos), Symbol: strings.ToUpper(g.Symbol), Address: strings.ToLower(g.Address)}
+}
+
+func (p *lowerer) metric(g *gMetric) *Metric {
+	m := &Metric{Span: span(g.Pos, g.EndPos), Token: p.token(g.Token)}
+	if g.Profit != "" {
+		m.Name = strings.ToLower(g.Profit)
+	} else {
+		m.Name = strings.ToLower(g.Count)
+	}
+	return m
+}
+
+func (p *lowerer) order(g *gOrder) *Order {
+	if g == nil {
+		return nil
+	}
+	return &Order{Span: span(g.Pos, g.EndPos), Metric: p.metric(g.Metric), Desc: strings.EqualFold(g.Dir, "desc")}
+}
+
+func (p *lowerer) rng(g *gRange) *BlockRange {
+	if g == nil {
+		return nil
+	}
+	r := &BlockRange{Span: span(g.Pos, g.EndPos), From: p.integer(g.From, "a block"), To: p.integer(g.To, "a block")}
+	p.checkRange(r)
+	return r
+}
+
+func (p *lowerer) checkRange(r *BlockRange) {
+	if r.From != nil && r.To != nil && len(r.From.Text) > 0 && len(r.To.Text) > 0 {
+		if cmpNum(r.From.Text, r.To.Text) > 0 {
+			p.errorAt(r.From.From, "empty block range: %s is after %s", r.From.Text, r.To.Text)
+		}
+	}
+}
+
+// cmpNum compares two non-negative integers written in decimal.
+func cmpNum(a, b string) int {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		if len(a) < len(b) {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func (p *lowerer) statement(g *gStatement) Statement {
+	var st Statement
+	switch {
+	case g.Find != nil:
+		f := g.Find
+		st = &Find{Span: span(f.Pos, f.EndPos), Verdict: normVerdict(f.Kind), Where: p.expr(f.Where), Order: p.order(f.Order), Limit: p.limit(f.Limit)}
+	case g.Same != nil:
+		s := g.Same
+		st = &Same{Span: span(s.Pos, s.EndPos), A: tx(s.A), B: tx(s.B), Level: p.ident(s.Level, "equivalence level", levels)}
+	case g.Match != nil:
+		m := g.Match
+		st = &Match{Span: span(m.Pos, m.EndPos), Ref: tx(m.Ref), Level: p.ident(m.Level, "equivalence level", levels), Where: p.expr(m.Where), Order: p.order(m.Order), Limit: p.limit(m.Limit)}
+	case g.Anom != nil:
+		a := g.Anom
+		st = &Anomalies{Span: span(a.Pos, a.EndPos), Bot: addr(a.Bot), Since: p.integer(a.Since, "a block"), Baseline: p.rng(a.Baseline), Limit: p.limit(a.Limit)}
+	case g.Count != nil:
+		c := g.Count
+		what := strings.ToLower(c.What)
+		if what == "" || what == "txs" {
+			what = "transactions"
+		}
+		st = &Count{Span: span(c.Pos, c.EndPos), What: what, By: p.ident(c.By, "grouping", groupBys), Where: p.expr(c.Where), Limit: p.limit(c.Limit)}
+	case g.Show != nil:
+		s := g.Show
+		sh := &Show{Span: span(s.Pos, s.EndPos), Tx: tx(s.Tx)}
+		for _, v := range s.Views {
+			sh.Views = append(sh.Views, p.ident(v, "view", views))
+		}
+		st = sh
+	}
+	if st == nil {
+		return nil
+	}
+	if g.Explain {
+		return &Explain{Span: span(g.Pos, g.EndPos), Query: st}
+	}
+	return st
+}
+
+func normVerdict(k string) string {
+	switch strings.ToLower(k) {
+	case "arbitrage", "arbitrages":
+		return "arbitrage"
+	case "warning", "warnings":
+		return "warning"
+	case "none":
+		return "none"
+	}
+	return ""
+}
+
+func tx(g *gTx) *TxRef {
+	if g == nil {
+		return nil
+	}
+	return &TxRef{Span: span(g.Pos, g.EndPos), Hash: strings.ToLower(g.Hash)}
+}
+
+func addr(g *gAddr) *AddrLit {
+	if g == nil {
+		return nil
+	}
+	return &AddrLit{Span: span(g.Pos, g.EndPos), Addr: strings.ToLower(g.Addr)}
+}
+
+func (p *lowerer) expr(g *gExpr) Expr {
+	if g == nil {
+		return nil
+	}
+	e := p.and(g.Left)
+	for _, r := range g.Right {
+		right := p.and(r)
+		e = &Or{Span: Span{From: e.Pos(), To: right.End()}, L: e, R: right}
+	}
+	return e
+}
+
+func (p *lowerer) and(g *gAnd) Expr {
+	e := p.unary(g.Left)
+	for _, r := range g.Right {
+		right := p.unary(r)
+		e = &And{Span: Span{From: e.Pos(), To: right.End()}, L: e, R: right}
+	}
+	return e
+}
+
+func (p *lowerer) unary(g *gUnary) Expr {
+	var e Expr
+	if g.Group != nil {
+		e = p.expr(g.Group)
+	} else {
+		e = p.pred(g.Pred)
+	}
+	if g.Not {
+		return &Not{Span: span(g.Pos, g.EndPos), X: e}
+	}
+	return e
+}
+
+func (p *lowerer) pred(g *gPred) Expr {
+	sp := span(g.Pos, g.EndPos)
+	switch {
+	case g.Compare != nil:
+		if strings.EqualFold(g.Compare.Metric.Count, "block") {
+			c := g.Compare
+			if c.Value.Token != nil {
+				p.errorAt(conv(c.Value.Token.Pos), "a block is a number, not an amount of %s", p.token(c.Value.Token))
+			}
+			return &InBlocks{Span: sp, Range: &BlockRange{Span: sp, Op: c.Op, From: p.integer(c.Value.Number, "a block")}}
+		}
+		return p.compare(g.Compare)
+	case g.Is != nil:
+		field := strings.ToLower(g.Is.Field)
+		set := verdicts
+		if field == "tier" {
+			set = tiers
+		}
+		return &Is{Span: sp, Field: field, Neg: g.Is.Op == "!=", Value: p.ident(g.Is.Value, field, set)}
+	case g.Reason != nil:
+		return &HasReason{Span: sp, Reason: p.ident(g.Reason, "reason", nil)}
+	case g.Blocks != nil:
+		b := g.Blocks
+		var r *BlockRange
+		switch {
+		case b.Range != nil:
+			r = p.rng(b.Range)
+		case b.From != nil:
+			r = &BlockRange{Span: span(b.Pos, b.EndPos), From: p.integer(b.From, "a block"), To: p.integer(b.To, "a block")}
+			p.checkRange(r)
+		default:
+			r = &BlockRange{Span: span(b.Pos, b.EndPos), Op: b.Op, From: p.integer(b.N, "a block")}
+		}
+		return &InBlocks{Span: sp, Range: r}
+	case g.AddrIs != nil:
+		return &AddrIs{Span: sp, Field: strings.ToLower(g.AddrIs.Field), Neg: g.AddrIs.Op == "!=", Addr: addr(g.AddrIs.Addr)}
+	case g.Touches != nil:
+		return &Touches{Span: sp, Target: p.token(g.Touches)}
+	case g.Flash:
+		return &FlashLoan{Span: sp}
+	case g.HashIs != nil:
+		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level, "equivalence level", levels), Hash: &HashLit{Span: span(g.HashIs.Hash.Pos, g.HashIs.Hash.EndPos), Hash: strings.ToLower(g.HashIs.Hash.Hash)}}
+	}
+	return nil
+}
+
+// compare lowers METRIC OP VALUE and checks its types: counts compare
+// with whole numbers, profits with amounts of a named token.
+func (p *lowerer) compare(g *gCompare) Expr {
+	m := p.metric(g.Metric)
+	v := &Amount{Span: span(g.Value.Pos, g.Value.EndPos), Number: p.num(g.Value.Number), Token: p.token(g.Value.Token)}
+	op := g.Op
+	if op == "==" {
+		op = "="
+	}
+	c := &Compare{Span: span(g.Pos, g.EndPos), Metric: m, Op: op, Value: v}
+	switch {
+	case !m.IsProfit():
+		if v.Token != nil {
+			p.errorAt(v.Token.From, "%s is a count: compare it with a whole number, not an amount of %s", m.Name, v.Token)
+		} else if strings.Contains(v.Number.Text, ".") {
+			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, v.Number.Text)
+		}
+	case m.Token == nil && v.Token == nil:
+		p.errorAt(v.Number.To, "missing token: say which token the profit is in (%s profit > %s WETH, or %s profit in 0x… > %s in base units)", m.Name, v.Number.Text, m.Name, v.Number.Text)
+	case m.Token != nil && v.Token != nil && !strings.EqualFold(m.Token.String(), v.Token.String()):
+		p.errorAt(v.Token.From, "the profit is in %s but the amount is in %s", m.Token, v.Token)
+	}
+	return c
+}

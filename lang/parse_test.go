@@ -1,0 +1,129 @@
+package lang
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseStatements(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"find arbitrages where net profit > 1 WETH and pools >= 3 order by net profit desc limit 10",
+			"Find(arbitrage; And(Compare(net profit > 1 WETH), Compare(pools >= 3)); order net profit desc; limit 10)"},
+		{"find where gross profit in 0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2 > 1000000",
+			"Find(; Compare(gross profit in 0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2 > 1000000))"},
+		{"find warnings where tier = attempted or not (reason leftovers)",
+			"Find(warning; Or(Is(tier = attempted), Not(HasReason(leftovers))))"},
+		{"find where block between 100 and 200 and bot = 0x05f761b4260102b195c0d541d946a0302b76b28e and flashloan",
+			"Find(; And(And(InBlocks(100..200), AddrIs(bot = 0x05f761b4260102b195c0d541d946a0302b76b28e)), FlashLoan))"},
+		{"FIND Arbitrages WHERE touches usdc", "Find(arbitrage; Touches(USDC))"},
+		{"same 0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba1b4acc 0x46f4a4d409b44d85e64b1722b8b0f70e9713eb16d2c89da13cffd91486442627 at family",
+			"Same(0xddbf…4acc, 0x46f4…2627, family)"},
+		{"match 0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba1b4acc at shape limit 5", "Match(0xddbf…4acc, shape; limit 5)"},
+		{"anomalies for bot 0x05f761b4260102b195c0d541d946a0302b76b28e baseline blocks 1..100", "Anomalies(0x05f7…b28e; baseline 1..100)"},
+		{"count bots by family limit 3", "Count(bots by family; limit 3)"},
+		{"show 0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba1b4acc as terms, steps", "Show(0xddbf…4acc; terms, steps)"},
+		{"explain find arbitrages where block >= 5", "Explain(Find(arbitrage; InBlocks(>= 5)))"},
+		{"find; -- a comment\n count by family;", "Find(); Count(transactions by family)"},
+	}
+	for _, c := range cases {
+		sts, err := Parse("q", c.src)
+		if err != nil {
+			t.Errorf("%q: %v", c.src, err)
+			continue
+		}
+		var parts []string
+		for _, s := range sts {
+			parts = append(parts, Dump(s))
+		}
+		if got := strings.Join(parts, "; "); got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.src, got, c.want)
+		}
+	}
+}
+
+// Positions: every node knows its extent in the source.
+func TestPositions(t *testing.T) {
+	src := "find where pools >= 3\n  and net profit > 1 WETH"
+	st, err := ParseOne("q", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compares []*Compare
+	Walk(st, func(n Node) bool {
+		if c, ok := n.(*Compare); ok {
+			compares = append(compares, c)
+		}
+		if n.Pos().Line == 0 {
+			t.Errorf("%s has no position", Dump(n))
+		}
+		return true
+	})
+	if len(compares) != 2 || compares[1].Pos() != (Pos{Offset: 28, Line: 2, Column: 7}) ||
+		src[compares[1].Pos().Offset:compares[1].End().Offset] != "net profit > 1 WETH" {
+		t.Errorf("positions: %+v", compares)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"unknown word", "find arbitrages wher pools > 3",
+			"q:1:17: unexpected \"wher\""},
+		{"caret under the column", "find arbitrages wher pools > 3",
+			"\n    find arbitrages wher pools > 3\n                    ^"},
+		{"unknown statement", "fnd arbitrages", "q:1:1: unexpected \"fnd\""},
+		{"wrong type: count against an amount", "find where pools > 3 WETH", "q:1:22: pools is a count: compare it with a whole number, not an amount of WETH"},
+		{"wrong type: fractional count", "find where hops > 2.5", "q:1:19: hops is a count: compare it with a whole number, not 2.5"},
+		{"missing token", "find where net profit > 1", "q:1:26: missing token"},
+		{"missing argument", "find where net profit >", "q:1:24: unexpected the end of the query"},
+		{"missing hash", "show", "q:1:5: unexpected the end of the query"},
+		{"unterminated string", "find where touches \"USDC", "q:1:20: unterminated string: add the closing \""},
+		{"bad hex", "find where bot = 0x1234", "q:1:18: 0x1234 is neither an address"},
+		{"unknown level", "match 0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba1b4acc at shap", "q:1:77: unknown equivalence level \"shap\": want exact, shape, tokens, family"},
+		{"unknown tier", "find where tier = confimed", "q:1:19: unknown tier \"confimed\": want confirmed, probable, attempted, uncertain"},
+		{"empty range", "find where blocks 200..100", "q:1:19: empty block range: 200 is after 100"},
+		{"zero limit", "find limit 0", "q:1:12: a limit must be at least 1"},
+		{"stray character", "find where pools > 3 $", "q:1:22: unexpected character '$'"},
+		{"mismatched tokens", "find where net profit in WETH > 1 USDC", "q:1:35: the profit is in WETH but the amount is in USDC"},
+		{"second line", "find;\nfind where pools >", "q:2:19: unexpected the end of the query"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("q", c.src)
+			if err == nil {
+				t.Fatalf("%q parsed", c.src)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%q:\n got %s\nwant %s", c.src, err, c.want)
+			}
+		})
+	}
+}
+
+func TestGrammarPrints(t *testing.T) {
+	g := Grammar()
+	for _, want := range []string{"Statement = \"explain\"?", "Find = \"find\"", "Compare = Metric <op> Amount ."} {
+		if !strings.Contains(g, want) {
+			t.Errorf("grammar lacks %q:\n%s", want, g)
+		}
+	}
+}
+
+// No input makes the parser panic.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"find arbitrages where net profit > 1 WETH and pools >= 3 order by net profit desc limit 10",
+		"same 0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba1b4acc 0x46f4a4d409b44d85e64b1722b8b0f70e9713eb16d2c89da13cffd91486442627 at family",
+		"count bots by family", "explain find where not (reason leftovers or flashloan)", "find where touches \"x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sts, err := Parse("f", s)
+		if err == nil {
+			for _, st := range sts {
+				Walk(st, func(Node) bool { return true })
+				_ = Dump(st)
+			}
+		} else {
+			_ = err.Error()
+		}
+	})
+}
