@@ -190,8 +190,8 @@ type namer struct {
 	level   Level
 	display bool // for people: short concrete addresses
 	cfg     *Config
-	addrs  map[Address]string
-	tokens map[Token]string
+	addrs   map[Address]string
+	tokens  map[Token]string
 }
 
 func (n *namer) addr(a Address) string {
