@@ -107,29 +107,7 @@ func structural(n *Node) bool {
 func (k *kernel) leafRule(f *Frame, x, y *Node) *Node {
 	switch {
 	case x.Leaf != nil && y.Leaf != nil:
-		a, b := x.Leaf, y.Leaf
-		type lr struct {
-			rule  Rule
-			label Label
-			ok    func(a, b *Transfer) bool
-		}
-		// R2 and R3 first: a burn or mint flag is evidence R1 does not
-		// weigh, and WETH9 emits Withdrawal after the value it sends, so
-		// R1 on the reversed pair would chain an unwrap backwards.
-		for _, r := range [...]lr{
-			{R2, TokenBurn, r2},
-			{R3, TokenMint, r3},
-			{R1, Chaining, r1},
-			{R4, Chaining, func(a, b *Transfer) bool { return r4(k.cfg, a, b) }},
-			{R5, Chaining, func(a, b *Transfer) bool { return r5(k.cfg, a, b) }},
-		} {
-			if r.ok(a, b) {
-				return k.build(f, r.rule, r.label, false, x, y)
-			}
-			if r.ok(b, a) {
-				return k.build(f, r.rule, r.label, false, y, x)
-			}
-		}
+		return k.leafLeaf(f, x, y, false)
 	case x.Leaf != nil && structural(y), structural(x) && y.Leaf != nil:
 		l, c := x, y
 		if x.Chain != nil {
@@ -184,14 +162,78 @@ func (k *kernel) rootAppend(chainOrigin, leafSource Address, leafLater bool) boo
 	return leafLater
 }
 
+// leafLeaf tries R2, R3, R1, R4, R5 (or, when throughClosed is set, only
+// the different-token and burn/mint rules R2, R3, R1) on two leaves.
+// When a rule holds in both orientations (the pair closes a loop either
+// way), the loop is rooted as rootAppend says.
+func (k *kernel) leafLeaf(f *Frame, x, y *Node, throughClosed bool) *Node {
+	a, b := x.Leaf, y.Leaf
+	type lr struct {
+		rule  Rule
+		label Label
+		ok    func(a, b *Transfer) bool
+	}
+	// R2 and R3 first: a burn or mint flag is evidence R1 does not weigh,
+	// and WETH9 emits Withdrawal after the value it sends, so R1 on the
+	// reversed pair would chain an unwrap backwards.
+	rules := []lr{
+		{R2, TokenBurn, r2},
+		{R3, TokenMint, r3},
+		{R1, Chaining, r1},
+		{R4, Chaining, func(a, b *Transfer) bool { return r4(k.cfg, a, b) }},
+		{R5, Chaining, func(a, b *Transfer) bool { return r5(k.cfg, a, b) }},
+	}
+	if throughClosed {
+		rules = rules[:3]
+	}
+	for _, r := range rules {
+		ab, ba := r.ok(a, b), r.ok(b, a)
+		if ab && ba {
+			// (a, b) is rooted at a.From, (b, a) at b.From.
+			ab = k.rootPair(a, b)
+			ba = !ab
+		}
+		if ab {
+			return k.build(f, r.rule, r.label, false, x, y)
+		}
+		if ba {
+			return k.build(f, r.rule, r.label, false, y, x)
+		}
+	}
+	return nil
+}
+
+// rootPair decides where the loop of two transfers a: A→B and b: B→A is
+// rooted (true: at A). When one party initiated both legs (σ(a) = σ(b) is
+// A or B), it is the venue that pulled one asset and paid out the other
+// (CoW's settlement filling a user's order), and the loop belongs to the
+// other party. Otherwise rootAppend decides: at a principal of the
+// transaction, else in trace order.
+func (k *kernel) rootPair(a, b *Transfer) bool {
+	if a.Sender == b.Sender {
+		switch a.Sender {
+		case a.To: // B drove both legs: the loop is A's
+			return true
+		case a.From: // A drove both legs: the loop is B's
+			return false
+		}
+	}
+	return k.rootAppend(a.From, b.From, a.Pos > b.Pos)
+}
+
 // nodeRule tries the node rules on (x, y).
 func (k *kernel) nodeRule(f *Frame, x, y *Node) *Node {
 	switch {
 	case x.Leaf != nil && y.Leaf != nil:
-		if r11(k.cfg, x.Leaf, y.Leaf) {
+		ab, ba := r11(k.cfg, x.Leaf, y.Leaf), r11(k.cfg, y.Leaf, x.Leaf)
+		if ab && ba {
+			ab = k.rootPair(x.Leaf, y.Leaf)
+			ba = !ab
+		}
+		if ab {
 			return k.build(f, R11, Chaining, false, x, y)
 		}
-		if r11(k.cfg, y.Leaf, x.Leaf) {
+		if ba {
 			return k.build(f, R11, Chaining, false, y, x)
 		}
 	case x.Leaf != nil && structural(y), structural(x) && y.Leaf != nil:
@@ -222,7 +264,12 @@ func (k *kernel) nodeRule(f *Frame, x, y *Node) *Node {
 	return nil
 }
 
-// leafPass runs the leaf rules over adjacent siblings to a fixpoint.
+// leafPass runs the leaf rules over adjacent siblings to a fixpoint. Two
+// leaves separated only by closed chains count as adjacent for R1, R2 and
+// R3: a loop that closed between the two legs of a swap (a flash swap's
+// inner trades) does not separate them. Same-token rules (R4, R5) keep
+// strict adjacency: a flash loan's borrow and repay around the borrower's
+// callback are not a pair.
 func (k *kernel) leafPass(f *Frame, kids []*Node) []*Node {
 	i := 0
 	for i+1 < len(kids) && k.err == nil {
@@ -233,6 +280,22 @@ func (k *kernel) leafPass(f *Frame, kids []*Node) []*Node {
 				i--
 			}
 			continue
+		}
+		if kids[i].Leaf != nil && kids[i+1].Chain != nil && kids[i+1].Chain.Closed() {
+			j := i + 1
+			for j < len(kids) && kids[j].Chain != nil && kids[j].Chain.Closed() {
+				j++
+			}
+			if j < len(kids) && kids[j].Leaf != nil {
+				if r := k.leafLeaf(f, kids[i], kids[j], true); r != nil {
+					kids[i] = r
+					kids = append(kids[:j], kids[j+1:]...)
+					if i > 0 {
+						i--
+					}
+					continue
+				}
+			}
 		}
 		i++
 	}
