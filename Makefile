@@ -1,10 +1,17 @@
 # The README's test command is `make test`; .ci/run calls it.
 GO ?= go
 
-.PHONY: test build fmt-check vet bench
+.PHONY: test build fmt-check vet bench scenario-setup
 
-test: fmt-check vet
+test: scenario-setup fmt-check vet
 	$(GO) test ./...
+
+# The scenario tests' contracts: the npm packages pinned by
+# internal/scenario/npm/package-lock.json (Uniswap V2 and V3, WETH9,
+# OpenZeppelin, solc) and the project's bots compiled with solc-js into
+# internal/scenario/npm/build. Neither is committed.
+scenario-setup:
+	cd internal/scenario/npm && npm ci --no-audit --no-fund --loglevel=error && node compile.js
 
 build:
 	$(GO) build -o flowq ./cmd/flowq

@@ -2,6 +2,7 @@
 // its execution trace.
 //
 //	flowq inspect [flags] [FILE|DIR|-]...
+//	flowq fetch --rpc URL --blocks A..B --out DIR
 //	flowq chains
 //	flowq version
 //
@@ -24,6 +25,7 @@ const usage = `flowq: what a transaction did with money, from its execution trac
 
 usage:
   flowq inspect [flags] [FILE|DIR|-]...   decode traces and print each transaction's T0
+  flowq fetch --rpc URL --blocks A..B --out DIR   save bundles from a node (JSON-RPC)
   flowq chains                            list the built-in chains and their defaults
   flowq version                           print the version
 
@@ -39,6 +41,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 	switch args[0] {
 	case "inspect":
 		return inspect(args[1:], stdin, stdout, stderr, lookupEnv)
+	case "fetch":
+		return fetchCmd(args[1:], stdout, stderr, lookupEnv)
 	case "chains":
 		return chains(stdout)
 	case "version", "--version", "-v":

@@ -1,0 +1,291 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/normalform"
+)
+
+// TruthFormat names the truth file's format; it changes when a field
+// changes meaning.
+const TruthFormat = "flowq-scenario-truth/1"
+
+// TruthDoc is written at the top of truth.json.
+const TruthDoc = "Ground truth of the scenario bundles, read from the in-process chain with eth_call balanceOf/ownerOf " +
+	"and eth_getBalance at the block before and after each transaction, never from flowq. See examples/scenarios/README.md."
+
+// Truth is examples/scenarios/truth.json.
+type Truth struct {
+	Format        string `json:"format"`
+	Doc           string `json:"doc"`
+	ChainID       uint64 `json:"chain_id"`
+	WrappedNative string `json:"wrapped_native"`
+	Coinbase      string `json:"coinbase"`
+	// Names maps lowercase addresses to the names the scenarios use.
+	Names map[string]string `json:"names"`
+	// Addresses and Tokens are what was read at every block: every gross
+	// change not listed in a scenario's Gross is zero for these.
+	Addresses []string    `json:"tracked_addresses"`
+	Tokens    []string    `json:"tracked_tokens"`
+	Scenarios []TruthCase `json:"scenarios"`
+}
+
+// TruthCase is one scenario's truth.
+type TruthCase struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Notes       string `json:"notes,omitempty"`
+	// Files are the bundles, relative to the truth file's directory.
+	Geth   string `json:"geth_bundle"`
+	Parity string `json:"parity_bundle"`
+
+	Tx     string `json:"tx"`
+	Block  uint64 `json:"block"`
+	Type   uint64 `json:"tx_type"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Status string `json:"status"` // success | failed
+
+	// Class is the expected classification: "arbitrage" or "none".
+	Class string `json:"class"`
+	// Origin is where the arbitrage's cycle closes ("" for none), and
+	// Profit the gross change there (Gross[Origin]).
+	Origin     string            `json:"origin,omitempty"`
+	OriginName string            `json:"origin_name,omitempty"`
+	Profit     map[string]string `json:"gross_profit,omitempty"`
+
+	GasUsed           uint64 `json:"gas_used"`
+	EffectiveGasPrice string `json:"effective_gas_price"`
+	BaseFee           string `json:"base_fee"`
+	// GasCost = gas_used × effective_gas_price, paid by From.
+	GasCost string `json:"gas_cost"`
+	// PriorityFees = gas_used × (effective_gas_price − base_fee), credited to the coinbase by the protocol.
+	PriorityFees string `json:"priority_fees"`
+	// CoinbasePayment is what the transaction itself paid the coinbase:
+	// its balance change minus the priority fees.
+	CoinbasePayment string `json:"coinbase_payment"`
+
+	// Gross: per address, per token key, the gross balance change (after −
+	// before, with the gas cost added back at From and the priority fees
+	// taken off at the coinbase). Only non-zero entries are listed.
+	Gross map[string]map[string]string `json:"gross"`
+}
+
+// snapshot is every tracked balance at one block.
+type snapshot map[common.Address]map[string]*big.Int
+
+// tracked returns the addresses and the token keys read at every block.
+func (w *World) tracked() ([]common.Address, []normalform.Token) {
+	var addrs []common.Address
+	for a := range w.Names {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return strings.Compare(lower(addrs[i]), lower(addrs[j])) < 0 })
+	toks := []normalform.Token{normalform.NativeToken}
+	for _, t := range w.Tokens {
+		toks = append(toks, normalform.FungibleToken(t))
+	}
+	for c, ids := range w.NFT721 {
+		for _, id := range ids {
+			tk := normalform.Token{Addr: c, Kind: normalform.NFT721}
+			tk.ID.SetUint64(uint64(id))
+			toks = append(toks, tk)
+		}
+	}
+	for c, ids := range w.NFT1155 {
+		for _, id := range ids {
+			tk := normalform.Token{Addr: c, Kind: normalform.Multi1155}
+			tk.ID.SetUint64(uint64(id))
+			toks = append(toks, tk)
+		}
+	}
+	sort.SliceStable(toks, func(i, j int) bool { return toks[i].Key() < toks[j].Key() })
+	return addrs, toks
+}
+
+// readSnapshot reads all tracked balances at block n over JSON-RPC:
+// eth_getBalance for the native asset, balanceOf for ERC-20 tokens and LP
+// tokens, ownerOf for ERC-721 ids, balanceOf(account, id) for ERC-1155.
+func (w *World) readSnapshot(ctx context.Context, n uint64) snapshot {
+	addrs, toks := w.tracked()
+	block := hexutil.EncodeUint64(n)
+	snap := snapshot{}
+	type slot struct {
+		a   common.Address
+		key string
+		out *hexutil.Big
+		raw *hexutil.Bytes
+		nft bool
+	}
+	var slots []*slot
+	var reqs []fetch.Request
+	for _, a := range addrs {
+		snap[a] = map[string]*big.Int{}
+		for _, t := range toks {
+			s := &slot{a: a, key: t.Key()}
+			switch t.Kind {
+			case normalform.Native:
+				s.out = new(hexutil.Big)
+				reqs = append(reqs, fetch.Request{Method: "eth_getBalance", Args: []any{a, block}, Result: s.out})
+			case normalform.Fungible:
+				s.raw = new(hexutil.Bytes)
+				reqs = append(reqs, fetch.Request{Method: "eth_call", Args: []any{callArgs{To: t.Addr, Data: w.pack("ERC20", "balanceOf", a)}, block}, Result: s.raw})
+			case normalform.Multi1155:
+				s.raw = new(hexutil.Bytes)
+				reqs = append(reqs, fetch.Request{Method: "eth_call", Args: []any{callArgs{To: t.Addr, Data: w.pack("ERC1155PresetMinterPauser", "balanceOf", a, t.ID.ToBig())}, block}, Result: s.raw})
+			case normalform.NFT721:
+				continue // below, once per id
+			}
+			slots = append(slots, s)
+		}
+	}
+	type owner struct {
+		key string
+		raw *hexutil.Bytes
+	}
+	var owners []owner
+	for _, t := range toks {
+		if t.Kind != normalform.NFT721 {
+			continue
+		}
+		o := owner{key: t.Key(), raw: new(hexutil.Bytes)}
+		owners = append(owners, o)
+		reqs = append(reqs, fetch.Request{Method: "eth_call", Args: []any{callArgs{To: t.Addr, Data: w.pack("ERC721PresetMinterPauserAutoId", "ownerOf", t.ID.ToBig())}, block}, Result: o.raw})
+	}
+	const chunk = 1000 // go-ethereum's default batch limit
+	for lo := 0; lo < len(reqs); lo += chunk {
+		if err := w.rpc.Batch(ctx, reqs[lo:min(lo+chunk, len(reqs))]); err != nil {
+			fail("reading balances at block %d: %v", n, err)
+		}
+	}
+	for _, s := range slots {
+		if s.out != nil {
+			snap[s.a][s.key] = (*big.Int)(s.out)
+			continue
+		}
+		snap[s.a][s.key] = new(big.Int).SetBytes(*s.raw)
+	}
+	for _, o := range owners {
+		who := common.BytesToAddress(*o.raw)
+		if _, ok := snap[who]; ok {
+			snap[who][o.key] = big.NewInt(1)
+		}
+	}
+	return snap
+}
+
+// receiptFacts is what the truth reads from the receipt and header.
+type receiptFacts struct {
+	Status            hexutil.Uint64 `json:"status"`
+	GasUsed           hexutil.Uint64 `json:"gasUsed"`
+	EffectiveGasPrice *hexutil.Big   `json:"effectiveGasPrice"`
+	Type              hexutil.Uint64 `json:"type"`
+	From              common.Address `json:"from"`
+	To                common.Address `json:"to"`
+	BlockNumber       hexutil.Uint64 `json:"blockNumber"`
+}
+
+// truthOf computes a scenario's truth from the snapshots around its block.
+func (w *World) truthOf(ctx context.Context, sc Scenario, hash common.Hash, before, after snapshot) TruthCase {
+	var r receiptFacts
+	if err := w.rpc.Call(ctx, &r, "eth_getTransactionReceipt", hash); err != nil {
+		fail("receipt of %s: %v", sc.Name, err)
+	}
+	var h struct {
+		BaseFee *hexutil.Big   `json:"baseFeePerGas"`
+		Miner   common.Address `json:"miner"`
+	}
+	if err := w.rpc.Call(ctx, &h, "eth_getBlockByNumber", hexutil.EncodeUint64(uint64(r.BlockNumber)), false); err != nil {
+		fail("header of %s: %v", sc.Name, err)
+	}
+	price := (*big.Int)(r.EffectiveGasPrice)
+	base := (*big.Int)(h.BaseFee)
+	gasCost := new(big.Int).Mul(new(big.Int).SetUint64(uint64(r.GasUsed)), price)
+	prio := new(big.Int).Mul(new(big.Int).SetUint64(uint64(r.GasUsed)), new(big.Int).Sub(price, base))
+	tc := TruthCase{
+		Name: sc.Name, Description: sc.Description, Notes: sc.Notes,
+		Geth: "geth/" + sc.Name + ".json", Parity: "parity/" + sc.Name + ".json",
+		Tx: hash.Hex(), Block: uint64(r.BlockNumber), Type: uint64(r.Type),
+		From: lower(r.From), To: lower(r.To), Status: "success",
+		Class:   sc.Class,
+		GasUsed: uint64(r.GasUsed), EffectiveGasPrice: price.String(), BaseFee: base.String(),
+		GasCost: gasCost.String(), PriorityFees: prio.String(),
+		Gross: map[string]map[string]string{},
+	}
+	if r.Status != 1 {
+		tc.Status = "failed"
+	}
+	nativeKey := normalform.NativeToken.Key()
+	coinbasePay := new(big.Int)
+	get := func(s snapshot, a common.Address, key string) *big.Int {
+		if v := s[a][key]; v != nil {
+			return v
+		}
+		return new(big.Int)
+	}
+	for a := range after {
+		keys := map[string]bool{}
+		for k := range after[a] {
+			keys[k] = true
+		}
+		for k := range before[a] {
+			keys[k] = true
+		}
+		for key := range keys {
+			d := new(big.Int).Sub(get(after, a, key), get(before, a, key))
+			if key == nativeKey {
+				if a == r.From {
+					d.Add(d, gasCost)
+				}
+				if a == h.Miner {
+					d.Sub(d, prio)
+					coinbasePay.Set(d)
+				}
+			}
+			if d.Sign() == 0 {
+				continue
+			}
+			if tc.Gross[lower(a)] == nil {
+				tc.Gross[lower(a)] = map[string]string{}
+			}
+			tc.Gross[lower(a)][key] = d.String()
+		}
+	}
+	tc.CoinbasePayment = coinbasePay.String()
+	if sc.Origin != "" {
+		o := w.A(sc.Origin)
+		tc.Origin, tc.OriginName = lower(o), sc.Origin
+		tc.Profit = tc.Gross[lower(o)]
+		if tc.Profit == nil {
+			tc.Profit = map[string]string{}
+		}
+	}
+	return tc
+}
+
+// checkTruth makes sure the chain did what the scenario meant to.
+func checkTruth(tc TruthCase) error {
+	weth := normalform.FungibleToken(MainnetWETH).Key()
+	switch {
+	case tc.Class == "arbitrage" && tc.Status != "success":
+		return fmt.Errorf("scenario %s: the arbitrage failed on chain", tc.Name)
+	case tc.Class == "arbitrage":
+		p, ok := new(big.Int).SetString(tc.Profit[weth], 10)
+		if !ok || p.Sign() <= 0 {
+			return fmt.Errorf("scenario %s: no WETH gain at %s (%v)", tc.Name, tc.OriginName, tc.Profit)
+		}
+	case tc.Name == "reverted_attempt" && tc.Status != "failed":
+		return fmt.Errorf("scenario %s: expected a failed transaction", tc.Name)
+	case tc.Class == "none" && tc.Name != "reverted_attempt" && tc.Status != "success":
+		return fmt.Errorf("scenario %s: the transaction failed", tc.Name)
+	}
+	return nil
+}
