@@ -165,3 +165,37 @@ func TestFetchTxBundles(t *testing.T) {
 		t.Error("no error for a bad hash")
 	}
 }
+
+// flowq inspect --rpc fetches a transaction from a node and analyses it,
+// as the saved bundle does; a transaction hash without --rpc is a usage
+// error that says what to do.
+func TestInspectRPC(t *testing.T) {
+	url, hash, _ := replayNode(t, 1) // one 503 first: retried
+	out, errs, code := flowq(t, nil, "", "inspect", "--rpc", url, hash)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	saved, _, code2 := flowq(t, nil, "", "inspect", scenarioBundle)
+	if code2 != 0 {
+		t.Fatal("saved bundle failed")
+	}
+	verdict := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "verdict") || strings.HasPrefix(l, "  gross") || strings.HasPrefix(l, "hashes") {
+				return l
+			}
+		}
+		return ""
+	}
+	if verdict(out) == "" || verdict(out) != verdict(saved) || !strings.Contains(out, "verdict ARBITRAGE") {
+		t.Errorf("rpc and saved bundle differ:\n%s\n----\n%s", out, saved)
+	}
+	_, errs, code = flowq(t, nil, "", "inspect", hash)
+	if code != 2 || !strings.Contains(errs, "is a transaction hash, not a file: give --rpc URL (or FLOWQ_RPC)") {
+		t.Errorf("hash without --rpc: exit %d, %s", code, errs)
+	}
+	out, errs, code = flowq(t, map[string]string{"FLOWQ_RPC": url}, "", "inspect", hash)
+	if code != 0 || !strings.Contains(out, "verdict ARBITRAGE") {
+		t.Errorf("FLOWQ_RPC: exit %d, %s", code, errs)
+	}
+}

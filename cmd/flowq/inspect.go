@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,6 +25,7 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	format := fs.String("format", "text", "output format: text (a report per transaction) or json (one object per line)")
 	t0 := fs.Bool("t0", false, "decode only: print each transaction's cash flow tree T0 instead of its analysis")
 	steps := fs.Bool("steps", false, "include the rewrite log: every rule that fired, its operands and result")
+	rpcURL := fs.String("rpc", "", "fetch the transactions named by the arguments (hashes) from this node's JSON-RPC endpoint (or FLOWQ_RPC)")
 	var only []string
 	fs.Func("tx", "only the transaction with this hash (repeatable)", func(s string) error {
 		only = append(only, strings.ToLower(strings.TrimSpace(s)))
@@ -58,8 +60,28 @@ flags:
 		fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
 		return 2
 	}
-	inputs, err := expandInputs(paths)
-	if err != nil {
+	if *rpcURL == "" && len(paths) > 0 && allTxHashes(paths) {
+		*rpcURL, _ = lookupEnv("FLOWQ_RPC")
+		if *rpcURL == "" {
+			fmt.Fprintf(stderr, "flowq inspect: %s is a transaction hash, not a file: give --rpc URL (or FLOWQ_RPC) to fetch it from a node\n", paths[0])
+			return 2
+		}
+	}
+	var inputs []input
+	if *rpcURL != "" {
+		if len(paths) == 0 || !allTxHashes(paths) {
+			fmt.Fprintf(stderr, "flowq inspect: with --rpc, the arguments are transaction hashes (0x and 64 hex digits)\n")
+			return 2
+		}
+		bundles, err := fetchTxBundles(context.Background(), *rpcURL, paths)
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+			return 1
+		}
+		for i, b := range bundles {
+			inputs = append(inputs, input{name: "rpc:" + paths[i], data: b})
+		}
+	} else if inputs, err = expandInputs(paths); err != nil {
 		fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
 		return 2
 	}
@@ -131,6 +153,24 @@ flags:
 	return 0
 }
 
+// allTxHashes reports whether every argument is a transaction hash.
+func allTxHashes(args []string) bool {
+	for _, a := range args {
+		if len(a) != 66 || !strings.HasPrefix(strings.ToLower(a), "0x") {
+			return false
+		}
+		if _, err := os.Stat(a); err == nil {
+			return false
+		}
+		for _, c := range a[2:] {
+			if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func matches(only []string, tx *normalform.Tx) bool {
 	if !tx.Meta.HasHash {
 		return false
@@ -164,9 +204,13 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 type input struct {
 	name string
 	path string // "" for standard input
+	data []byte // already fetched
 }
 
 func (in input) read(stdin io.Reader) ([]byte, error) {
+	if in.data != nil {
+		return in.data, nil
+	}
 	if in.path == "" {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
