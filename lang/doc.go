@@ -1,3 +1,33 @@
-// Package lang will parse flowq's query language (with participle) into
-// flowq's own AST. It knows nothing of execution. Not built yet: see issue 6.
+// Package lang is flowq's query language: a lexer and a participle grammar
+// (kept private in grammar.go), lowered into flowq's own AST (ast.go), in
+// which every node knows its source extent. It knows nothing of execution
+// and imports nothing of flowq: token symbols, transactions and reasons
+// are resolved by the planner.
+//
+// A script is statements separated by ";". The statements:
+//
+//	find [arbitrages|warnings|none|transactions] [where EXPR] [order by METRIC [asc|desc]] [limit N]
+//	same TX TX [at exact|shape|tokens|family]          Q_eq, and Q_fam at family
+//	match TX [at LEVEL] [where EXPR] [order by …] [limit N]   Q_match (shape by default)
+//	anomalies for bot ADDR [since block N | baseline blocks A..B] [limit N]   Q_anom
+//	count [transactions|bots|shapes|families] by family|shape|tokens|exact|bot|sender|verdict|tier|block [where EXPR] [limit N]
+//	show TX [as tree|terms|cycles|balances|steps|transfers|all, …]
+//	explain STATEMENT
+//
+// Filters (EXPR), combined with and, or, not and parentheses:
+//
+//	gross profit > 1 WETH            an amount with a token symbol, in its decimals
+//	net profit in 0xc02a… > 1000     a token by address: base units
+//	pools >= 3   hops > 4   cycles = 1   leftovers = 0
+//	verdict = arbitrage   tier = attempted   reason leftovers
+//	block between A and B   block >= N   blocks A..B
+//	bot = ADDR   sender = ADDR
+//	touches ADDR   touches USDC
+//	flashloan
+//	family = HASH   (or exact, shape, tokens)
+//
+// Keywords are case-insensitive; comments start with "--" or "#". Errors
+// are *Error values (in an ErrorList) with the file, line and column, the
+// source line and a caret, and what was expected. Grammar returns the
+// grammar in EBNF as the parser builds it.
 package lang

@@ -455,3 +455,11 @@ func (p *lowerer) compare(g *gCompare) Expr {
 	}
 	return c
 }
+
+// Errorf makes a positioned error about src, for the layers after the
+// parser (unknown token symbols, unknown transactions): it prints like a
+// syntax error, with the line and a caret.
+func Errorf(file, src string, pos Pos, format string, args ...any) *Error {
+	p := &lowerer{file: file, src: src}
+	return &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...), line: p.lineAt(pos.Line)}
+}

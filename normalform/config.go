@@ -213,3 +213,22 @@ func ParseAddressList(s string) ([]Address, error) {
 	}
 	return out, nil
 }
+
+// TokenBySymbol finds a token by symbol: the native asset's symbol (or
+// "ETH" on chains whose native asset is ether), or a well-known token of
+// the chain. Symbols are matched without regard to case; an ambiguous
+// symbol is not found.
+func (c *Config) TokenBySymbol(sym string) (Token, bool) {
+	sym = strings.ToUpper(sym)
+	if sym == strings.ToUpper(c.NativeSymbol) {
+		return NativeToken, true
+	}
+	var found Token
+	n := 0
+	for a, ti := range c.tokens {
+		if strings.ToUpper(ti.Symbol) == sym {
+			found, n = FungibleToken(a), n+1
+		}
+	}
+	return found, n == 1
+}
