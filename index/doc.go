@@ -1,3 +1,88 @@
-// Package index will hold flowq's Badger index of normal forms: the only
-// package that knows Badger exists. Not built yet: see issue 5.
+// Package index is flowq's index of normal forms, on Badger: the only
+// package that knows Badger exists. It sits between the engine
+// (normalform, normalform/trace) and the query planner (issue 6), which
+// reaches it through the functions below and never sees a Badger type.
+//
+// # What it keeps
+//
+// One Record per transaction, keyed by its hash: block and position,
+// from, to, recipient, status, verdict, tier, reasons, gross and net
+// balance per token (and whether costs were known), counts (cycles, pools,
+// hops, leftovers), the four structural hashes (exact, shape, tokens,
+// family), the addresses and tokens it touches, the encoded normal form
+// (normalform.EncodeNF) and the analysis time. Record.Encode is a compact
+// versioned binary encoding (record.go).
+//
+// Secondary keys let queries reach transactions without a scan: by
+// position, by each hash level, by bot (recipient) and shape with the
+// block each shape was first seen, by verdict and tier, by profit per
+// token in numeric order (losses first), by address and token touched.
+// keys.go documents every key kind by its byte layout; ParseKey is the
+// inverse of Key.Bytes.
+//
+// # Invariants
+//
+//   - Put writes a record and all its keys in one Badger transaction: all
+//     or nothing.
+//   - Every secondary key of a transaction is a function of its Record
+//     (Record.keys), so replacing a record removes exactly the keys that
+//     no longer hold. Verify checks this over the whole index.
+//   - Idempotence: putting a transaction whose analysis is unchanged
+//     writes nothing (the first latency is kept); nothing in a record
+//     depends on the clock but its latency, and the index's content
+//     (latencies aside) does not depend on the number of workers or the
+//     batch size.
+//   - The first-seen key of (bot, shape) names the least position among
+//     the bot's transactions of that shape.
+//   - An input's marker is written with (in the same write as, or after)
+//     its last transaction, so a marker means the input is complete.
+//
+// # Reading: the planner's functions
+//
+// Each streams in key order, calls fn for every match, stops when fn
+// returns an error (which it returns) or when ctx is cancelled (checked
+// every 64 keys; it returns ctx.Err()). A Ref is a transaction's hash
+// and position (Loc); Get reads its Record. A BlockRange is inclusive;
+// AllBlocks includes transactions whose block is unknown.
+//
+//	Get(hash) (*Record, error)                             one record (ErrNotFound)
+//	ByHash(ctx, level, h, blocks, fn(Ref))                 same hash at a level, by position
+//	ByBot(ctx, bot, blocks, fn(shape, Ref))                a recipient's transactions, by shape then position
+//	ByBotShape(ctx, bot, shape, blocks, fn(Ref))           one shape of a recipient, by position
+//	BotShapes(ctx, bot, fn(shape, first Ref))              the shapes a recipient used, each with its first transaction
+//	FirstSeen(bot, shape) (Ref, bool, error)               the first transaction of a shape at a recipient
+//	ByBlocks(ctx, blocks, fn(Ref))                         every transaction of a block range, by position
+//	ByVerdict(ctx, verdict, blocks, fn(tier, Ref))         by tier then position
+//	ByTier(ctx, verdict, tier, blocks, fn(Ref))            by position
+//	ByProfit(ctx, side, token, lo, hi, fn(amount, Ref))    a balance component in [lo, hi] (nil: open), by amount then position
+//	ByAddress(ctx, addr, blocks, fn(Ref))                  transactions touching an address, by position
+//	ByToken(ctx, token, blocks, fn(Ref))                   transactions moving a token, by position
+//	Records(ctx, blocks, fn(*Record))                      full records of a block range, by position
+//	Scan(ctx, fn(*Record))                                 every record, by hash
+//	Count(ctx), Stats(ctx)                                 transactions; keys and bytes per kind
+//	Failures(ctx, fn(Failure)), Inputs(ctx, fn(InputMark)), Input(name)
+//	Verify(ctx)                                            check the invariants above
+//
+// # Writing
+//
+// Put(analysis, latency) stores one transaction, Delete(hash) removes
+// one with all its keys. Ingest(ctx, inputs,
+// opts) ingests files (Files expands directories) or bundles already in
+// memory (BundleInput: the RPC fetcher's entry point; NewIngester and Add
+// stream them): decoding and normalform.Analyze on all cores, writes
+// batched (IngestOptions.BatchTxs transactions per Badger write), each
+// input's transactions put back in input order so that the result does
+// not depend on scheduling. An input ingested completely gets a marker
+// (its name, content hash, schema and algebra versions, configuration
+// fingerprint) and is skipped by the next ingest; an interrupted one is
+// ingested again, harmlessly. Decode and analysis failures are recorded
+// with their error under the input's name; RetryFailed ingests those
+// inputs again. Export writes the records as CSV or JSON lines.
+//
+// When two inputs give one transaction different content (a trace with
+// and without its inner calls, a bundle with and without its receipt),
+// the later input in the ingest's order wins. A position (block, index)
+// names one transaction: a second transaction claiming it is refused
+// (PositionError, recorded as a failure); after a reorganisation, Delete
+// the replaced block's transactions first. The index holds one chain.
 package index

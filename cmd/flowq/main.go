@@ -3,6 +3,8 @@
 //
 //	flowq inspect [flags] [FILE|DIR|-]...
 //	flowq fetch --rpc URL --blocks A..B --out DIR
+//	flowq ingest [--index DIR] [flags] FILE|DIR...
+//	flowq export [--index DIR] --format csv|jsonl [--out FILE]
 //	flowq chains
 //	flowq version
 //
@@ -26,6 +28,8 @@ const usage = `flowq: what a transaction did with money, from its execution trac
 usage:
   flowq inspect [flags] [FILE|DIR|-]...   decode traces and print each transaction's T0
   flowq fetch --rpc URL --blocks A..B --out DIR   save bundles from a node (JSON-RPC)
+  flowq ingest [--index DIR] FILE|DIR...  analyse and store transactions in the index (--retry-failed)
+  flowq export [--index DIR] --format csv|jsonl [--out FILE]   write the index's records
   flowq chains                            list the built-in chains and their defaults
   flowq version                           print the version
 
@@ -43,6 +47,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 		return inspect(args[1:], stdin, stdout, stderr, lookupEnv)
 	case "fetch":
 		return fetchCmd(args[1:], stdout, stderr, lookupEnv)
+	case "ingest":
+		return ingestCmd(args[1:], stdout, stderr, lookupEnv)
+	case "export":
+		return exportCmd(args[1:], stdout, stderr, lookupEnv)
 	case "chains":
 		return chains(stdout)
 	case "version", "--version", "-v":

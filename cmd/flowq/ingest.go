@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/flowq/flowq/index"
+)
+
+const envIndex = "FLOWQ_INDEX"
+
+// indexDir is where the index lives: --index, else $FLOWQ_INDEX, else
+// $XDG_DATA_HOME/flowq/index, else ~/.local/share/flowq/index.
+func indexDir(flagVal string, lookupEnv func(string) (string, bool)) (string, error) {
+	if flagVal != "" {
+		return flagVal, nil
+	}
+	if v, ok := lookupEnv(envIndex); ok && v != "" {
+		return v, nil
+	}
+	if v, ok := lookupEnv("XDG_DATA_HOME"); ok && v != "" {
+		return filepath.Join(v, "flowq", "index"), nil
+	}
+	home, ok := lookupEnv("HOME")
+	if !ok || home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no index directory: give --index DIR or set %s", envIndex)
+		}
+		home = h
+	}
+	return filepath.Join(home, ".local", "share", "flowq", "index"), nil
+}
+
+const indexFlagHelp = "index directory (env " + envIndex + "; default $XDG_DATA_HOME/flowq/index or ~/.local/share/flowq/index)"
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+const ingestUsage = `usage: flowq ingest [flags] FILE|DIR...
+       flowq ingest --retry-failed [flags]
+       flowq ingest --failures [--index DIR]
+
+Decodes and analyses every transaction of the inputs (bundle files, or
+every *.json under a directory) on all cores and stores each one's record,
+normal form and secondary keys in the index. An input already ingested
+with the same content and configuration is skipped, so an interrupted
+ingest resumes where it stopped when run again. Failures (inputs that do
+not read or decode, transactions the engine cannot analyse) are recorded
+with their error: --failures lists them, --retry-failed ingests those
+inputs again.
+
+Exit status: 0 when nothing failed, 1 when failures were recorded or the
+ingest was interrupted, 2 for a usage error.
+
+flags:
+`
+
+// ingestCmd is `flowq ingest`.
+func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cf chainFlags
+	cf.register(fs)
+	dir := fs.String("index", "", indexFlagHelp)
+	workers := fs.Int("workers", 0, "decoding and analysing goroutines (default: the number of CPUs)")
+	batch := fs.Int("batch", 256, "transactions per write")
+	force := fs.Bool("force", false, "ingest every input, even those already ingested")
+	retry := fs.Bool("retry-failed", false, "ingest again the inputs with recorded failures")
+	list := fs.Bool("failures", false, "list the recorded failures and exit")
+	progress := fs.Bool("progress", false, "draw a progress bar on stderr even when it is not a terminal")
+	quiet := fs.Bool("quiet", false, "no progress bar, no failure lines (only the summary)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, ingestUsage)
+		fs.PrintDefaults()
+	}
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "flowq ingest: "+format+"\n", a...)
+		return 2
+	}
+	if (*retry || *list) && len(paths) > 0 {
+		return usageErr("--retry-failed and --failures take no inputs")
+	}
+	if !*retry && !*list && len(paths) == 0 {
+		return usageErr("give the files or directories to ingest (or --retry-failed)")
+	}
+	cfg, err := cf.config(lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	path, err := indexDir(*dir, lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	var inputs []index.Input
+	if !*retry && !*list {
+		if inputs, err = index.Files(paths...); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
+		return 1
+	}
+	ix, err := index.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
+		return 1
+	}
+	defer ix.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	if *list {
+		n := 0
+		err := ix.Failures(ctx, func(f index.Failure) error {
+			n++
+			_, err := fmt.Fprintln(stdout, f)
+			return err
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "flowq ingest: %d failures recorded in %s\n", n, path)
+		return 0
+	}
+
+	opt := index.IngestOptions{Config: cfg, Workers: *workers, BatchTxs: *batch, Force: *force}
+	if !*quiet && (*progress || isTerminal(stderr)) {
+		opt.Progress = stderr
+	}
+	shown := 0
+	const maxShown = 20
+	if !*quiet {
+		opt.OnFailure = func(f index.Failure) {
+			if shown++; shown <= maxShown {
+				if opt.Progress != nil {
+					fmt.Fprint(stderr, "\r\033[K")
+				}
+				fmt.Fprintf(stderr, "flowq ingest: %v\n", f)
+			}
+		}
+	}
+	var sum index.Summary
+	if *retry {
+		sum, err = ix.RetryFailed(ctx, opt, nil)
+	} else {
+		sum, err = ix.Ingest(ctx, inputs, opt)
+	}
+	if shown > maxShown {
+		fmt.Fprintf(stderr, "flowq ingest: ... %d more failures ('flowq ingest --failures' lists them all)\n", shown-maxShown)
+	}
+	fmt.Fprintf(stderr, "flowq ingest: %s into %s\n", sum, path)
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "flowq ingest: interrupted; run the same command again to resume")
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
+		return 1
+	case sum.Failed > 0:
+		return 1
+	}
+	return 0
+}
+
+const exportUsage = `usage: flowq export [--index DIR] --format csv|jsonl [--out FILE] [--blocks A..B]
+
+Writes every transaction of the index, in block order, one per line: the
+paper's released columns (hash, block, verdict, reasons, cycles,
+latency_ms) and flowq's (index, tier, from, to, costs_known, gross, net,
+pools, hops, leftovers, and the four structural hashes). See go doc
+./index Columns.
+
+flags:
+`
+
+// exportCmd is `flowq export`.
+func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("index", "", indexFlagHelp)
+	format := fs.String("format", "csv", "csv or jsonl")
+	out := fs.String("out", "", "output file (default: standard output)")
+	blocks := fs.String("blocks", "", "only this inclusive block range A..B (or one block)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, exportUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "flowq export: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	f, err := index.ParseFormat(*format)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	rng := index.AllBlocks
+	if *blocks != "" {
+		if rng, err = parseBlocks(*blocks); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	path, err := indexDir(*dir, lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ix, err := index.OpenReadOnly(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq export: %v\n", err)
+		return 1
+	}
+	defer ix.Close()
+	w := stdout
+	var file *os.File
+	if *out != "" {
+		if file, err = os.Create(*out); err != nil {
+			fmt.Fprintf(stderr, "flowq export: %v\n", err)
+			return 1
+		}
+		w = file
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	n, err := ix.Export(ctx, w, f, rng)
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq export: %v\n", err)
+		return 1
+	}
+	dest := "standard output"
+	if *out != "" {
+		dest = *out
+	}
+	fmt.Fprintf(stderr, "flowq export: %d transactions written to %s\n", n, dest)
+	return 0
+}
+
+// parseBlocks reads "A..B" or "A".
+func parseBlocks(s string) (index.BlockRange, error) {
+	a, b, ok := strings.Cut(s, "..")
+	if !ok {
+		b = a
+	}
+	from, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
+	to, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
+	if err1 != nil || err2 != nil || from > to {
+		return index.BlockRange{}, fmt.Errorf("--blocks %q: want A..B with A <= B, or one block number", s)
+	}
+	return index.Blocks(from, to), nil
+}

@@ -1,0 +1,119 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// triangular is mev-inspect-rs's triangular_arb (README.md's example).
+const triangular = "0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba1b4acc"
+
+func TestExportCSV(t *testing.T) {
+	ix := openTemp(t)
+	ingestCorpus(t, ix, IngestOptions{})
+	var buf bytes.Buffer
+	n, err := ix.Export(context.Background(), &buf, CSV, AllBlocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rows[0], Columns) {
+		t.Errorf("header %v", rows[0])
+	}
+	if want := []string{"hash", "block", "verdict", "reasons", "cycles", "latency_ms"}; !reflect.DeepEqual(Columns[:6], want) {
+		t.Errorf("the paper's columns come first: %v", Columns[:6])
+	}
+	if n != corpusDistinct || len(rows) != corpusDistinct+1 {
+		t.Fatalf("%d records, %d rows", n, len(rows))
+	}
+	var row map[string]string
+	for _, r := range rows[1:] {
+		if r[0] == triangular {
+			row = map[string]string{}
+			for i, c := range Columns {
+				row[c] = r[i]
+			}
+		}
+	}
+	if row == nil {
+		t.Fatal("triangular_arb not exported")
+	}
+	hh, _ := normalform.ParseHash(triangular)
+	rec, err := ix.Get(hh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"hash": triangular, "block": "11117996", "verdict": "warning", "reasons": "costs_unknown",
+		"cycles": "1", "latency_ms": "0.000", "index": "12", "tier": "probable",
+		"from": "0x05f761b4260102b195c0d541d946a0302b76b28e", "to": "0x7a250d5630b4cf539739df2c5dacb4c659f2488d",
+		"costs_known": "false", "gross": "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2=9196963592118237", "net": "",
+		"pools": strconv.Itoa(rec.Counts.Pools), "hops": "5", "leftovers": "0",
+		"hash_exact": rec.Hashes.Exact.Hex(), "hash_shape": rec.Hashes.Shape.Hex(), "hash_tokens": rec.Hashes.Tokens.Hex(), "hash_family": rec.Hashes.Family.Hex()}
+	if !reflect.DeepEqual(row, want) {
+		for _, c := range Columns {
+			if row[c] != want[c] {
+				t.Errorf("%s = %q, want %q", c, row[c], want[c])
+			}
+		}
+	}
+	// Rows are in position order; a block range exports its blocks only.
+	buf.Reset()
+	if n, err := ix.Export(context.Background(), &buf, CSV, Blocks(11017338, 11017338)); err != nil || n != 124 {
+		t.Errorf("block 11017338: %d rows, %v", n, err)
+	}
+}
+
+func TestExportJSONL(t *testing.T) {
+	ix := openTemp(t)
+	ingestCorpus(t, ix, IngestOptions{})
+	var buf bytes.Buffer
+	n, err := ix.Export(context.Background(), &buf, JSONL, AllBlocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if n != corpusDistinct || len(lines) != corpusDistinct {
+		t.Fatalf("%d records, %d lines", n, len(lines))
+	}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		want := []string{"block", "costs_known", "counts", "cycles", "from", "hash", "hashes", "index", "latency_ms", "profit", "reasons", "tier", "to", "verdict"}
+		if !reflect.DeepEqual(keys, want) {
+			t.Fatalf("keys %v", keys)
+		}
+		if m["hash"] != triangular {
+			continue
+		}
+		var j ExportJSON
+		json.Unmarshal([]byte(l), &j)
+		if *j.Block != 11117996 || *j.Index != 12 || j.Verdict != "warning" || j.Tier != "probable" || j.Cycles != 1 ||
+			!reflect.DeepEqual(j.Reasons, []string{"costs_unknown"}) || j.Profit.Net != nil ||
+			j.Profit.Gross["0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"] != "9196963592118237" ||
+			j.Counts.Cycles != 1 || j.Counts.Hops != 5 || j.Counts.Leftovers != 0 || len(j.Hashes) != 4 || j.LatencyMS != "0.000" {
+			t.Errorf("triangular_arb: %s", l)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Error("xml accepted")
+	}
+}

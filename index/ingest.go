@@ -1,0 +1,746 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/trace"
+)
+
+// Input is one unit of ingestion: a bundle file, a block fetched from a
+// node, any bytes trace.Decode reads. Name identifies it in the index (its
+// marker and its failures): an absolute path for files, a name such as
+// "rpc:block:19000000" for fetched bundles.
+type Input struct {
+	Name string
+	Load func() ([]byte, error)
+}
+
+// FileInput is a file, named by its absolute path.
+func FileInput(path string) Input {
+	name := path
+	if abs, err := filepath.Abs(path); err == nil {
+		name = abs
+	}
+	return Input{Name: name, Load: func() ([]byte, error) { return os.ReadFile(path) }}
+}
+
+// BundleInput is bytes already in memory (the RPC fetcher's bundles).
+func BundleInput(name string, b []byte) Input {
+	return Input{Name: name, Load: func() ([]byte, error) { return b, nil }}
+}
+
+// Files expands files and directories (every *.json under a directory, in
+// lexical order) into inputs.
+func Files(paths ...string) ([]Input, error) {
+	var out []Input
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, FileInput(p))
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(q, ".json") {
+				found = append(found, q)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no *.json file in this directory", p)
+		}
+		sort.Strings(found)
+		for _, q := range found {
+			out = append(out, FileInput(q))
+		}
+	}
+	return out, nil
+}
+
+// IngestOptions configure an ingest. Zero values take the defaults.
+type IngestOptions struct {
+	// Config is the analysis configuration (nil: Ethereum defaults).
+	Config *normalform.Config
+	// Workers is the number of decoding and of analysing goroutines
+	// (default runtime.NumCPU()).
+	Workers int
+	// BatchTxs is the number of transactions per Badger write (default 256).
+	BatchTxs int
+	// Force ingests inputs even when their marker says they are done.
+	Force bool
+	// Progress, when set, receives a progress bar (redrawn with \r).
+	Progress io.Writer
+	// Total is the number of inputs expected, for the bar (Ingest sets it).
+	Total int
+	// OnFailure, when set, is called (from the writer goroutine) for every
+	// failure recorded.
+	OnFailure func(Failure)
+
+	// Test hooks: afterCommit is called after every committed write with
+	// the number of inputs finished so far; clock replaces time.Now for
+	// latencies.
+	afterCommit func(finished int)
+	clock       func() time.Time
+}
+
+// Summary is what an ingest did.
+type Summary struct {
+	Inputs        int           // inputs finished (ingested or skipped)
+	InputsSkipped int           // inputs skipped: already ingested with the same content and configuration
+	Stored        int           // transactions written (new, or changed since the last ingest)
+	Unchanged     int           // transactions analysed and found in the index unchanged
+	Skipped       int           // Unchanged, and the transactions of skipped inputs
+	Failed        int           // failures recorded (inputs or transactions)
+	Elapsed       time.Duration // wall time of the ingest
+}
+
+// TxPerSecond is the rate of the transactions analysed (stored or
+// found unchanged).
+func (s Summary) TxPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Stored+s.Unchanged) / s.Elapsed.Seconds()
+}
+
+func (s Summary) String() string {
+	return fmt.Sprintf("%d transactions stored, %d skipped (already indexed), %d failed; %d inputs (%d skipped) in %s (%.0f tx/s)",
+		s.Stored, s.Skipped, s.Failed, s.Inputs, s.InputsSkipped, s.Elapsed.Round(time.Millisecond), s.TxPerSecond())
+}
+
+// Ingest ingests inputs: decoding and analysis on all cores, writes
+// batched, each input's transactions, failures and marker written in
+// order. It is idempotent and resumable: an input ingested completely is
+// skipped next time (unless opt.Force), and a partly ingested one is
+// ingested again, which changes nothing it had already written. On
+// cancellation it stops at once; the batch being assembled is not
+// written, as after a crash.
+func (ix *Index) Ingest(ctx context.Context, inputs []Input, opt IngestOptions) (Summary, error) {
+	if opt.Total == 0 {
+		opt.Total = len(inputs)
+	}
+	g := ix.NewIngester(ctx, opt)
+	for _, in := range inputs {
+		if err := g.Add(in); err != nil {
+			break
+		}
+	}
+	return g.Close()
+}
+
+// RetryFailed ingests again every input with recorded failures (reading
+// files again, or through load when it is set, for inputs that are not
+// files), replacing their failures with those of the new attempt.
+func (ix *Index) RetryFailed(ctx context.Context, opt IngestOptions, load func(name string) ([]byte, error)) (Summary, error) {
+	var names []string
+	seen := map[string]bool{}
+	err := ix.Failures(ctx, func(f Failure) error {
+		if !seen[f.Source] {
+			seen[f.Source] = true
+			names = append(names, f.Source)
+		}
+		return nil
+	})
+	if err != nil {
+		return Summary{}, err
+	}
+	inputs := make([]Input, len(names))
+	for i, n := range names {
+		inputs[i] = Input{Name: n, Load: func() ([]byte, error) { return os.ReadFile(n) }}
+		if load != nil {
+			inputs[i].Load = func() ([]byte, error) { return load(n) }
+		}
+	}
+	opt.Force = true
+	return ix.Ingest(ctx, inputs, opt)
+}
+
+// --- the pipeline -------------------------------------------------------------
+//
+// Add hands inputs to the decoders (at most 4×Workers inputs in flight);
+// a decoder reads an input, skips it when its marker matches, decodes it
+// and hands each transaction to the analysers; the single writer receives
+// the decoders' headers and the analysers' results, puts each input's
+// transactions back in order, and writes them in batches, each input's
+// failures and marker in the batch with its last transaction.
+
+// Ingester is an ingest in progress, fed one input at a time (the RPC
+// fetcher's entry point: Add each bundle as it arrives, then Close).
+type Ingester struct {
+	ix      *Index
+	opt     IngestOptions
+	ctx     context.Context
+	cancel  context.CancelFunc
+	fp      [8]byte
+	jobs    chan job
+	tasks   chan task
+	results chan any
+	slots   chan struct{}
+	seq     int
+	done    chan struct{}
+	decWG   sync.WaitGroup
+	anaWG   sync.WaitGroup
+	start   time.Time
+	sum     Summary
+	err     error
+	closed  bool
+}
+
+type job struct {
+	seq int
+	in  Input
+}
+
+type task struct {
+	seq, slot int
+	tx        *normalform.Tx
+}
+
+// header: what a decoder says of an input.
+type header struct {
+	seq      int
+	name     string
+	content  [32]byte
+	skip     *InputMark // the marker that matched, when skipped
+	readFail bool
+	txs      int
+	failures []Failure // read and decode failures, in the decoder's order
+}
+
+// result: what an analyser says of a transaction.
+type result struct {
+	seq, slot int
+	entry     *entry
+	failure   *Failure
+}
+
+// entry is an analysed transaction ready to write.
+type entry struct {
+	rec *Record
+	enc []byte
+	kvs []kv
+}
+
+// NewIngester starts an ingest.
+func (ix *Index) NewIngester(ctx context.Context, opt IngestOptions) *Ingester {
+	if opt.Config == nil {
+		opt.Config = normalform.DefaultConfig()
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.NumCPU()
+	}
+	if opt.BatchTxs <= 0 {
+		opt.BatchTxs = 256
+	}
+	if opt.clock == nil {
+		opt.clock = time.Now
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	g := &Ingester{ix: ix, opt: opt, ctx: ctx, cancel: cancel, fp: ConfigFingerprint(opt.Config),
+		jobs: make(chan job), tasks: make(chan task, 4*opt.Workers), results: make(chan any, 4*opt.Workers),
+		slots: make(chan struct{}, 4*opt.Workers), done: make(chan struct{}), start: time.Now()}
+	for range opt.Workers {
+		g.decWG.Add(1)
+		go g.decoder()
+		g.anaWG.Add(1)
+		go g.analyser()
+	}
+	go func() { g.decWG.Wait(); close(g.tasks) }()
+	go func() { g.anaWG.Wait(); close(g.results) }()
+	go g.writer()
+	return g
+}
+
+// Add queues an input. It blocks while the pipeline is full, and fails
+// when the ingest has stopped (cancelled, or a write failed). Add and
+// Close are called from one goroutine.
+func (g *Ingester) Add(in Input) error {
+	if g.closed {
+		return errors.New("index: Add after Close")
+	}
+	select {
+	case g.slots <- struct{}{}:
+	case <-g.ctx.Done():
+		return g.stopErr()
+	}
+	select {
+	case g.jobs <- job{g.seq, in}:
+		g.seq++
+		return nil
+	case <-g.ctx.Done():
+		return g.stopErr()
+	}
+}
+
+func (g *Ingester) stopErr() error {
+	select {
+	case <-g.done:
+		if g.err != nil {
+			return g.err
+		}
+	default:
+	}
+	return g.ctx.Err()
+}
+
+// Close waits for the queued inputs and returns the summary.
+func (g *Ingester) Close() (Summary, error) {
+	if !g.closed {
+		g.closed = true
+		close(g.jobs)
+	}
+	<-g.done
+	g.cancel()
+	g.decWG.Wait()
+	g.anaWG.Wait()
+	return g.sum, g.err
+}
+
+func (g *Ingester) send(v any) bool {
+	select {
+	case g.results <- v:
+		return true
+	case <-g.ctx.Done():
+		return false
+	}
+}
+
+func (g *Ingester) decoder() {
+	defer g.decWG.Done()
+	for j := range g.jobs {
+		if g.ctx.Err() != nil {
+			continue // drain
+		}
+		h := &header{seq: j.seq, name: j.in.Name}
+		data, err := j.in.Load()
+		if err != nil {
+			h.readFail = true
+			h.failures = []Failure{{Source: j.in.Name, Stage: StageRead, Msg: err.Error()}}
+			g.send(h)
+			continue
+		}
+		h.content = sha256.Sum256(data)
+		if !g.opt.Force {
+			m, ok, err := g.ix.Input(j.in.Name)
+			if err == nil && ok && m.Content == h.content && m.Schema == SchemaVersion &&
+				m.Algebra == normalform.AlgebraVersion && m.Config == g.fp {
+				h.skip = &m
+				g.send(h)
+				continue
+			}
+		}
+		res := decode(data, g.opt.Config, j.in.Name)
+		h.txs = len(res.Txs)
+		for _, e := range res.Errors {
+			h.failures = append(h.failures, Failure{Source: j.in.Name, Stage: StageDecode, Tx: e.Tx, HasTx: e.HasTx, Msg: e.Error()})
+		}
+		if !g.send(h) {
+			continue
+		}
+		for i, tx := range res.Txs {
+			select {
+			case g.tasks <- task{j.seq, i, tx}:
+			case <-g.ctx.Done():
+			}
+		}
+	}
+}
+
+// decode is trace.Decode, with a panic reported as an error.
+func decode(data []byte, cfg *normalform.Config, name string) (res *trace.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = &trace.Result{Errors: []*trace.Error{{Source: name, Offset: -1, Msg: fmt.Sprintf("decoder panic: %v", p)}}}
+		}
+	}()
+	return trace.Decode(data, trace.Options{Config: cfg, Source: name})
+}
+
+func (g *Ingester) analyser() {
+	defer g.anaWG.Done()
+	for t := range g.tasks {
+		if g.ctx.Err() != nil {
+			continue
+		}
+		g.send(g.analyse(t))
+	}
+}
+
+func (g *Ingester) analyse(t task) (r *result) {
+	r = &result{seq: t.seq, slot: t.slot}
+	m := &t.tx.Meta
+	fail := func(st Stage, msg string) *result {
+		r.failure = &Failure{Stage: st, Tx: m.Hash, HasTx: m.HasHash, Msg: msg}
+		return r
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.entry = nil
+			fail(StageAnalyze, fmt.Sprintf("tx %s: engine panic: %v", m.Hash.Hex(), p))
+		}
+	}()
+	if !m.HasHash {
+		return fail(StageIndex, ErrNoHash.Error())
+	}
+	start := g.opt.clock()
+	a, err := normalform.Analyze(t.tx, g.opt.Config)
+	if err != nil {
+		return fail(StageAnalyze, err.Error())
+	}
+	rec, err := NewRecord(a, 0)
+	if err != nil {
+		return fail(StageIndex, err.Error())
+	}
+	rec.Latency = g.opt.clock().Sub(start)
+	enc := rec.Encode()
+	r.entry = &entry{rec: rec, enc: enc, kvs: rec.keys(enc)}
+	return r
+}
+
+// --- the writer -------------------------------------------------------------
+
+type inputState struct {
+	h       *header
+	results []*result
+	got     int
+}
+
+func (s *inputState) complete() bool { return s.h != nil && s.got == s.h.txs }
+
+// op is one step of a batch: a transaction to put (e, of the input whose
+// finish is owner), or an input finished (fin).
+type op struct {
+	e       *entry
+	owner   *finish
+	changed bool
+	fin     *finish
+}
+
+// finish is an input's last step: its failures (replacing the earlier
+// ones) and its marker.
+type finish struct {
+	h        *header
+	failures []Failure
+	txs      int
+}
+
+type writer struct {
+	g        *Ingester
+	batch    []op
+	ntx      int
+	finished int
+	bar      *bar
+}
+
+func (g *Ingester) writer() {
+	defer close(g.done)
+	w := &writer{g: g, bar: newBar(g.opt.Progress, g.opt.Total)}
+	pending := map[int]*inputState{}
+	next := 0
+	state := func(seq int) *inputState {
+		s := pending[seq]
+		if s == nil {
+			s = &inputState{}
+			pending[seq] = s
+		}
+		return s
+	}
+	fail := func(err error) {
+		if g.err == nil {
+			g.err = err
+		}
+		g.cancel()
+	}
+	for {
+		var v any
+		var ok bool
+		select {
+		case v, ok = <-g.results:
+		case <-g.ctx.Done():
+			ok = false
+		}
+		if !ok {
+			break
+		}
+		switch x := v.(type) {
+		case *header:
+			s := state(x.seq)
+			s.h = x
+			if s.results == nil {
+				s.results = make([]*result, x.txs)
+			} else if len(s.results) < x.txs {
+				s.results = append(s.results, make([]*result, x.txs-len(s.results))...)
+			}
+		case *result:
+			s := state(x.seq)
+			if len(s.results) <= x.slot {
+				s.results = append(s.results, make([]*result, x.slot+1-len(s.results))...)
+			}
+			s.results[x.slot] = x
+			s.got++
+		}
+		for s := pending[next]; s != nil && s.complete(); s = pending[next] {
+			delete(pending, next)
+			next++
+			if err := w.input(s); err != nil {
+				fail(err)
+				break
+			}
+		}
+		if g.err != nil {
+			break
+		}
+	}
+	if g.ctx.Err() == nil && g.err == nil {
+		if err := w.flush(); err != nil {
+			fail(err)
+		}
+	}
+	if g.err == nil && g.ctx.Err() != nil {
+		g.err = g.ctx.Err()
+	}
+	w.bar.done(g.err == nil)
+	g.sum.Elapsed = time.Since(g.start)
+}
+
+// input adds a complete input to the batch.
+func (w *writer) input(s *inputState) error {
+	h := s.h
+	<-w.g.slots
+	f := &finish{h: h, failures: h.failures}
+	if h.skip == nil && !h.readFail {
+		for _, r := range s.results {
+			if r.failure != nil {
+				r.failure.Source = h.name
+				f.failures = append(f.failures, *r.failure)
+				continue
+			}
+			f.txs++
+			w.batch = append(w.batch, op{e: r.entry, owner: f})
+			if w.ntx++; w.ntx >= w.g.opt.BatchTxs {
+				if err := w.flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	w.batch = append(w.batch, op{fin: f})
+	if w.ntx++; w.ntx >= w.g.opt.BatchTxs { // skipped inputs count too: the bar moves, the batch stays small
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes the batch, splitting it when Badger finds it too big.
+func (w *writer) flush() error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	if err := w.commit(w.batch); err != nil {
+		return err
+	}
+	g := w.g
+	for _, o := range w.batch {
+		switch {
+		case o.e != nil && o.changed:
+			g.sum.Stored++
+		case o.e != nil:
+			g.sum.Unchanged++
+			g.sum.Skipped++
+		case o.fin != nil:
+			w.finished++
+			g.sum.Inputs++
+			g.sum.Failed += len(o.fin.failures)
+			if o.fin.h.skip != nil {
+				g.sum.InputsSkipped++
+				g.sum.Skipped += o.fin.h.skip.Txs
+			}
+			if g.opt.OnFailure != nil {
+				for _, f := range o.fin.failures {
+					g.opt.OnFailure(f)
+				}
+			}
+		}
+	}
+	w.batch, w.ntx = w.batch[:0], 0
+	w.bar.update(w.finished, g.sum.Stored+g.sum.Skipped)
+	if g.opt.afterCommit != nil {
+		g.opt.afterCommit(w.finished)
+	}
+	return nil
+}
+
+func (w *writer) commit(ops []op) error {
+	txn := w.g.ix.db.NewTransaction(true)
+	defer txn.Discard()
+	for i := range ops {
+		err := w.apply(txn, &ops[i])
+		var pe *PositionError
+		switch {
+		case err == nil:
+			continue
+		case errors.As(err, &pe) && ops[i].e != nil:
+			// Not this transaction; the batch again without it.
+			txn.Discard()
+			w.drop(&ops[i], pe.Error())
+			return w.commit(ops)
+		case errors.Is(err, badger.ErrTxnTooBig):
+			txn.Discard()
+			if len(ops) > 1 {
+				half := len(ops) / 2
+				if err := w.commit(ops[:half]); err != nil {
+					return err
+				}
+				return w.commit(ops[half:])
+			}
+			if ops[0].e == nil {
+				return fmt.Errorf("%s: the input's failures and marker do not fit in one write", ops[0].fin.h.name)
+			}
+			w.drop(&ops[0], fmt.Sprintf("tx %s: its record and keys do not fit in one Badger write", ops[0].e.rec.Hash.Hex()))
+			return nil
+		default:
+			return err
+		}
+	}
+	return txn.Commit()
+}
+
+// drop turns a transaction that cannot be written into a failure of its
+// input.
+func (w *writer) drop(o *op, msg string) {
+	o.owner.failures = append(o.owner.failures, Failure{Source: o.owner.h.name, Stage: StageIndex, Tx: o.e.rec.Hash, HasTx: true, Msg: msg})
+	o.owner.txs--
+	o.e = nil
+}
+
+func (w *writer) apply(txn *badger.Txn, o *op) error {
+	ix := w.g.ix
+	if o.e != nil {
+		changed, err := ix.put(txn, o.e.rec, o.e.enc, o.e.kvs)
+		o.changed = changed
+		return err
+	}
+	if o.fin == nil {
+		return nil
+	}
+	f := o.fin
+	if f.h.skip != nil {
+		return nil
+	}
+	src := SourceOf(f.h.name)
+	for i, fl := range f.failures {
+		fl.Seq = uint32(i)
+		f.failures[i] = fl
+		if err := ix.set(txn, FailureKey(src, uint32(i)).Bytes(), fl.encode()); err != nil {
+			return err
+		}
+	}
+	for i := uint32(len(f.failures)); ; i++ { // earlier failures beyond the new ones
+		k := FailureKey(src, i).Bytes()
+		if _, err := txn.Get(k); errors.Is(err, badger.ErrKeyNotFound) {
+			break
+		} else if err != nil {
+			return err
+		}
+		if err := ix.del(txn, k); err != nil {
+			return err
+		}
+	}
+	if f.h.readFail {
+		return nil
+	}
+	m := InputMark{Name: f.h.name, Content: f.h.content, Schema: SchemaVersion, Algebra: normalform.AlgebraVersion,
+		Config: w.g.fp, Txs: f.txs, Failures: len(f.failures)}
+	return ix.set(txn, InputKey(src).Bytes(), m.encode())
+}
+
+// --- progress -------------------------------------------------------------------
+
+// bar draws a one-line progress bar, redrawn with \r at most ten times a
+// second:
+//
+//	[==========>         ]  12/26 inputs  149 tx  1234 tx/s  eta 3s
+type bar struct {
+	w     io.Writer
+	total int
+	start time.Time
+	last  time.Time
+	n, tx int
+}
+
+func newBar(w io.Writer, total int) *bar {
+	if w == nil {
+		return nil
+	}
+	return &bar{w: w, total: total, start: time.Now()}
+}
+
+func (b *bar) update(inputs, txs int) {
+	if b == nil {
+		return
+	}
+	b.n, b.tx = inputs, txs
+	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond {
+		b.last = now
+		b.draw()
+	}
+}
+
+func (b *bar) draw() {
+	el := time.Since(b.start).Seconds()
+	rate := 0.0
+	if el > 0 {
+		rate = float64(b.tx) / el
+	}
+	if b.total <= 0 {
+		fmt.Fprintf(b.w, "\r%d inputs  %d tx  %.0f tx/s   ", b.n, b.tx, rate)
+		return
+	}
+	const width = 30
+	filled := min(width*b.n/b.total, width)
+	s := strings.Repeat("=", filled)
+	if filled < width {
+		s += ">" + strings.Repeat(" ", width-filled-1)
+	}
+	eta := "-"
+	if b.n > 0 && b.n < b.total {
+		eta = (time.Duration(el*float64(b.total-b.n)/float64(b.n)) * time.Second).Round(time.Second).String()
+	}
+	fmt.Fprintf(b.w, "\r[%s] %d/%d inputs  %d tx  %.0f tx/s  eta %s   ", s, b.n, b.total, b.tx, rate, eta)
+}
+
+func (b *bar) done(ok bool) {
+	if b == nil {
+		return
+	}
+	b.draw()
+	if ok {
+		fmt.Fprintln(b.w)
+	} else {
+		fmt.Fprintln(b.w, " stopped")
+	}
+}

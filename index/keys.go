@@ -1,0 +1,523 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// This file is the whole key layout of the index. Every key starts with a
+// one-byte Kind; numbers are big-endian and fixed-width, so that byte order
+// is numeric order and a range of blocks, amounts or positions is a range
+// of keys. Nothing else in the package builds or parses key bytes.
+//
+// Notation: u8, u32, u64 are big-endian unsigned integers of 1, 4 and 8
+// bytes; hash is 32 bytes; addr is 20 bytes; loc and token and amount are
+// defined below the table.
+//
+//	kind        key                                               value
+//	0x01 schema  0x01                                              u32 schema version, u32 record version
+//	0x02 input   0x02 src[16]                                      input marker (inputValue: content hash, versions, counts, name)
+//	0x03 failure 0x03 src[16] u32 seq                              failure (failureValue: source, stage, tx, message)
+//	0x10 tx      0x10 txhash                                       Record (record.go)
+//	0x11 pos     0x11 loc                                          txhash
+//	0x12 hash    0x12 u8 level, hash, loc                          txhash
+//	0x13 bot     0x13 addr recipient, hash shape, loc              txhash
+//	0x14 first   0x14 addr recipient, hash shape                   loc of the bot's first transaction of that shape, txhash
+//	0x15 verdict 0x15 u8 verdict, u8 tier, loc                     txhash
+//	0x16 profit  0x16 u8 side (0 gross, 1 net), token, amount, loc txhash
+//	0x17 addr    0x17 addr, loc                                    txhash
+//	0x18 token   0x18 token, loc                                   txhash
+//
+// loc is a transaction's position: u64 block, u32 index in the block. When
+// the input did not give the index, it is 0xffffffff and the transaction's
+// hash follows (32 bytes), so that the key stays unique; when it did not
+// give the block either, the block is 0xffffffffffffffff. Such
+// transactions sort after every known position (of their block).
+//
+// token is u8 kind (normalform.TokenKind), addr, and for ERC-721 and
+// ERC-1155 tokens the id as 32 bytes.
+//
+// amount is a signed 256-bit integer in 33 bytes whose byte order is its
+// numeric order: a class byte (0x00 negative, 0x01 zero, 0x02 positive)
+// and 32 bytes, the magnitude for a positive amount and its bitwise
+// complement for a negative one (a larger loss sorts first).
+//
+// src is the first 16 bytes of SHA-256 of the input's name (its absolute
+// path, or a name such as "rpc:block:123" for fetched bundles).
+//
+// The kinds' bytes, the field order and widths are part of the on-disk
+// format: changing any of them changes SchemaVersion.
+
+// SchemaVersion is the version of the key layout and of the values'
+// encodings. Open refuses an index written with another.
+const SchemaVersion = 1
+
+// Kind is a key's first byte.
+type Kind uint8
+
+// The key kinds.
+const (
+	KindSchema  Kind = 0x01
+	KindInput   Kind = 0x02
+	KindFailure Kind = 0x03
+	KindTx      Kind = 0x10
+	KindPos     Kind = 0x11
+	KindHash    Kind = 0x12
+	KindBot     Kind = 0x13
+	KindFirst   Kind = 0x14
+	KindVerdict Kind = 0x15
+	KindProfit  Kind = 0x16
+	KindAddr    Kind = 0x17
+	KindToken   Kind = 0x18
+)
+
+var kindNames = map[Kind]string{KindSchema: "schema", KindInput: "input", KindFailure: "failure", KindTx: "tx", KindPos: "pos",
+	KindHash: "hash", KindBot: "bot", KindFirst: "first", KindVerdict: "verdict", KindProfit: "profit", KindAddr: "addr", KindToken: "token"}
+
+// Kinds lists the key kinds in byte order.
+var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindTx, KindPos, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken}
+
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("kind(0x%02x)", uint8(k))
+}
+
+// Side says which balance a profit key ranks.
+type Side uint8
+
+const (
+	// Gross is the balance at the principals before costs, per token.
+	Gross Side = 0
+	// Net is the balance after gas and builder payments (native and
+	// wrapped native folded); absent when costs are unknown.
+	Net Side = 1
+)
+
+func (s Side) String() string {
+	if s == Net {
+		return "net"
+	}
+	return "gross"
+}
+
+// UnknownBlock and UnknownIndex stand for a position the input did not
+// give.
+const (
+	UnknownBlock uint64 = math.MaxUint64
+	UnknownIndex uint32 = math.MaxUint32
+)
+
+// Loc is a transaction's position. Tx is set (and part of the key) only
+// when Index is UnknownIndex.
+type Loc struct {
+	Block uint64
+	Index uint32
+	Tx    normalform.Hash
+}
+
+// Known reports whether the position is known (the input gave the index).
+func (l Loc) Known() bool { return l.Index != UnknownIndex }
+
+// Less orders locations as their keys do.
+func (l Loc) Less(o Loc) bool { return bytes.Compare(l.append(nil), o.append(nil)) < 0 }
+
+func (l Loc) append(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, l.Block)
+	dst = binary.BigEndian.AppendUint32(dst, l.Index)
+	if !l.Known() {
+		dst = append(dst, l.Tx[:]...)
+	}
+	return dst
+}
+
+// normal zeroes Tx when the position is known, as a parsed key has it.
+func (l Loc) normal() Loc {
+	if l.Known() {
+		l.Tx = normalform.Hash{}
+	}
+	return l
+}
+
+// SourceID names an input in keys: the first 16 bytes of SHA-256 of its
+// name.
+type SourceID [16]byte
+
+// Key is a parsed key. Which fields are meaningful depends on Kind (see
+// the table above); the others are zero.
+type Key struct {
+	Kind    Kind
+	Tx      normalform.Hash    // KindTx
+	Loc     Loc                // every per-transaction secondary kind except KindFirst
+	Level   normalform.Level   // KindHash
+	Struct  normalform.Hash    // KindHash: the hash at Level; KindBot, KindFirst: the shape hash
+	Addr    normalform.Address // KindBot, KindFirst: the recipient; KindAddr: the address touched
+	Verdict normalform.Verdict // KindVerdict
+	Tier    normalform.Tier    // KindVerdict
+	Side    Side               // KindProfit
+	Token   normalform.Token   // KindProfit, KindToken
+	Amount  normalform.Signed  // KindProfit
+	Source  SourceID           // KindInput, KindFailure
+	Seq     uint32             // KindFailure
+}
+
+// Constructors, one per kind.
+
+// SchemaKey is the key of the schema version.
+func SchemaKey() Key { return Key{Kind: KindSchema} }
+
+// InputKey is the key of an input's ingest marker.
+func InputKey(src SourceID) Key { return Key{Kind: KindInput, Source: src} }
+
+// FailureKey is the key of an input's seq-th failure.
+func FailureKey(src SourceID, seq uint32) Key { return Key{Kind: KindFailure, Source: src, Seq: seq} }
+
+// TxKey is the key of a transaction's record.
+func TxKey(tx normalform.Hash) Key { return Key{Kind: KindTx, Tx: tx} }
+
+// PosKey is the by-position key.
+func PosKey(l Loc) Key { return Key{Kind: KindPos, Loc: l.normal()} }
+
+// HashKey is the key of a structural hash at a level.
+func HashKey(level normalform.Level, h normalform.Hash, l Loc) Key {
+	return Key{Kind: KindHash, Level: level, Struct: h, Loc: l.normal()}
+}
+
+// BotKey is the key of a recipient (bot) and the shape of its transaction.
+func BotKey(bot normalform.Address, shape normalform.Hash, l Loc) Key {
+	return Key{Kind: KindBot, Addr: bot, Struct: shape, Loc: l.normal()}
+}
+
+// FirstKey is the key of the first transaction of a shape at a bot.
+func FirstKey(bot normalform.Address, shape normalform.Hash) Key {
+	return Key{Kind: KindFirst, Addr: bot, Struct: shape}
+}
+
+// VerdictKey is the key of a verdict and tier.
+func VerdictKey(v normalform.Verdict, t normalform.Tier, l Loc) Key {
+	return Key{Kind: KindVerdict, Verdict: v, Tier: t, Loc: l.normal()}
+}
+
+// ProfitKey is the key of a balance component.
+func ProfitKey(side Side, tok normalform.Token, amt normalform.Signed, l Loc) Key {
+	if amt.Abs.IsZero() {
+		amt.Neg = false
+	}
+	return Key{Kind: KindProfit, Side: side, Token: normalToken(tok), Amount: amt, Loc: l.normal()}
+}
+
+// AddrKey is the key of an address a transaction touches.
+func AddrKey(a normalform.Address, l Loc) Key { return Key{Kind: KindAddr, Addr: a, Loc: l.normal()} }
+
+// TokenKey is the key of a token a transaction touches.
+func TokenKey(tok normalform.Token, l Loc) Key {
+	return Key{Kind: KindToken, Token: normalToken(tok), Loc: l.normal()}
+}
+
+// normalToken drops an id the token's kind does not carry.
+func normalToken(t normalform.Token) normalform.Token {
+	if !t.HasID() {
+		t.ID = uint256.Int{}
+	}
+	return t
+}
+
+// Bytes encodes the key.
+func (k Key) Bytes() []byte { return k.Append(make([]byte, 0, 128)) }
+
+// Append appends the key's bytes to dst.
+func (k Key) Append(dst []byte) []byte {
+	dst = append(dst, byte(k.Kind))
+	switch k.Kind {
+	case KindSchema:
+	case KindInput:
+		dst = append(dst, k.Source[:]...)
+	case KindFailure:
+		dst = append(dst, k.Source[:]...)
+		dst = binary.BigEndian.AppendUint32(dst, k.Seq)
+	case KindTx:
+		dst = append(dst, k.Tx[:]...)
+	case KindPos:
+		dst = k.Loc.append(dst)
+	case KindHash:
+		dst = append(dst, byte(k.Level))
+		dst = append(dst, k.Struct[:]...)
+		dst = k.Loc.append(dst)
+	case KindBot:
+		dst = append(dst, k.Addr[:]...)
+		dst = append(dst, k.Struct[:]...)
+		dst = k.Loc.append(dst)
+	case KindFirst:
+		dst = append(dst, k.Addr[:]...)
+		dst = append(dst, k.Struct[:]...)
+	case KindVerdict:
+		dst = append(dst, byte(k.Verdict), byte(k.Tier))
+		dst = k.Loc.append(dst)
+	case KindProfit:
+		dst = append(dst, byte(k.Side))
+		dst = appendToken(dst, k.Token)
+		dst = appendAmount(dst, k.Amount)
+		dst = k.Loc.append(dst)
+	case KindAddr:
+		dst = append(dst, k.Addr[:]...)
+		dst = k.Loc.append(dst)
+	case KindToken:
+		dst = appendToken(dst, k.Token)
+		dst = k.Loc.append(dst)
+	default:
+		panic(fmt.Sprintf("index: key of unknown kind %v", k.Kind))
+	}
+	return dst
+}
+
+func appendToken(dst []byte, t normalform.Token) []byte {
+	dst = append(dst, byte(t.Kind))
+	dst = append(dst, t.Addr[:]...)
+	if t.HasID() {
+		id := t.ID.Bytes32()
+		dst = append(dst, id[:]...)
+	}
+	return dst
+}
+
+// Amount classes, the first byte of an encoded amount.
+const (
+	amountNeg  = 0x00
+	amountZero = 0x01
+	amountPos  = 0x02
+)
+
+func appendAmount(dst []byte, s normalform.Signed) []byte {
+	b := s.Abs.Bytes32()
+	switch s.Sign() {
+	case 0:
+		return append(append(dst, amountZero), make([]byte, 32)...)
+	case 1:
+		return append(append(dst, amountPos), b[:]...)
+	}
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	return append(append(dst, amountNeg), b[:]...)
+}
+
+// AmountBytes is the sortable 33-byte form of a signed amount (exported
+// for tests and tools: bytes.Compare of two encodings is the numeric
+// comparison of the amounts).
+func AmountBytes(s normalform.Signed) []byte { return appendAmount(nil, s) }
+
+// ErrBadKey reports bytes that are not a key of this layout.
+var ErrBadKey = errors.New("not an index key")
+
+// keyReader consumes a key's fields, remembering the first error.
+type keyReader struct {
+	b   []byte
+	err error
+}
+
+func (r *keyReader) take(n int) []byte {
+	if r.err != nil {
+		return make([]byte, n)
+	}
+	if len(r.b) < n {
+		r.err = ErrBadKey
+		return make([]byte, n)
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *keyReader) u8() uint8   { return r.take(1)[0] }
+func (r *keyReader) u32() uint32 { return binary.BigEndian.Uint32(r.take(4)) }
+func (r *keyReader) u64() uint64 { return binary.BigEndian.Uint64(r.take(8)) }
+
+func (r *keyReader) hash() (h normalform.Hash) {
+	copy(h[:], r.take(32))
+	return h
+}
+
+func (r *keyReader) addr() (a normalform.Address) {
+	copy(a[:], r.take(20))
+	return a
+}
+
+func (r *keyReader) loc() Loc {
+	l := Loc{Block: r.u64(), Index: r.u32()}
+	if !l.Known() {
+		l.Tx = r.hash()
+	}
+	return l
+}
+
+func (r *keyReader) token() normalform.Token {
+	t := normalform.Token{Kind: normalform.TokenKind(r.u8()), Addr: r.addr()}
+	if t.Kind > normalform.Multi1155 {
+		r.err = ErrBadKey
+	}
+	if t.HasID() {
+		t.ID.SetBytes32(r.take(32))
+	}
+	return t
+}
+
+func (r *keyReader) amount() normalform.Signed {
+	class := r.u8()
+	b := r.take(32)
+	var s normalform.Signed
+	switch class {
+	case amountZero:
+		for _, c := range b {
+			if c != 0 {
+				r.err = ErrBadKey
+			}
+		}
+	case amountPos:
+		s.Abs.SetBytes32(b)
+		if s.Abs.IsZero() {
+			r.err = ErrBadKey
+		}
+	case amountNeg:
+		var m [32]byte
+		for i := range b {
+			m[i] = ^b[i]
+		}
+		s.Abs.SetBytes32(m[:])
+		s.Neg = true
+		if s.Abs.IsZero() {
+			r.err = ErrBadKey
+		}
+	default:
+		r.err = ErrBadKey
+	}
+	return s
+}
+
+// ParseKey is the inverse of Key.Bytes: ParseKey(k.Bytes()) == k for every
+// key the constructors build.
+func ParseKey(b []byte) (Key, error) {
+	if len(b) == 0 {
+		return Key{}, ErrBadKey
+	}
+	k := Key{Kind: Kind(b[0])}
+	r := &keyReader{b: b[1:]}
+	switch k.Kind {
+	case KindSchema:
+	case KindInput:
+		copy(k.Source[:], r.take(16))
+	case KindFailure:
+		copy(k.Source[:], r.take(16))
+		k.Seq = r.u32()
+	case KindTx:
+		k.Tx = r.hash()
+	case KindPos:
+		k.Loc = r.loc()
+	case KindHash:
+		k.Level = normalform.Level(r.u8())
+		if k.Level > normalform.Family {
+			r.err = ErrBadKey
+		}
+		k.Struct = r.hash()
+		k.Loc = r.loc()
+	case KindBot:
+		k.Addr = r.addr()
+		k.Struct = r.hash()
+		k.Loc = r.loc()
+	case KindFirst:
+		k.Addr = r.addr()
+		k.Struct = r.hash()
+	case KindVerdict:
+		k.Verdict = normalform.Verdict(r.u8())
+		k.Tier = normalform.Tier(r.u8())
+		if k.Verdict > normalform.VerdictArbitrage || k.Tier > normalform.TierUncertain {
+			r.err = ErrBadKey
+		}
+		k.Loc = r.loc()
+	case KindProfit:
+		k.Side = Side(r.u8())
+		if k.Side > Net {
+			r.err = ErrBadKey
+		}
+		k.Token = r.token()
+		k.Amount = r.amount()
+		k.Loc = r.loc()
+	case KindAddr:
+		k.Addr = r.addr()
+		k.Loc = r.loc()
+	case KindToken:
+		k.Token = r.token()
+		k.Loc = r.loc()
+	default:
+		return Key{}, fmt.Errorf("%w: unknown kind 0x%02x", ErrBadKey, b[0])
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = ErrBadKey
+	}
+	if r.err != nil {
+		return Key{}, fmt.Errorf("%w: %s key %x", r.err, k.Kind, b)
+	}
+	return k, nil
+}
+
+// --- prefixes and ranges for the iterators ----------------------------------
+
+func kindPrefix(k Kind) []byte { return []byte{byte(k)} }
+
+func hashPrefix(level normalform.Level, h normalform.Hash) []byte {
+	return append([]byte{byte(KindHash), byte(level)}, h[:]...)
+}
+
+func botPrefix(bot normalform.Address) []byte { return append([]byte{byte(KindBot)}, bot[:]...) }
+
+func botShapePrefix(bot normalform.Address, shape normalform.Hash) []byte {
+	return append(botPrefix(bot), shape[:]...)
+}
+
+func firstPrefix(bot normalform.Address) []byte { return append([]byte{byte(KindFirst)}, bot[:]...) }
+
+func verdictPrefix(v normalform.Verdict, t normalform.Tier) []byte {
+	return []byte{byte(KindVerdict), byte(v), byte(t)}
+}
+
+func profitPrefix(side Side, tok normalform.Token) []byte {
+	return appendToken([]byte{byte(KindProfit), byte(side)}, normalToken(tok))
+}
+
+func addrPrefix(a normalform.Address) []byte { return append([]byte{byte(KindAddr)}, a[:]...) }
+
+func tokenPrefix(t normalform.Token) []byte {
+	return appendToken([]byte{byte(KindToken)}, normalToken(t))
+}
+
+// blockBounds returns the key range [lo, hi) of the locations of blocks
+// from..to (inclusive) under prefix. hi is nil when the range runs to the
+// end of the prefix.
+func blockBounds(prefix []byte, from, to uint64) (lo, hi []byte) {
+	lo = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), from)
+	if to == math.MaxUint64 {
+		return lo, prefixEnd(prefix)
+	}
+	hi = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), to+1)
+	return lo, hi
+}
+
+// prefixEnd is the smallest key greater than every key with the prefix,
+// or nil when there is none (a prefix of 0xff bytes).
+func prefixEnd(prefix []byte) []byte {
+	end := append([]byte(nil), prefix...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}

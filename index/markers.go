@@ -1,0 +1,201 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// SourceOf is the SourceID of an input name.
+func SourceOf(name string) SourceID {
+	h := sha256.Sum256([]byte(name))
+	var s SourceID
+	copy(s[:], h[:])
+	return s
+}
+
+// Stage says where an input or a transaction failed.
+type Stage uint8
+
+const (
+	StageRead    Stage = 1 // the input could not be read
+	StageDecode  Stage = 2 // trace.Decode reported an error
+	StageAnalyze Stage = 3 // normalform.Analyze failed (or panicked)
+	StageIndex   Stage = 4 // the analysis cannot be indexed (no hash, too large)
+)
+
+func (s Stage) String() string {
+	switch s {
+	case StageRead:
+		return "read"
+	case StageDecode:
+		return "decode"
+	case StageAnalyze:
+		return "analyze"
+	case StageIndex:
+		return "index"
+	}
+	return fmt.Sprintf("stage(%d)", uint8(s))
+}
+
+// Failure is one recorded failure: an input that could not be read, a
+// transaction or part of an input that did not decode, a transaction the
+// engine could not analyse.
+type Failure struct {
+	Source string // the input's name
+	Seq    uint32 // its rank among the input's failures
+	Stage  Stage
+	Tx     normalform.Hash
+	HasTx  bool
+	Msg    string
+}
+
+func (f Failure) String() string {
+	s := f.Source + ": " + f.Stage.String()
+	if f.HasTx && !strings.Contains(f.Msg, f.Tx.Hex()) {
+		s += " tx " + f.Tx.Hex()
+	}
+	return s + ": " + f.Msg
+}
+
+// failure value: u8 version (1), u8 stage, u8 has tx, [hash tx], string
+// source, string message (string: uvarint length and bytes).
+func (f Failure) encode() []byte {
+	b := []byte{1, byte(f.Stage), 0}
+	if f.HasTx {
+		b[2] = 1
+		b = append(b, f.Tx[:]...)
+	}
+	b = appendBytes(b, []byte(f.Source))
+	return appendBytes(b, []byte(f.Msg))
+}
+
+func decodeFailure(k Key, v []byte) (Failure, error) {
+	r := &recReader{b: v}
+	f := Failure{Seq: k.Seq}
+	if r.u8() != 1 {
+		r.fail()
+	}
+	f.Stage = Stage(r.u8())
+	if f.HasTx = r.u8() == 1; f.HasTx {
+		copy(f.Tx[:], r.take(32))
+	}
+	f.Source = string(r.take(r.count(1)))
+	f.Msg = string(r.take(r.count(1)))
+	if r.err != nil || len(r.b) != 0 {
+		return f, fmt.Errorf("bad failure value %x", v)
+	}
+	return f, nil
+}
+
+// InputMark records that an input was ingested completely: a rerun skips
+// an input whose name, content, versions and configuration match.
+type InputMark struct {
+	Name     string
+	Content  [32]byte // SHA-256 of the input's bytes
+	Schema   uint32   // SchemaVersion
+	Algebra  uint8    // normalform.AlgebraVersion
+	Config   [8]byte  // ConfigFingerprint of the configuration used
+	Txs      int      // transactions stored (or unchanged)
+	Failures int      // failures recorded
+}
+
+// input marker value: u8 version (1), content hash, u32 schema, u8
+// algebra, 8 bytes config fingerprint, uvarint txs, uvarint failures,
+// string name.
+func (m InputMark) encode() []byte {
+	b := append([]byte{1}, m.Content[:]...)
+	b = binary.BigEndian.AppendUint32(b, m.Schema)
+	b = append(b, m.Algebra)
+	b = append(b, m.Config[:]...)
+	b = binary.AppendUvarint(b, uint64(m.Txs))
+	b = binary.AppendUvarint(b, uint64(m.Failures))
+	return appendBytes(b, []byte(m.Name))
+}
+
+func decodeInputMark(v []byte) (InputMark, error) {
+	r := &recReader{b: v}
+	var m InputMark
+	if r.u8() != 1 {
+		r.fail()
+	}
+	copy(m.Content[:], r.take(32))
+	m.Schema = binary.BigEndian.Uint32(r.take(4))
+	m.Algebra = r.u8()
+	copy(m.Config[:], r.take(8))
+	m.Txs = int(r.uvarint())
+	m.Failures = int(r.uvarint())
+	m.Name = string(r.take(r.count(1)))
+	if r.err != nil || len(r.b) != 0 {
+		return m, fmt.Errorf("bad input marker %x", v)
+	}
+	return m, nil
+}
+
+// ConfigFingerprint identifies the analysis configuration (chain,
+// wrapped-native contracts, routers): an input ingested under another
+// configuration is ingested again.
+func ConfigFingerprint(cfg *normalform.Config) [8]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "chain %d\n", cfg.ChainID)
+	for _, a := range cfg.WrappedNative() {
+		fmt.Fprintf(h, "wrapped %x\n", a[:])
+	}
+	for _, a := range cfg.Routers() {
+		fmt.Fprintf(h, "router %x\n", a[:])
+	}
+	var out [8]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// Failures streams the recorded failures, by input and rank.
+func (ix *Index) Failures(ctx context.Context, fn func(Failure) error) error {
+	return ix.scan(ctx, kindPrefix(KindFailure), nil, true, func(k, v []byte) ([]byte, bool, error) {
+		key, err := ParseKey(k)
+		if err != nil {
+			return nil, true, err
+		}
+		f, err := decodeFailure(key, v)
+		if err != nil {
+			return nil, true, err
+		}
+		return nil, false, fn(f)
+	})
+}
+
+// Inputs streams the markers of the inputs ingested completely.
+func (ix *Index) Inputs(ctx context.Context, fn func(InputMark) error) error {
+	return ix.scan(ctx, kindPrefix(KindInput), nil, true, func(k, v []byte) ([]byte, bool, error) {
+		m, err := decodeInputMark(v)
+		if err != nil {
+			return nil, true, err
+		}
+		return nil, false, fn(m)
+	})
+}
+
+// Input returns the marker of an input name, if it was ingested
+// completely (the fetcher asks this before fetching a block again).
+func (ix *Index) Input(name string) (InputMark, bool, error) {
+	var m InputMark
+	found := false
+	err := ix.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(InputKey(SourceOf(name)).Bytes())
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		found = true
+		return item.Value(func(v []byte) (err error) { m, err = decodeInputMark(v); return })
+	})
+	return m, found, err
+}

@@ -1,0 +1,508 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// RecordVersion is the version of the record encoding below.
+const RecordVersion = 1
+
+// Record is what the index keeps of one analysed transaction. Every
+// secondary key of the transaction is a function of its Record (keys), so
+// a record can be replaced, or its keys checked, without the analysis.
+type Record struct {
+	Hash      normalform.Hash
+	Loc       Loc // block and index; UnknownBlock / UnknownIndex when the input did not give them
+	From      normalform.Address
+	To        normalform.Address // zero for a contract creation (HasTo false)
+	HasFrom   bool
+	HasTo     bool
+	Recipient normalform.Address // the bot: the transaction's to, or the created contract
+	Status    normalform.Status
+
+	Verdict normalform.Verdict
+	Tier    normalform.Tier
+	Reasons []normalform.Reason
+
+	// Gross is the balance at the principals per token; Net the balance
+	// after costs (native and wrapped native folded), meaningful only when
+	// CostsKnown.
+	Gross      []Amount
+	Net        []Amount
+	CostsKnown bool
+	GasUsed    uint64
+	Costs      uint256.Int // gas and builder payments, in the native asset
+
+	Counts normalform.Counts
+	Hashes normalform.Hashes
+	// AlgebraVersion is normalform.AlgebraVersion when the hashes and NF
+	// were made.
+	AlgebraVersion uint8
+
+	// Addresses and Tokens are what the transaction's transfers touch, and
+	// its from and to: sorted, without duplicates.
+	Addresses []normalform.Address
+	Tokens    []normalform.Token
+
+	// NF is normalform.EncodeNF of the analysis.
+	NF []byte
+	// Latency is the time the analysis took (normalization, hashes and
+	// encoding). It is the only measured value of a record, and the only
+	// field a re-ingest of the same transaction does not overwrite.
+	Latency time.Duration
+}
+
+// Amount is one component of a balance.
+type Amount struct {
+	Token  normalform.Token
+	Amount normalform.Signed
+}
+
+// ErrNoHash reports a transaction whose input did not give its hash: it
+// cannot be indexed.
+var ErrNoHash = errors.New("the input does not give the transaction's hash: it cannot be indexed")
+
+// NewRecord builds the record of an analysis.
+func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
+	m := &a.Tx.Meta
+	if !m.HasHash {
+		return nil, ErrNoHash
+	}
+	r := &Record{Hash: m.Hash, Loc: Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: m.Hash},
+		From: m.From, HasFrom: m.HasFrom, To: m.To, HasTo: m.HasTo, Recipient: a.Recipient, Status: m.Status,
+		Verdict: a.Verdict, Tier: a.Tier, Reasons: append([]normalform.Reason(nil), a.Reasons...),
+		CostsKnown: a.Costs.Known, GasUsed: a.Costs.GasUsed, Costs: a.Costs.Total,
+		Counts: a.Counts(), Hashes: a.Hashes(), AlgebraVersion: normalform.AlgebraVersion,
+		NF: normalform.EncodeNF(a), Latency: latency}
+	if m.HasBlock {
+		r.Loc.Block = m.Block
+		if m.HasIndex && m.Index >= 0 && int64(m.Index) < int64(UnknownIndex) {
+			r.Loc.Index = uint32(m.Index)
+		}
+	}
+	r.Loc = r.Loc.normal()
+	r.Gross = amounts(a.Gross)
+	if a.Costs.Known {
+		r.Net = amounts(a.Net)
+	}
+	addrs := map[normalform.Address]bool{}
+	toks := map[normalform.Token]bool{}
+	if m.HasFrom {
+		addrs[m.From] = true
+	}
+	if m.HasTo {
+		addrs[m.To] = true
+	}
+	addrs[a.Recipient] = true
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		addrs[t.From], addrs[t.To] = true, true
+		toks[normalToken(t.Token)] = true
+	}
+	for x := range addrs {
+		r.Addresses = append(r.Addresses, x)
+	}
+	sort.Slice(r.Addresses, func(i, j int) bool { return bytes.Compare(r.Addresses[i][:], r.Addresses[j][:]) < 0 })
+	for t := range toks {
+		r.Tokens = append(r.Tokens, t)
+	}
+	sort.Slice(r.Tokens, func(i, j int) bool {
+		return bytes.Compare(appendToken(nil, r.Tokens[i]), appendToken(nil, r.Tokens[j])) < 0
+	})
+	return r, nil
+}
+
+// amounts keeps a balance's tokens and amounts: every entry of Gross and
+// Net is at the recipient.
+func amounts(d normalform.Delta) []Amount {
+	out := make([]Amount, 0, len(d))
+	for _, e := range d {
+		out = append(out, Amount{Token: e.Token, Amount: e.Amount})
+	}
+	return out
+}
+
+// Analysis decodes the record's normal form (normalform.DecodeNF).
+func (r *Record) Analysis() (*normalform.Analysis, error) { return normalform.DecodeNF(r.NF) }
+
+// kv is one key and its value.
+type kv struct{ k, v []byte }
+
+// keys returns every key of the record, the record's own first, and the
+// value each secondary key carries (the transaction hash). The bot's
+// first-seen key (KindFirst) is not among them: it depends on the other
+// transactions of the bot (see put).
+func (r *Record) keys(enc []byte) []kv {
+	h := r.Hash[:]
+	out := make([]kv, 0, 8+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
+	add := func(k Key) { out = append(out, kv{k.Bytes(), h}) }
+	out = append(out, kv{TxKey(r.Hash).Bytes(), enc})
+	add(PosKey(r.Loc))
+	for l := normalform.Exact; l <= normalform.Family; l++ {
+		add(HashKey(l, r.Hashes.Of(l), r.Loc))
+	}
+	add(BotKey(r.Recipient, r.Hashes.Shape, r.Loc))
+	add(VerdictKey(r.Verdict, r.Tier, r.Loc))
+	for _, a := range r.Gross {
+		add(ProfitKey(Gross, a.Token, a.Amount, r.Loc))
+	}
+	if r.CostsKnown {
+		for _, a := range r.Net {
+			add(ProfitKey(Net, a.Token, a.Amount, r.Loc))
+		}
+	}
+	for _, a := range r.Addresses {
+		add(AddrKey(a, r.Loc))
+	}
+	for _, t := range r.Tokens {
+		add(TokenKey(t, r.Loc))
+	}
+	return out
+}
+
+// --- encoding ----------------------------------------------------------------
+//
+// A record value (version 1):
+//
+//	u8      RecordVersion
+//	u8      AlgebraVersion
+//	u64     Latency in nanoseconds, big-endian (fixed width and place: the
+//	        bytes after it are the record's content, compared on re-ingest)
+//	u8      flags: 1 block known, 2 index known, 4 from known, 8 to known,
+//	        16 costs known, 32 recipient differs from to (recipient follows)
+//	uvarint block, uvarint index        (when known)
+//	addr    from, [addr to], [addr recipient]
+//	u8      status, u8 verdict, u8 tier
+//	uvarint number of reasons, each: u8 code (reasonCodes), or 0 and a string
+//	amounts gross
+//	when costs known: amounts net, uvarint gas used, uint costs
+//	uvarint cycles, pools, hops, leftovers
+//	hash    exact, shape, tokens, family
+//	uvarint number of addresses, each addr
+//	uvarint number of tokens, each token
+//	bytes   NF
+//
+// amounts: uvarint count, each token and signed. token: u8 kind, addr, and
+// for ERC-721/1155 the id as uint. signed: u8 sign (0 or 1), uint. uint: u8
+// length and the minimal big-endian bytes (0..32). string and bytes:
+// uvarint length and the bytes. The encoding is deterministic: equal
+// records have equal bytes.
+
+const (
+	flagBlock = 1 << iota
+	flagIndex
+	flagFrom
+	flagTo
+	flagCosts
+	flagRecipient
+)
+
+// contentOffset is where the record's content starts (after the versions
+// and the latency).
+const contentOffset = 10
+
+// reasonCodes are the one-byte codes of the reasons; append only.
+var reasonCodes = []normalform.Reason{"", normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
+	normalform.ReasonFinalMixed, normalform.ReasonCostsUnknown, normalform.ReasonInnerCycle, normalform.ReasonBalanceMixed,
+	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder}
+
+func reasonCode(r normalform.Reason) byte {
+	for i, c := range reasonCodes {
+		if i > 0 && c == r {
+			return byte(i)
+		}
+	}
+	return 0
+}
+
+// Encode returns the record's value bytes.
+func (r *Record) Encode() []byte {
+	b := make([]byte, 0, 512+len(r.NF))
+	b = append(b, RecordVersion, r.AlgebraVersion)
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Latency))
+	var f byte
+	if r.Loc.Block != UnknownBlock {
+		f |= flagBlock
+	}
+	if r.Loc.Known() {
+		f |= flagIndex
+	}
+	if r.HasFrom {
+		f |= flagFrom
+	}
+	if r.HasTo {
+		f |= flagTo
+	}
+	if r.CostsKnown {
+		f |= flagCosts
+	}
+	if !r.HasTo || r.Recipient != r.To {
+		f |= flagRecipient
+	}
+	b = append(b, f)
+	if f&flagBlock != 0 {
+		b = binary.AppendUvarint(b, r.Loc.Block)
+	}
+	if f&flagIndex != 0 {
+		b = binary.AppendUvarint(b, uint64(r.Loc.Index))
+	}
+	b = append(b, r.From[:]...)
+	if f&flagTo != 0 {
+		b = append(b, r.To[:]...)
+	}
+	if f&flagRecipient != 0 {
+		b = append(b, r.Recipient[:]...)
+	}
+	b = append(b, byte(r.Status), byte(r.Verdict), byte(r.Tier))
+	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
+	for _, x := range r.Reasons {
+		c := reasonCode(x)
+		b = append(b, c)
+		if c == 0 {
+			b = appendBytes(b, []byte(x))
+		}
+	}
+	b = appendAmounts(b, r.Gross)
+	if r.CostsKnown {
+		b = appendAmounts(b, r.Net)
+		b = binary.AppendUvarint(b, r.GasUsed)
+		b = appendUint(b, &r.Costs)
+	}
+	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	for l := normalform.Exact; l <= normalform.Family; l++ {
+		h := r.Hashes.Of(l)
+		b = append(b, h[:]...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Addresses)))
+	for _, a := range r.Addresses {
+		b = append(b, a[:]...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Tokens)))
+	for _, t := range r.Tokens {
+		b = appendRecToken(b, t)
+	}
+	return appendBytes(b, r.NF)
+}
+
+func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+
+func appendUint(b []byte, x *uint256.Int) []byte {
+	v := x.Bytes()
+	return append(append(b, byte(len(v))), v...)
+}
+
+func appendRecToken(b []byte, t normalform.Token) []byte {
+	b = append(b, byte(t.Kind))
+	b = append(b, t.Addr[:]...)
+	if t.HasID() {
+		b = appendUint(b, &t.ID)
+	}
+	return b
+}
+
+func appendAmounts(b []byte, as []Amount) []byte {
+	b = binary.AppendUvarint(b, uint64(len(as)))
+	for _, a := range as {
+		b = appendRecToken(b, a.Token)
+		sign := byte(0)
+		if a.Amount.Neg && !a.Amount.Abs.IsZero() {
+			sign = 1
+		}
+		b = appendUint(append(b, sign), &a.Amount.Abs)
+	}
+	return b
+}
+
+// sameContent reports whether two encoded records differ at most in their
+// latency.
+func sameContent(a, b []byte) bool {
+	return len(a) >= contentOffset && len(b) >= contentOffset && a[0] == b[0] && a[1] == b[1] &&
+		bytes.Equal(a[contentOffset:], b[contentOffset:])
+}
+
+// ErrBadRecord reports a record value that does not decode.
+var ErrBadRecord = errors.New("bad record encoding")
+
+type recReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recReader) fail() {
+	if r.err == nil {
+		r.err = ErrBadRecord
+	}
+}
+
+func (r *recReader) take(n int) []byte {
+	if r.err != nil || n < 0 || len(r.b) < n {
+		r.fail()
+		return make([]byte, max(n, 0))
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *recReader) u8() byte { return r.take(1)[0] }
+
+func (r *recReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a list length, bounded by the bytes left (each element takes
+// at least min bytes).
+func (r *recReader) count(min int) int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)/min) {
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (r *recReader) addr() (a normalform.Address) {
+	copy(a[:], r.take(20))
+	return a
+}
+
+func (r *recReader) uint(x *uint256.Int) {
+	n := int(r.u8())
+	if n > 32 {
+		r.fail()
+		return
+	}
+	v := r.take(n)
+	if n > 0 && v[0] == 0 {
+		r.fail() // not minimal: two encodings of one value
+	}
+	x.SetBytes(v)
+}
+
+func (r *recReader) token() normalform.Token {
+	t := normalform.Token{Kind: normalform.TokenKind(r.u8()), Addr: r.addr()}
+	if t.Kind > normalform.Multi1155 {
+		r.fail()
+	}
+	if t.HasID() {
+		r.uint(&t.ID)
+	}
+	return t
+}
+
+func (r *recReader) amounts() []Amount {
+	n := r.count(23)
+	out := make([]Amount, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		a := Amount{Token: r.token()}
+		sign := r.u8()
+		r.uint(&a.Amount.Abs)
+		if sign > 1 || (sign == 1 && a.Amount.Abs.IsZero()) {
+			r.fail()
+		}
+		a.Amount.Neg = sign == 1
+		out = append(out, a)
+	}
+	return out
+}
+
+// DecodeRecord decodes a record value; hash is the transaction hash from
+// its key.
+func DecodeRecord(hash normalform.Hash, b []byte) (*Record, error) {
+	r := &recReader{b: b}
+	rec := &Record{Hash: hash}
+	if v := r.u8(); v != RecordVersion && r.err == nil {
+		return nil, fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, v, RecordVersion)
+	}
+	rec.AlgebraVersion = r.u8()
+	rec.Latency = time.Duration(binary.BigEndian.Uint64(r.take(8)))
+	f := r.u8()
+	rec.Loc = Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: hash}
+	if f&flagBlock != 0 {
+		rec.Loc.Block = r.uvarint()
+		if rec.Loc.Block == UnknownBlock {
+			r.fail()
+		}
+	}
+	if f&flagIndex != 0 {
+		i := r.uvarint()
+		if i >= uint64(UnknownIndex) || f&flagBlock == 0 {
+			r.fail()
+		}
+		rec.Loc.Index = uint32(i)
+	}
+	rec.Loc = rec.Loc.normal()
+	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
+	rec.From = r.addr()
+	if rec.HasTo {
+		rec.To = r.addr()
+	}
+	rec.Recipient = rec.To
+	if f&flagRecipient != 0 {
+		rec.Recipient = r.addr()
+	}
+	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
+	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain {
+		r.fail()
+	}
+	n := r.count(1)
+	for i := 0; i < n && r.err == nil; i++ {
+		c := int(r.u8())
+		switch {
+		case c == 0:
+			rec.Reasons = append(rec.Reasons, normalform.Reason(r.take(r.count(1))))
+		case c < len(reasonCodes):
+			rec.Reasons = append(rec.Reasons, reasonCodes[c])
+		default:
+			r.fail()
+		}
+	}
+	rec.Gross = r.amounts()
+	if rec.CostsKnown {
+		rec.Net = r.amounts()
+		rec.GasUsed = r.uvarint()
+		r.uint(&rec.Costs)
+	}
+	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {
+		*p = int(r.uvarint())
+	}
+	for _, h := range []*normalform.Hash{&rec.Hashes.Exact, &rec.Hashes.Shape, &rec.Hashes.Tokens, &rec.Hashes.Family} {
+		copy(h[:], r.take(32))
+	}
+	n = r.count(20)
+	for i := 0; i < n && r.err == nil; i++ {
+		rec.Addresses = append(rec.Addresses, r.addr())
+	}
+	n = r.count(21)
+	for i := 0; i < n && r.err == nil; i++ {
+		rec.Tokens = append(rec.Tokens, r.token())
+	}
+	rec.NF = append([]byte(nil), r.take(r.count(1))...)
+	if r.err == nil && len(r.b) != 0 {
+		r.fail()
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("tx %s: %w", hash.Hex(), r.err)
+	}
+	return rec, nil
+}

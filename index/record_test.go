@@ -1,0 +1,92 @@
+package index
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// TestRecordRoundTrip: every corpus record decodes to itself, and encodes
+// deterministically; latency is outside the compared content.
+func TestRecordRoundTrip(t *testing.T) {
+	for _, a := range analyseCorpus(t) {
+		rec, err := NewRecord(a, 1234*time.Microsecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := rec.Encode()
+		got, err := DecodeRecord(rec.Hash, enc)
+		if err != nil {
+			t.Fatalf("tx %s: %v", rec.Hash.Hex(), err)
+		}
+		if !reflect.DeepEqual(got, rec) {
+			t.Fatalf("tx %s: decoded\n%+v\nwant\n%+v", rec.Hash.Hex(), got, rec)
+		}
+		again, _ := NewRecord(a, time.Second)
+		if !sameContent(enc, again.Encode()) || bytes.Equal(enc, again.Encode()) {
+			t.Errorf("tx %s: records of one analysis with other latencies", rec.Hash.Hex())
+		}
+	}
+}
+
+// TestRecordEdgeCases: unknown positions, creations, literal reasons,
+// NFTs, net balances and extreme amounts survive the encoding.
+func TestRecordEdgeCases(t *testing.T) {
+	nft := normalform.Token{Kind: normalform.Multi1155, Addr: ad(3), ID: *new(uint256.Int).SetAllOne()}
+	recs := []*Record{
+		{Hash: h(1), Loc: Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)}, From: ad(1), Recipient: ad(2)},
+		{Hash: h(2), Loc: Loc{Block: 7, Index: UnknownIndex, Tx: h(2)}, From: ad(1), HasFrom: true, To: ad(2), HasTo: true, Recipient: ad(2),
+			Verdict: normalform.VerdictArbitrage, Tier: normalform.TierConfirmed, Status: normalform.StatusSuccess,
+			Reasons: []normalform.Reason{normalform.ReasonBuilder, "some_future_reason"},
+			Gross:   []Amount{{Token: nft, Amount: signed(true, maxU256)}, {Token: normalform.NativeToken, Amount: signed(false, "1")}},
+			Net:     []Amount{{Token: normalform.NativeToken, Amount: signed(true, "3")}}, CostsKnown: true, GasUsed: 21000,
+			Costs:  *uint256.NewInt(1 << 60),
+			Counts: normalform.Counts{Cycles: 2, Pools: 5, Hops: 9, Leftovers: 1}, Hashes: normalform.Hashes{Exact: h(3), Shape: h(4), Tokens: h(5), Family: h(6)},
+			AlgebraVersion: 1, Addresses: []normalform.Address{ad(1), ad(2)}, Tokens: []normalform.Token{nft}, NF: []byte{1, 2, 3}, Latency: time.Hour},
+		{Hash: h(3), Loc: Loc{Block: 0, Index: 0}, HasTo: true, To: ad(5), Recipient: ad(6), Gross: []Amount{}},
+	}
+	for _, rec := range recs {
+		if rec.Gross == nil {
+			rec.Gross = []Amount{}
+		}
+		got, err := DecodeRecord(rec.Hash, rec.Encode())
+		if err != nil {
+			t.Fatalf("%x: %v", rec.Hash[:2], err)
+		}
+		if !reflect.DeepEqual(got, rec) {
+			t.Errorf("decoded\n%+v\nwant\n%+v", got, rec)
+		}
+	}
+}
+
+// TestRecordCorrupt: truncated or damaged values fail, never panic.
+func TestRecordCorrupt(t *testing.T) {
+	as := analyseCorpus(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, a := range as[:40] {
+		rec, _ := NewRecord(a, time.Millisecond)
+		enc := rec.Encode()
+		for i := 0; i < len(enc); i += 1 + len(enc)/50 {
+			if _, err := DecodeRecord(rec.Hash, enc[:i]); err == nil {
+				t.Fatalf("tx %s: truncated at %d of %d decoded", rec.Hash.Hex(), i, len(enc))
+			}
+		}
+		if _, err := DecodeRecord(rec.Hash, append(enc, 0)); err == nil {
+			t.Errorf("tx %s: a trailing byte decoded", rec.Hash.Hex())
+		}
+		for range 50 {
+			b := append([]byte(nil), enc...)
+			b[r.IntN(len(b))] ^= byte(1 + r.IntN(255))
+			DecodeRecord(rec.Hash, b) // must not panic
+		}
+	}
+	if _, err := DecodeRecord(h(1), []byte{9}); err == nil {
+		t.Error("record version 9 decoded")
+	}
+}
