@@ -10,7 +10,12 @@ import (
 
 // keywords are the language's reserved words: a token symbol or a name
 // cannot be one (so "order" after an amount is never read as a token).
-const keywords = "explain|find|arbitrages|arbitrage|warnings|warning|transactions|txs|none|where|order|by|asc|desc|limit|same|and|at|match|anomalies|for|of|bot|since|block|blocks|baseline|count|bots|shapes|families|show|as|or|not|has|reason|touches|flashloan|flash_loan|gross|net|profit|in|pools|hops|cycles|leftovers|verdict|tier|is|between|sender"
+const keywords = "explain|find|arbitrages|arbitrage|warnings|warning|transactions|txs|none|where|order|by|asc|desc|limit|same|and|at|match|anomalies|for|of|bot|since|block|blocks|baseline|count|bots|shapes|families|show|as|or|not|has|reason|touches|flashloan|flash_loan|gross|net|profit|in|pools|hops|cycles|leftovers|verdict|tier|is|between|sender|with|through|over|above|under|below|least|most|more|less|greater|fewer|than"
+
+// numWords are the numbers a query may spell out ("at least three
+// pools"); the lexer reads them before identifiers, so a token whose
+// symbol is one of them is named by its address.
+const numWords = "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 
 var queryLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `(--|#)[^\n]*`},
@@ -19,6 +24,7 @@ var queryLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Address", Pattern: `0[xX][0-9a-fA-F]{40}\b`},
 	{Name: "BadHex", Pattern: `0[xX][0-9a-fA-F]*`},
 	{Name: "Number", Pattern: `[0-9]+(\.[0-9]+)?`},
+	{Name: "NumWord", Pattern: `(?i)\b(` + numWords + `)\b`},
 	{Name: "Keyword", Pattern: `(?i)\b(` + keywords + `)\b`},
 	{Name: "Ident", Pattern: `[a-zA-Z_][a-zA-Z0-9_]*`},
 	{Name: "String", Pattern: `"(\\.|[^"\\])*"?`},
@@ -46,8 +52,8 @@ type gStatement struct {
 type gFind struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Kind   string  `parser:"'find' @( 'arbitrages' | 'arbitrage' | 'warnings' | 'warning' | 'transactions' | 'txs' | 'none' )?"`
-	Where  *gExpr  `parser:"( 'where' @@ )?"`
+	Kind   string  `parser:"( 'find' @( 'arbitrages' | 'arbitrage' | 'warnings' | 'warning' | 'transactions' | 'txs' | 'none' )? | @( 'arbitrages' | 'warnings' | 'transactions' | 'txs' ) )"`
+	Where  *gExpr  `parser:"( ( 'where' | 'with' ) @@ | (?= 'through') @@ )?"`
 	Order  *gOrder `parser:"@@?"`
 	Limit  *gLimit `parser:"@@?"`
 }
@@ -65,7 +71,7 @@ type gMatch struct {
 	EndPos lexer.Position
 	Ref    *gTx    `parser:"'match' @@"`
 	Level  *gIdent `parser:"( 'at' @@ )?"`
-	Where  *gExpr  `parser:"( 'where' @@ )?"`
+	Where  *gExpr  `parser:"( ( 'where' | 'with' ) @@ )?"`
 	Order  *gOrder `parser:"@@?"`
 	Limit  *gLimit `parser:"@@?"`
 }
@@ -84,7 +90,7 @@ type gCount struct {
 	EndPos lexer.Position
 	What   string  `parser:"'count' @( 'transactions' | 'txs' | 'bots' | 'shapes' | 'families' )?"`
 	By     *gIdent `parser:"'by' @@"`
-	Where  *gExpr  `parser:"( 'where' @@ )?"`
+	Where  *gExpr  `parser:"( ( 'where' | 'with' ) @@ )?"`
 	Limit  *gLimit `parser:"@@?"`
 }
 
@@ -119,7 +125,7 @@ type gAnd struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
 	Left   *gUnary   `parser:"@@"`
-	Right  []*gUnary `parser:"( 'and' @@ )*"`
+	Right  []*gUnary `parser:"( 'and'? @@ )*"`
 }
 
 type gUnary struct {
@@ -140,21 +146,61 @@ type gPred struct {
 	AddrIs  *gAddrIs  `parser:"| @@"`
 	Touches *gToken   `parser:"| 'touches' @@"`
 	Flash   bool      `parser:"| @( 'flashloan' | 'flash_loan' )"`
+	Through *gThrough `parser:"| @@"`
 	HashIs  *gHashIs  `parser:"| @@"`
+}
+
+// gThrough is a count written number first: "through at least three
+// pools", "with 2 cycles".
+type gThrough struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Op     *gOp   `parser:"'through'? @@?"`
+	N      *gNum  `parser:"@@"`
+	What   string `parser:"@( 'pools' | 'hops' | 'cycles' | 'leftovers' )"`
+}
+
+// gOp is a comparison, as a symbol or in words.
+type gOp struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Sym    string `parser:"@Op"`
+	Ge     bool   `parser:"| @( 'at' 'least' )"`
+	Le     bool   `parser:"| @( 'at' 'most' )"`
+	Gt     bool   `parser:"| @( 'over' | 'above' | ( 'more' | 'greater' ) 'than' )"`
+	Lt     bool   `parser:"| @( 'under' | 'below' | ( 'less' | 'fewer' ) 'than' )"`
+}
+
+func (g *gOp) op() string {
+	switch {
+	case g == nil:
+		return "="
+	case g.Ge:
+		return ">="
+	case g.Le:
+		return "<="
+	case g.Gt:
+		return ">"
+	case g.Lt:
+		return "<"
+	case g.Sym == "==":
+		return "="
+	}
+	return g.Sym
 }
 
 type gCompare struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
 	Metric *gMetric `parser:"@@"`
-	Op     string   `parser:"@Op"`
+	Op     *gOp     `parser:"@@"`
 	Value  *gAmount `parser:"@@"`
 }
 
 type gMetric struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Profit string  `parser:"( @( 'gross' | 'net' ) 'profit'"`
+	Profit string  `parser:"( ( @( 'gross' | 'net' ) 'profit' | @'profit' )"`
 	Token  *gToken `parser:"( 'in' @@ )?"`
 	Count  string  `parser:"| @( 'pools' | 'hops' | 'cycles' | 'leftovers' | 'block' ) )"`
 }
@@ -235,7 +281,7 @@ type gHash struct {
 type gNum struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Text   string `parser:"@Number"`
+	Text   string `parser:"@( Number | NumWord )"`
 }
 
 type gIdent struct {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -160,6 +162,10 @@ func (p *lowerer) syntaxError(err error) error {
 		if ute.Unexpected.EOF() {
 			found = "the end of the query"
 		}
+		if w, ok := p.unknownWord(ute.Position().Offset); ok {
+			p.errorAt(conv(w.Pos), "%s", w.msg)
+			return p.errs
+		}
 		msg := "unexpected " + found
 		if ute.Expect != "" || strings.Contains(ute.Message(), "expected") {
 			if i := strings.Index(ute.Message(), "(expected "); i >= 0 {
@@ -175,6 +181,86 @@ func (p *lowerer) syntaxError(err error) error {
 		return p.errs
 	}
 	return err
+}
+
+// condWords are the words a condition starts with.
+var condWords = []string{"profit", "gross", "net", "pools", "hops", "cycles", "leftovers", "block", "blocks", "verdict", "tier", "reason", "has", "bot", "sender", "touches", "flashloan", "through", "not", "exact", "shape", "tokens", "family"}
+
+type wordErr struct {
+	Pos lexer.Position
+	msg string
+}
+
+// unknownWord explains a syntax error right after an identifier that is
+// no word of the language where a condition starts ("prfit > 1 WETH"):
+// the parser only says it expected "= HASH" (the one condition that
+// starts with a free word), which misleads.
+func (p *lowerer) unknownWord(offset int) (wordErr, bool) {
+	toks, err := parser.Lex(p.file, strings.NewReader(p.src))
+	if err != nil {
+		return wordErr{}, false
+	}
+	sym := parser.Lexer().Symbols()
+	var prev, prev2 *lexer.Token
+	for i := range toks {
+		t := &toks[i]
+		if t.Type == sym["Whitespace"] || t.Type == sym["Comment"] {
+			continue
+		}
+		if t.Pos.Offset >= offset {
+			break
+		}
+		prev2, prev = prev, t
+	}
+	if prev == nil || prev.Type != sym["Ident"] || oneOf(strings.ToLower(prev.Value), levels) {
+		return wordErr{}, false
+	}
+	if prev2 == nil || !(prev2.Type == sym["Keyword"] && oneOf(strings.ToLower(prev2.Value), []string{"where", "with", "and", "or", "not"}) || prev2.Value == "(") {
+		return wordErr{}, false
+	}
+	msg := fmt.Sprintf("unknown word %q where a condition starts", prev.Value)
+	if s := closest(strings.ToLower(prev.Value), condWords); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	} else {
+		msg += ": want profit, pools, hops, cycles, leftovers, block, verdict, tier, reason, bot, sender, touches, flashloan or a level = HASH"
+	}
+	return wordErr{Pos: prev.Pos, msg: msg}, true
+}
+
+// closest is the word of set nearest w: within one edit for short words,
+// two for longer ones.
+func closest(w string, set []string) string {
+	best, bd := "", 2
+	if len(w) > 4 {
+		bd = 3
+	}
+	for _, s := range set {
+		if d := editDistance(w, s); d < bd {
+			best, bd = s, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	row := make([]int, len(rb)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		diag := row[0]
+		row[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			next := min(row[j]+1, row[j-1]+1, diag+cost)
+			diag, row[j] = row[j], next
+		}
+	}
+	return row[len(rb)]
 }
 
 // --- lowering -----------------------------------------------------------
@@ -211,7 +297,11 @@ func (p *lowerer) num(g *gNum) *NumLit {
 	if g == nil {
 		return nil
 	}
-	return &NumLit{Span: span(g.Pos, g.EndPos), Text: g.Text}
+	text := g.Text
+	if i := slices.Index(strings.Split(numWords, "|"), strings.ToLower(text)); i >= 0 {
+		text = strconv.Itoa(i)
+	}
+	return &NumLit{Span: span(g.Pos, g.EndPos), Text: text}
 }
 
 func (p *lowerer) integer(g *gNum, what string) *NumLit {
@@ -244,6 +334,9 @@ func (p *lowerer) metric(g *gMetric) *Metric {
 	m := &Metric{Span: span(g.Pos, g.EndPos), Token: p.token(g.Token)}
 	if g.Profit != "" {
 		m.Name = strings.ToLower(g.Profit)
+		if m.Name == "profit" { // plain "profit" is the net one
+			m.Name = "net"
+		}
 	} else {
 		m.Name = strings.ToLower(g.Count)
 	}
@@ -394,7 +487,7 @@ func (p *lowerer) pred(g *gPred) Expr {
 			if c.Value.Token != nil {
 				p.errorAt(conv(c.Value.Token.Pos), "a block is a number, not an amount of %s", p.token(c.Value.Token))
 			}
-			return &InBlocks{Span: sp, Range: &BlockRange{Span: sp, Op: c.Op, From: p.integer(c.Value.Number, "a block")}}
+			return &InBlocks{Span: sp, Range: &BlockRange{Span: sp, Op: c.Op.op(), From: p.integer(c.Value.Number, "a block")}}
 		}
 		return p.compare(g.Compare)
 	case g.Is != nil:
@@ -425,6 +518,14 @@ func (p *lowerer) pred(g *gPred) Expr {
 		return &Touches{Span: sp, Target: p.token(g.Touches)}
 	case g.Flash:
 		return &FlashLoan{Span: sp}
+	case g.Through != nil:
+		t := g.Through
+		m := &Metric{Span: span(t.N.EndPos, t.EndPos), Name: strings.ToLower(t.What)}
+		v := &Amount{Span: span(t.N.Pos, t.N.EndPos), Number: p.num(t.N)}
+		if strings.Contains(v.Number.Text, ".") {
+			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, v.Number.Text)
+		}
+		return &Compare{Span: sp, Metric: m, Op: t.Op.op(), Value: v}
 	case g.HashIs != nil:
 		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level, "equivalence level", levels), Hash: &HashLit{Span: span(g.HashIs.Hash.Pos, g.HashIs.Hash.EndPos), Hash: strings.ToLower(g.HashIs.Hash.Hash)}}
 	}
@@ -436,10 +537,7 @@ func (p *lowerer) pred(g *gPred) Expr {
 func (p *lowerer) compare(g *gCompare) Expr {
 	m := p.metric(g.Metric)
 	v := &Amount{Span: span(g.Value.Pos, g.Value.EndPos), Number: p.num(g.Value.Number), Token: p.token(g.Value.Token)}
-	op := g.Op
-	if op == "==" {
-		op = "="
-	}
+	op := g.Op.op()
 	c := &Compare{Span: span(g.Pos, g.EndPos), Metric: m, Op: op, Value: v}
 	switch {
 	case !m.IsProfit():

@@ -101,7 +101,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestGrammarPrints(t *testing.T) {
 	g := Grammar()
-	for _, want := range []string{"Statement = \"explain\"?", "Find = \"find\"", "Compare = Metric <op> Amount ."} {
+	for _, want := range []string{"Statement = \"explain\"?", "Find = ((\"find\"", "Compare = Metric Op Amount .", "Op = <op> | (\"at\" \"least\")"} {
 		if !strings.Contains(g, want) {
 			t.Errorf("grammar lacks %q:\n%s", want, g)
 		}
@@ -126,4 +126,56 @@ func FuzzParse(f *testing.F) {
 			_ = err.Error()
 		}
 	})
+}
+
+// TestNaturalForms: the worded forms lower to the same AST as the
+// symbolic ones.
+func TestNaturalForms(t *testing.T) {
+	for _, c := range []struct{ words, symbols string }{
+		{"arbitrages with profit over 1 WETH through at least three pools", "find arbitrages where net profit > 1 WETH and pools >= 3"},
+		{"find arbitrages where gross profit above 0.5 WETH", "find arbitrages where gross profit > 0.5 WETH"},
+		{"find where net profit at most 2 USDC", "find where net profit <= 2 USDC"},
+		{"find where pools less than 4 and hops more than two", "find where pools < 4 and hops > 2"},
+		{"find where pools fewer than 4", "find where pools < 4"},
+		{"transactions with 2 cycles", "find transactions where cycles = 2"},
+		{"warnings through at most 1 pools", "find warnings where pools <= 1"},
+		{"find where profit under 1 WETH", "find where net profit < 1 WETH"},
+		{"count by bot with profit at least ten WETH", "count by bot where net profit >= 10 WETH"},
+		{"match 0x" + strings.Repeat("ab", 32) + " with pools greater than 2", "match 0x" + strings.Repeat("ab", 32) + " where pools > 2"},
+	} {
+		a, err := ParseOne("q", c.words)
+		if err != nil {
+			t.Errorf("%q: %v", c.words, err)
+			continue
+		}
+		b, err := ParseOne("q", c.symbols)
+		if err != nil {
+			t.Fatalf("%q: %v", c.symbols, err)
+		}
+		if da, db := Dump(a), Dump(b); da != db {
+			t.Errorf("%q and %q differ:\n%s\n%s", c.words, c.symbols, da, db)
+		}
+	}
+	for _, bad := range []string{
+		"find where pools at least 2.5",
+		"find where through 2.5 pools",
+		"find where profit over 1",
+	} {
+		if _, err := ParseOne("q", bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestUnknownConditionWord(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"find arbitrage where prfit > 1 WETH", `1:22: unknown word "prfit" where a condition starts (did you mean "profit"?)`},
+		{"find where pools > 2 and (hoops > 3)", `1:27: unknown word "hoops" where a condition starts (did you mean "hops"?)`},
+		{"find where foo > 3", `1:12: unknown word "foo" where a condition starts: want profit`},
+	} {
+		_, err := Parse("q", c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
+		}
+	}
 }

@@ -5,6 +5,8 @@
 //	flowq fetch --rpc URL --blocks A..B --out DIR
 //	flowq ingest [--index DIR] [flags] FILE|DIR...
 //	flowq export [--index DIR] --format csv|jsonl [--out FILE]
+//	flowq query [--index DIR] [--format table|json|csv] 'STATEMENTS'
+//	flowq run [--index DIR] FILE...
 //	flowq chains
 //	flowq version
 //
@@ -30,6 +32,8 @@ usage:
   flowq fetch --rpc URL --blocks A..B --out DIR   save bundles from a node (JSON-RPC)
   flowq ingest [--index DIR] FILE|DIR...  analyse and store transactions in the index (--retry-failed)
   flowq export [--index DIR] --format csv|jsonl [--out FILE]   write the index's records
+  flowq query [--index DIR] 'STATEMENTS'  run query statements against the index
+  flowq run [--index DIR] FILE...         run query files (stops at the first error)
   flowq chains                            list the built-in chains and their defaults
   flowq version                           print the version
 
@@ -51,6 +55,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 		return ingestCmd(args[1:], stdout, stderr, lookupEnv)
 	case "export":
 		return exportCmd(args[1:], stdout, stderr, lookupEnv)
+	case "query":
+		return queryCmd(args[1:], stdin, stdout, stderr, lookupEnv)
+	case "run":
+		return runCmd(args[1:], stdout, stderr, lookupEnv)
 	case "chains":
 		return chains(stdout)
 	case "version", "--version", "-v":

@@ -1,9 +1,10 @@
 // Package scenario builds flowq's scenario transactions: real, publicly
-// built contracts (Uniswap V2 factory, pair and Router02, WETH9,
-// OpenZeppelin ERC-20, ERC-721 and ERC-1155 presets, all from the npm
-// registry) and this project's own bots (contracts/*.sol, compiled with the
-// npm solc package), run on an in-process go-ethereum node (internal/evmnode)
-// and read back over its JSON-RPC with flowq's fetcher (index/fetch).
+// built contracts (Uniswap V2 factory, pair and Router02, Uniswap V3
+// factory and pool, WETH9, OpenZeppelin ERC-20, ERC-721 and ERC-1155
+// presets, all from the npm registry) and this project's own bots
+// (contracts/*.sol, compiled with the npm solc package), run on an
+// in-process go-ethereum node (internal/evmnode) and read back over its
+// JSON-RPC with flowq's fetcher (index/fetch).
 //
 // Each scenario is one transaction in its own block, with a known truth:
 // its class, and the gross balance change of every tracked address in every

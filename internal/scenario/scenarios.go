@@ -58,73 +58,70 @@ func mustGain(name string, g *big.Int) {
 	}
 }
 
-// star builds a callback cascade like the paper's tx_R. A Uniswap V2 pair
-// asked to swap with a non-empty `data` calls uniswapV2Call on the
-// recipient of its output, so every pool that calls back pays the bot:
+// star builds the paper's tx_R (Figure "Reduction of tx_R") on Uniswap V3
+// pools, whose swap pays the output to `recipient` and then calls
+// uniswapV3SwapCallback on the caller, which must leave the pool paid:
 //
-//	bot ⇒ TARGET/WETH.swap(WETH to bot)          flash-swap style
-//	  TARGET/WETH ⇒ bot.uniswapV2Call:
-//	    bot ⇒ X1/TARGET.swap(TARGET to bot)       arm 1, hop 2
-//	      X1/TARGET ⇒ bot.uniswapV2Call:
-//	        bot ⇒ X1/WETH.swap(X1 to bot)         arm 1, hop 1
-//	          X1/WETH ⇒ bot.uniswapV2Call: bot pays X1/WETH its WETH
-//	        bot pays X1/TARGET its X1, pays TARGET/WETH the TARGET
-//	        bot ⇒ X2/TARGET.swap(...)             arm 2, nested in arm 1's callback
+//	bot ⇒ TARGET/WETH.swap(recipient bot, exact WETH out)        the hub
+//	  TARGET/WETH pays the bot WETH
+//	  TARGET/WETH ⇒ bot.uniswapV3SwapCallback(actions):
+//	    bot ⇒ X1/TARGET.swap(recipient TARGET/WETH, exact TARGET out)
+//	      X1/TARGET pays TARGET/WETH its TARGET
+//	      X1/TARGET ⇒ bot.uniswapV3SwapCallback(actions):
+//	        bot ⇒ X1/WETH.swap(recipient X1/TARGET, exact X1 out)
+//	          X1/WETH pays X1/TARGET its X1
+//	          X1/WETH ⇒ bot.uniswapV3SwapCallback(): the bot pays X1/WETH its WETH
+//	        bot ⇒ X2/TARGET.swap(recipient TARGET/WETH, ...)   arm 2, nested in arm 1's callback
 //	          ...
 //
-// The frames nest as in the paper's Figure "Reduction of tx_R"(a): each
-// pool calls back into the bot before it settles, and each arm runs inside
-// the previous arm's callback.
-func (w *World) star(f, target string, arms []string, wethIn []*big.Int) ([]Action, *big.Int) {
+// Every route transfer but the hub's WETH to the bot and the bot's WETH to
+// each X/WETH goes pool to pool. The amounts are the pools' own: the hub's
+// TARGET demand for wethOut is quoted (Bot.quoteV3, an eth_call), split
+// over the arms in proportion to the TARGET each arm's wethIn would buy,
+// and each arm's X and WETH demands are quoted in turn. It returns the
+// bot's actions and its WETH gain.
+func (w *World) star(target string, arms []string, wethOut *big.Int, wethIn []*big.Int) ([]Action, *big.Int) {
 	bot, weth, tgt := w.A("bot"), w.A("WETH"), w.A(target)
-	hub := w.A(pairKey(f, target, "WETH"))
+	hub := w.poolV3(target, "WETH")
 	type arm struct {
-		hop1, hop2 common.Address
-		x          common.Address
-		in, xOut   *big.Int
-		tOut       *big.Int
+		x, hop1, hop2   common.Address // X, X/WETH, X/TARGET
+		tOut, xOut, wIn *big.Int
 	}
-	var as []arm
-	total := new(big.Int)
-	spent := new(big.Int)
+	as := make([]arm, len(arms))
+	// What each arm's wethIn would buy (exact input), to split the hub's
+	// demand.
+	est, sum := make([]*big.Int, len(arms)), new(big.Int)
 	for i, name := range arms {
-		x := w.A(name)
-		hop1 := w.pairOf(f, name, "WETH")
-		hop2 := w.pairOf(f, name, target)
-		rIn, rOut := w.reserves(hop1, weth)
-		xOut := amountOut(wethIn[i], rIn, rOut)
-		rIn2, rOut2 := w.reserves(hop2, x)
-		tOut := amountOut(xOut, rIn2, rOut2)
-		as = append(as, arm{hop1: hop1, hop2: hop2, x: x, in: wethIn[i], xOut: xOut, tOut: tOut})
-		total.Add(total, tOut)
-		spent.Add(spent, wethIn[i])
+		a := &as[i]
+		a.x, a.hop1, a.hop2 = w.A(name), w.poolV3(name, "WETH"), w.poolV3(name, target)
+		_, xOut := w.quoteV3(a.hop1, weth, wethIn[i])
+		_, est[i] = w.quoteV3(a.hop2, a.x, xOut)
+		sum.Add(sum, est[i])
 	}
-	rT, rW := w.reserves(hub, tgt)
-	wethOut := amountOut(total, rT, rW)
-	// Build from the last arm inwards.
+	owed, _ := w.quoteV3(hub, tgt, new(big.Int).Neg(wethOut))
+	left := new(big.Int).Set(owed)
+	spent := new(big.Int)
+	for i := range as {
+		a := &as[i]
+		a.tOut = new(big.Int).Div(new(big.Int).Mul(owed, est[i]), sum)
+		if i == len(as)-1 {
+			a.tOut = left
+		}
+		left = new(big.Int).Sub(left, a.tOut)
+		a.xOut, _ = w.quoteV3(a.hop2, a.x, new(big.Int).Neg(a.tOut))
+		a.wIn, _ = w.quoteV3(a.hop1, weth, new(big.Int).Neg(a.xOut))
+		spent.Add(spent, a.wIn)
+	}
+	// From the last arm inwards: arm i's callback buys its X and runs arm
+	// i+1.
 	var next []Action
 	for i := len(as) - 1; i >= 0; i-- {
 		a := as[i]
-		payHop1 := []Action{w.transferCall(weth, a.hop1, a.in)}
-		cb := []Action{
-			w.swapCall(a.hop1, a.x, a.xOut, bot, payHop1),
-			w.transferCall(a.x, a.hop2, a.xOut),
-			w.transferCall(tgt, hub, a.tOut),
-		}
-		cb = append(cb, next...)
-		next = []Action{w.swapCall(a.hop2, tgt, a.tOut, bot, cb)}
+		cb := append([]Action{w.swapV3(a.hop1, weth, new(big.Int).Neg(a.xOut), a.hop2, nil)}, next...)
+		next = []Action{w.swapV3(a.hop2, a.x, new(big.Int).Neg(a.tOut), hub, cb)}
 	}
-	top := []Action{w.swapCall(hub, weth, wethOut, bot, next)}
+	top := []Action{w.swapV3(hub, tgt, new(big.Int).Neg(wethOut), bot, next)}
 	return top, new(big.Int).Sub(wethOut, spent)
-}
-
-// pairOf finds the pair of two named tokens on factory f, whichever order
-// it was named in.
-func (w *World) pairOf(f, a, b string) common.Address {
-	if p, ok := w.addr[pairKey(f, a, b)]; ok {
-		return p
-	}
-	return w.A(pairKey(f, b, a))
 }
 
 // Scenarios lists the scenarios in the order they run (each in its own
@@ -166,23 +163,27 @@ func Scenarios() []Scenario {
 		},
 		{
 			Name: "star_r",
-			Description: "tx_R's shape: the bot takes WETH from BEAN/WETH flash-swap style; in the callback three arms (CHAD, DUCK, MOON) each turn WETH into BEAN through two pairs, " +
-				"every pair calling back the bot (V2 calls back the recipient, so each pays the bot, which pays the next pair), the next arm nested in the previous arm's callback; " +
-				"the BEAN converges on BEAN/WETH (0.0125 + 0.0333 + 0.0117 WETH in, as in the paper)",
+			Description: "tx_R (the paper's Figure \"Reduction of tx_R\"), on Uniswap V3 pools, which pay the swap's recipient and call back the caller: " +
+				"the bot takes 0.0598 WETH out of BEAN/WETH (exact output, recipient the bot); in its callback, arm CHAD: CHAD/BEAN pays BEAN straight to BEAN/WETH and calls back the bot, " +
+				"which has CHAD/WETH pay CHAD straight to CHAD/BEAN and, called back, pays CHAD/WETH its WETH; arm DUCK runs inside CHAD/BEAN's callback the same way, and MOON inside DUCK/BEAN's; " +
+				"about 0.0125 + 0.0333 + 0.0117 WETH in",
 			Class: "arbitrage", Origin: "bot",
+			Notes: "every route transfer is pool to pool except the hub's WETH to the bot and the bot's WETH to each X/WETH pool",
 			build: func(w *World) *types.Transaction {
-				acts, g := w.star("A", "BEAN", []string{"CHAD", "DUCK", "MOON"}, []*big.Int{ether("0.0125"), ether("0.0333"), ether("0.0117")})
+				acts, g := w.star("BEAN", armsR, ether("0.0598"), []*big.Int{ether("0.0125"), ether("0.0333"), ether("0.0117")})
 				mustGain("star_r", g)
 				return w.execute("searcher", w.A("bot"), acts)
 			},
 		},
 		{
-			Name:        "star_s",
-			Description: "tx_S's shape: the same callback star with six arms (ALFA..FOXT) converging on PEPE/WETH, on factory B",
-			Class:       "arbitrage", Origin: "bot",
+			Name: "star_s",
+			Description: "tx_S: the same Uniswap V3 callback star with six arms (PUPPIES, TERMINUS, TOMOE, YFI, CPOOL, ZETA) converging on KABOSU/WETH; " +
+				"the bot takes 0.1165 WETH out of KABOSU/WETH, about 0.011 + 0.013 + 0.017 + 0.019 + 0.023 + 0.029 WETH in",
+			Class: "arbitrage", Origin: "bot",
+			Notes: "every route transfer is pool to pool except the hub's WETH to the bot and the bot's WETH to each X/WETH pool",
 			build: func(w *World) *types.Transaction {
 				ins := []*big.Int{ether("0.011"), ether("0.013"), ether("0.017"), ether("0.019"), ether("0.023"), ether("0.029")}
-				acts, g := w.star("B", "PEPE", armsS, ins)
+				acts, g := w.star("KABOSU", armsS, ether("0.1165"), ins)
 				mustGain("star_s", g)
 				return w.execute("searcher", w.A("bot"), acts)
 			},

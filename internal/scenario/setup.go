@@ -15,11 +15,52 @@ import (
 var fungibles = []string{
 	"USDC", "DAI", "USDT", "WBTC", "GRT", "LINK", "UNI", "MKR", "COMP", "AAVE", "RPL",
 	"BEAN", "CHAD", "DUCK", "MOON",
-	"PEPE", "ALFA", "BRAV", "CHAR", "DELT", "ECHO", "FOXT",
+	"KABOSU", "PUPPIES", "TERMINUS", "TOMOE", "YFI", "CPOOL", "ZETA",
 }
 
-// armsS are tx_S's six arm tokens.
-var armsS = []string{"ALFA", "BRAV", "CHAR", "DELT", "ECHO", "FOXT"}
+// armsR are tx_R's three arm tokens (converging on BEAN), armsS tx_S's six
+// (converging on KABOSU).
+var (
+	armsR = []string{"CHAD", "DUCK", "MOON"}
+	armsS = []string{"PUPPIES", "TERMINUS", "TOMOE", "YFI", "CPOOL", "ZETA"}
+)
+
+// starPool is one Uniswap V3 pool of the star scenarios: reserves ra of a
+// and rb of b (whole tokens, 18 decimals).
+type starPool struct {
+	a, b   string
+	ra, rb string
+}
+
+// starPools are the stars' pools (Uniswap V3, 0.3%, full range), at prices
+// where WETH → X → BEAN (resp. KABOSU) gives about 5% more than the hub
+// pays back in WETH, with reserves of a few to a few hundred WETH as
+// memecoin pools have: tx_R's hub BEAN/WETH holds 50 WETH and 1.5 billion
+// BEAN (3·10^7 BEAN per WETH); tx_S's hub KABOSU/WETH 40 WETH and 6
+// billion KABOSU (1.5·10^8 per WETH).
+var starPools = []starPool{
+	{"BEAN", "WETH", "1500000000", "50"},
+	{"CHAD", "WETH", "200000", "20"},        // 10^4 CHAD per WETH
+	{"CHAD", "BEAN", "100000", "316500000"}, // 3165 BEAN per CHAD
+	{"DUCK", "WETH", "20000000", "25"},      // 8·10^5 DUCK per WETH
+	{"DUCK", "BEAN", "8000000", "316300000"},
+	{"WETH", "MOON", "15", "1500000"}, // 10^5 MOON per WETH
+	{"BEAN", "MOON", "316100000", "1000000"},
+
+	{"KABOSU", "WETH", "6000000000", "40"},
+	{"PUPPIES", "WETH", "45000000000", "15"}, // 3·10^9 PUPPIES per WETH
+	{"PUPPIES", "KABOSU", "30000000000", "1579000000"},
+	{"TERMINUS", "WETH", "300000", "10"}, // 3·10^4 per WETH
+	{"TERMINUS", "KABOSU", "200000", "1052000000"},
+	{"TOMOE", "WETH", "150000", "15"}, // 10^4 per WETH
+	{"TOMOE", "KABOSU", "100000", "1578000000"},
+	{"YFI", "WETH", "100", "200"}, // 0.5 YFI per WETH
+	{"YFI", "KABOSU", "40", "12620000000"},
+	{"CPOOL", "WETH", "240000", "12"}, // 2·10^4 per WETH
+	{"CPOOL", "KABOSU", "200000", "1577000000"},
+	{"ZETA", "WETH", "125000", "25"}, // 5000 per WETH
+	{"ZETA", "KABOSU", "50000", "1578000000"},
+}
 
 // genesisAlloc places WETH9 (runtime code from the npm build) at the
 // mainnet WETH address, with the storage its constructor would have
@@ -103,20 +144,6 @@ func (w *World) setup() {
 	w.createPool("A", "WETH", "DAI", ether("100"), ether("200000"))
 	w.createPool("A", "DAI", "USDT", ether("500000"), ether("525000"))
 	w.createPool("A", "USDT", "WETH", ether("200000"), ether("100"))
-	// tx_R: BEAN/WETH and three arms WETH -> X -> BEAN.
-	w.createPool("A", "BEAN", "WETH", ether("1500000000"), ether("50"))
-	w.createPool("A", "CHAD", "WETH", ether("200000"), ether("20"))
-	w.createPool("A", "DUCK", "WETH", ether("20000000"), ether("20"))
-	w.createPool("A", "WETH", "MOON", ether("20"), ether("2000000"))
-	w.createPool("A", "CHAD", "BEAN", ether("100000"), ether("330000000"))
-	w.createPool("A", "DUCK", "BEAN", ether("10000000"), ether("325000000"))
-	w.createPool("A", "BEAN", "MOON", ether("320000000"), ether("1000000"))
-	// tx_S, on factory B: PEPE/WETH and six arms WETH -> X -> PEPE.
-	w.createPool("B", "PEPE", "WETH", ether("5000000000"), ether("50"))
-	for i, x := range armsS {
-		w.createPool("B", x, "WETH", ether("20000"), ether("20"))
-		w.createPool("B", x, "PEPE", ether("10000"), new(big.Int).Add(ether("1060000000"), new(big.Int).Mul(big.NewInt(int64(i)), ether("10000000"))))
-	}
 	// Router swaps and liquidity.
 	w.createPool("A", "WETH", "WBTC", ether("100"), ether("5"))
 	w.createPool("A", "WBTC", "GRT", ether("5"), ether("500000"))
@@ -125,6 +152,11 @@ func (w *World) setup() {
 	// V2 pair where RPL is cheaper.
 	w.createPool("A", "WETH", "RPL", ether("100"), ether("11000"))
 	w.createPoolV3(factoryV3, lpBot, "WETH", "RPL", ether("100"), ether("10000"))
+	// tx_R and tx_S: Uniswap V3 pools, which pay the swap's recipient and
+	// call back the caller.
+	for _, p := range starPools {
+		w.createPoolV3(factoryV3, lpBot, p.a, p.b, ether(p.ra), ether(p.rb))
+	}
 
 	// Working capital.
 	for _, who := range []string{"bot", "strategy"} {
@@ -209,4 +241,52 @@ func (w *World) createPoolV3(factory, lpBot common.Address, a, b string, ra, rb 
 	w.send("mint V3 "+a+"/"+b, "deployer", lpBot, nil, w.pack("Bot", "execute", []Action{mint}), 1_000_000)
 	w.flush()
 	return pool
+}
+
+// poolV3 is the V3 pool of two named tokens, whichever order it was
+// created in.
+func (w *World) poolV3(a, b string) common.Address {
+	if p, ok := w.addr[v3PoolName+a+"/"+b]; ok {
+		return p
+	}
+	return w.A(v3PoolName + b + "/" + a)
+}
+
+// v3Direction returns swap's zeroForOne and the loosest price limit for
+// selling tokenIn to pool.
+func (w *World) v3Direction(pool, tokenIn common.Address) (bool, *big.Int) {
+	zeroForOne := w.view(pool, "token0")[0].(common.Address) == tokenIn
+	limit, _ := new(big.Int).SetString(v3MaxSqrt, 10)
+	if zeroForOne {
+		limit, _ = new(big.Int).SetString(v3MinSqrt, 10)
+	}
+	return zeroForOne, limit
+}
+
+// swapV3 is pool.swap selling tokenIn (amountSpecified > 0: exact input;
+// < 0: exact output), paying the output to recipient; the pool calls back
+// the bot, which runs the callback actions, or pays what the pool is owed
+// when there are none.
+func (w *World) swapV3(pool, tokenIn common.Address, amountSpecified *big.Int, recipient common.Address, callback []Action) Action {
+	zeroForOne, limit := w.v3Direction(pool, tokenIn)
+	var data []byte
+	if len(callback) > 0 {
+		data = w.encodeActions(callback)
+	}
+	return call(pool, w.callData(pool, "swap", recipient, zeroForOne, amountSpecified, limit, data))
+}
+
+// quoteV3 prices the swap of swapV3 at the head (Bot.quoteV3 by eth_call):
+// what the pool is owed in tokenIn and what it pays out.
+func (w *World) quoteV3(pool, tokenIn common.Address, amountSpecified *big.Int) (in, out *big.Int) {
+	zeroForOne, limit := w.v3Direction(pool, tokenIn)
+	v := w.view(w.A("bot"), "quoteV3", pool, zeroForOne, amountSpecified, limit)
+	d0, d1 := v[0].(*big.Int), v[1].(*big.Int)
+	if !zeroForOne {
+		d0, d1 = d1, d0
+	}
+	if d0.Sign() <= 0 || d1.Sign() >= 0 {
+		fail("quote of %s: deltas %s %s", w.Names[pool], v[0], v[1])
+	}
+	return d0, new(big.Int).Neg(d1)
 }

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/repl"
+)
+
+const queryUsage = `usage: flowq query [flags] 'STATEMENT; ...'
+       flowq query [flags] -          (statements from stdin)
+
+Runs query statements against the index and prints their results. See
+README.md (Query language) or 'go doc ./lang' for the statements.
+
+Exit status: 0 on success, 1 when a statement fails (the error names its
+line and column), 2 for a usage error.
+
+flags:
+`
+
+const runUsage = `usage: flowq run [flags] FILE...
+
+Runs the statements of query files in order and prints their results. It
+stops at the first statement that fails, naming FILE:LINE:COL, and exits 1.
+
+flags:
+`
+
+// queryFlags are the flags of query and run.
+type queryFlags struct {
+	chain  chainFlags
+	dir    *string
+	format *string
+	timer  *bool
+}
+
+func (q *queryFlags) register(fs *flag.FlagSet) {
+	q.chain.register(fs)
+	q.dir = fs.String("index", "", indexFlagHelp)
+	q.format = fs.String("format", "table", "output: "+strings.Join(repl.Modes, ", "))
+	q.timer = fs.Bool("timer", false, "print each statement's row count and time")
+}
+
+// session opens the index read-only and returns a session on it, with the
+// index's closer.
+func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, bool)) (*repl.Session, func() error, error) {
+	if !slices.Contains(repl.Modes, *q.format) {
+		return nil, nil, fmt.Errorf("--format %q: want one of %s", *q.format, strings.Join(repl.Modes, ", "))
+	}
+	cfg, err := q.chain.config(lookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	path, err := indexDir(*q.dir, lookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
+	}
+	ix, err := index.OpenReadOnly(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	s := &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer}
+	return s, ix.Close, nil
+}
+
+// queryCmd is `flowq query`.
+func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("query", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var qf queryFlags
+	qf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, queryUsage)
+		fs.PrintDefaults()
+	}
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(rest) == 0 {
+		fmt.Fprint(stderr, "flowq query: give the statements to run (or - for stdin)\n")
+		return 2
+	}
+	src := strings.Join(rest, " ")
+	name := "<query>"
+	if len(rest) == 1 && rest[0] == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq query: read stdin: %v\n", err)
+			return 1
+		}
+		src, name = string(b), "<stdin>"
+	}
+	s, closeIx, err := qf.session(stdout, lookupEnv)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq query: %v\n", err)
+		return 2
+	}
+	defer closeIx()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return execReport(ctx, s, name, src, stderr, "query")
+}
+
+// runCmd is `flowq run`.
+func runCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var qf queryFlags
+	qf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprint(stderr, "flowq run: give the query files to run\n")
+		return 2
+	}
+	srcs := make([]string, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq run: %v\n", err)
+			return 2
+		}
+		srcs[i] = string(b)
+	}
+	s, closeIx, err := qf.session(stdout, lookupEnv)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq run: %v\n", err)
+		return 2
+	}
+	defer closeIx()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	for i, f := range files {
+		if rc := execReport(ctx, s, f, srcs[i], stderr, "run"); rc != 0 {
+			return rc
+		}
+	}
+	return 0
+}
+
+// execReport runs a script and turns its error into a message and an exit
+// status.
+func execReport(ctx context.Context, s *repl.Session, name, src string, stderr io.Writer, cmd string) int {
+	err := s.Exec(ctx, name, src)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "flowq %s: interrupted\n", cmd)
+	default:
+		fmt.Fprintf(stderr, "flowq %s: %v\n", cmd, err)
+	}
+	return 1
+}

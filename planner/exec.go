@@ -1,0 +1,524 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/normalform"
+)
+
+// Field is one value of a row: Value for machines (hashes in hex, amounts
+// in base units), Human for people (symbols and decimals where known).
+type Field struct {
+	Name, Value, Human string
+}
+
+// Row is one result row, its fields in column order.
+type Row []Field
+
+// Get returns a field's value by name.
+func (r Row) Get(name string) string {
+	for _, f := range r {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// Executor runs plans against a source.
+type Executor struct {
+	Src Source
+	Cfg *normalform.Config
+}
+
+// errLimit stops a scan when a limit is reached.
+var errLimit = errors.New("limit reached")
+
+// Run executes a query and streams its rows to emit. It stops when ctx is
+// cancelled (returning ctx.Err()) or emit returns an error.
+func (x *Executor) Run(ctx context.Context, q *Query, emit func(Row) error) error {
+	switch p := q.Plan.(type) {
+	case *Compare:
+		return x.compare(ctx, p, emit)
+	case *MatchRef:
+		return x.match(ctx, p, emit)
+	case *Anomalies:
+		return x.anomalies(ctx, p, emit)
+	case *ShowTx:
+		return x.show(p, emit)
+	}
+	if g := findGroup(q.Plan); g != nil {
+		return x.group(ctx, q.Plan, emit)
+	}
+	return x.records(ctx, q.Plan, func(r *index.Record) error { return emit(x.recordRow(r)) })
+}
+
+func findGroup(p Plan) *Group {
+	switch n := p.(type) {
+	case *Group:
+		return n
+	case *Limit:
+		return findGroup(n.Input)
+	}
+	return nil
+}
+
+// records runs a record-producing plan.
+func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record) error) error {
+	get := func(r index.Ref) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := x.Src.Get(r.Hash)
+		if err != nil {
+			return fmt.Errorf("reading tx %s: %w", r.Hash.Hex(), err)
+		}
+		return emit(rec)
+	}
+	switch n := p.(type) {
+	case *HashLookup:
+		return x.Src.ByHash(ctx, n.Level, n.Hash, n.Blocks, get)
+	case *BotScan:
+		return x.Src.ByBot(ctx, n.Bot, n.Blocks, func(_ normalform.Hash, r index.Ref) error { return get(r) })
+	case *AddressScan:
+		return x.Src.ByAddress(ctx, n.Addr, n.Blocks, get)
+	case *TokenScan:
+		return x.Src.ByToken(ctx, n.Token, n.Blocks, get)
+	case *TierScan:
+		if n.Tier != nil {
+			return x.Src.ByTier(ctx, n.Verdict, *n.Tier, n.Blocks, get)
+		}
+		return x.Src.ByVerdict(ctx, n.Verdict, n.Blocks, func(_ normalform.Tier, r index.Ref) error { return get(r) })
+	case *ProfitRange:
+		seen := map[normalform.Hash]bool{}
+		return x.Src.ByProfit(ctx, n.Side, n.Token, n.Lo, n.Hi, func(_ normalform.Signed, r index.Ref) error {
+			if seen[r.Hash] {
+				return nil
+			}
+			seen[r.Hash] = true
+			return get(r)
+		})
+	case *BlockScan:
+		return x.Src.ByBlocks(ctx, n.Blocks, get)
+	case *FullScan:
+		return x.Src.Records(ctx, index.AllBlocks, func(r *index.Record) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return emit(r)
+		})
+	case TxLookup:
+		rec, err := x.get(n.Tx)
+		if err != nil {
+			return err
+		}
+		return emit(rec)
+	case *Filter:
+		return x.records(ctx, n.Input, func(r *index.Record) error {
+			ok, err := n.Pred.Eval(r)
+			if err != nil || !ok {
+				return err
+			}
+			return emit(r)
+		})
+	case *Sort:
+		var all []*index.Record
+		if err := x.records(ctx, n.Input, func(r *index.Record) error { all = append(all, r); return nil }); err != nil {
+			return err
+		}
+		sort.SliceStable(all, func(i, j int) bool {
+			if n.Desc {
+				return n.Key.Less(all[j], all[i])
+			}
+			return n.Key.Less(all[i], all[j])
+		})
+		for _, r := range all {
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *Limit:
+		k := 0
+		err := x.records(ctx, n.Input, func(r *index.Record) error {
+			if k == n.N {
+				return errLimit
+			}
+			k++
+			return emit(r)
+		})
+		if errors.Is(err, errLimit) {
+			return nil
+		}
+		return err
+	}
+	return fmt.Errorf("planner: cannot run %T", p)
+}
+
+// recordRow is a transaction's row in find, match and anomalies results.
+func (x *Executor) recordRow(r *index.Record) Row {
+	block := ""
+	if r.Loc.Block != index.UnknownBlock {
+		block = fmt.Sprint(r.Loc.Block)
+	}
+	reasons := make([]string, len(r.Reasons))
+	for i, y := range r.Reasons {
+		reasons[i] = string(y)
+	}
+	amounts := func(as []index.Amount, known bool) (string, string) {
+		if !known {
+			return "", "unknown"
+		}
+		var m, h []string
+		for _, a := range as {
+			m = append(m, a.Token.Key()+":"+a.Amount.String())
+			h = append(h, x.Cfg.FormatSigned(a.Amount, a.Token))
+		}
+		if len(h) == 0 {
+			return "", "0"
+		}
+		return strings.Join(m, ";"), strings.Join(h, ", ")
+	}
+	gm, gh := amounts(r.Gross, true)
+	nm, nh := amounts(r.Net, r.CostsKnown)
+	c := r.Counts
+	num := func(n int) string { return fmt.Sprint(n) }
+	return Row{
+		{"tx", r.Hash.Hex(), r.Hash.Hex()},
+		{"block", block, block},
+		{"verdict", r.Verdict.String(), r.Verdict.String()},
+		{"tier", r.Tier.String(), r.Tier.String()},
+		{"gross", gm, gh},
+		{"net", nm, nh},
+		{"cycles", num(c.Cycles), num(c.Cycles)},
+		{"pools", num(c.Pools), num(c.Pools)},
+		{"hops", num(c.Hops), num(c.Hops)},
+		{"leftovers", num(c.Leftovers), num(c.Leftovers)},
+		{"bot", normalform.AddrKey(r.Recipient), normalform.ShortAddr(r.Recipient)},
+		{"reasons", strings.Join(reasons, ","), strings.Join(reasons, ", ")},
+	}
+}
+
+func (x *Executor) analysis(h normalform.Hash) (*normalform.Analysis, *index.Record, error) {
+	rec, err := x.get(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := rec.Analysis()
+	if err != nil {
+		return nil, nil, fmt.Errorf("tx %s: %w", h.Hex(), err)
+	}
+	return a, rec, nil
+}
+
+// get reads one record; a transaction missing from the index is an error
+// that says what to do.
+func (x *Executor) get(h normalform.Hash) (*index.Record, error) {
+	rec, err := x.Src.Get(h)
+	if errors.Is(err, index.ErrNotFound) || (err == nil && rec == nil) {
+		return nil, fmt.Errorf("tx %s is not in the index: ingest it first (flowq ingest, or .ingest in the REPL)", h.Hex())
+	}
+	return rec, err
+}
+
+// compare is Q_eq / Q_fam: equal at the level, and where the canonical
+// forms first differ.
+func (x *Executor) compare(ctx context.Context, p *Compare, emit func(Row) error) error {
+	a, _, err := x.analysis(p.A.(TxLookup).Tx)
+	if err != nil {
+		return err
+	}
+	b, _, err := x.analysis(p.B.(TxLookup).Tx)
+	if err != nil {
+		return err
+	}
+	ca, cb := a.Canonical(p.Level), b.Canonical(p.Level)
+	equal := ca == cb
+	diff := ""
+	if !equal {
+		diff = firstDifference(ca, cb)
+	}
+	yes := map[bool]string{true: "yes", false: "no"}[equal]
+	return emit(Row{
+		{"equivalent", yes, yes},
+		{"level", p.Level.String(), p.Level.String()},
+		{"first_difference", diff, diff},
+		{"a", ca, ca},
+		{"b", cb, cb},
+	})
+}
+
+// firstDifference names the first element (a cycle, chain, leftover) of
+// two canonical forms that differs, and shows both from the first
+// differing character.
+func firstDifference(a, b string) string {
+	ea, eb := strings.Split(a, " ; "), strings.Split(b, " ; ")
+	for i := 0; i < len(ea) || i < len(eb); i++ {
+		var x, y string
+		if i < len(ea) {
+			x = ea[i]
+		}
+		if i < len(eb) {
+			y = eb[i]
+		}
+		if x == y {
+			continue
+		}
+		if x == "" {
+			return fmt.Sprintf("element %d: only the second has %s", i+1, clip(y, 80))
+		}
+		if y == "" {
+			return fmt.Sprintf("element %d: only the first has %s", i+1, clip(x, 80))
+		}
+		rx, ry := []rune(x), []rune(y)
+		k := 0
+		for k < len(rx) && k < len(ry) && rx[k] == ry[k] {
+			k++
+		}
+		from := k - 20
+		if from < 0 {
+			from = 0
+		}
+		return fmt.Sprintf("element %d, at character %d: %s… vs %s…", i+1, k+1,
+			clip(string(rx[from:]), 60), clip(string(ry[from:]), 60))
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// match is Q_match: the reference's hash at the level, then the lookup.
+func (x *Executor) match(ctx context.Context, p *MatchRef, emit func(Row) error) error {
+	ref, err := x.get(p.Ref.(TxLookup).Tx)
+	if err != nil {
+		return err
+	}
+	plan := withHash(p.Then, ref.Hashes.Of(p.Level))
+	return x.records(ctx, plan, func(r *index.Record) error { return emit(x.recordRow(r)) })
+}
+
+// withHash rebuilds a match plan with the reference's hash in its lookup.
+func withHash(p Plan, h normalform.Hash) Plan {
+	switch n := p.(type) {
+	case *HashLookup:
+		c := *n
+		c.Hash = h
+		return &c
+	case *Filter:
+		return &Filter{Input: withHash(n.Input, h), Pred: n.Pred}
+	case *Sort:
+		return &Sort{Input: withHash(n.Input, h), Key: n.Key, Desc: n.Desc}
+	case *Limit:
+		return &Limit{Input: withHash(n.Input, h), N: n.N}
+	}
+	return p
+}
+
+// anomalies is Q_anom.
+func (x *Executor) anomalies(ctx context.Context, p *Anomalies, emit func(Row) error) error {
+	first := map[normalform.Hash]index.Ref{}
+	if err := x.Src.BotShapes(ctx, p.Bot, func(shape normalform.Hash, r index.Ref) error {
+		first[shape] = r
+		return nil
+	}); err != nil {
+		return err
+	}
+	base := map[normalform.Hash]bool{}
+	if p.Baseline != nil {
+		if err := x.Src.ByBot(ctx, p.Bot, *p.Baseline, func(shape normalform.Hash, _ index.Ref) error {
+			base[shape] = true
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	// The bot's transactions in position order (ByBot streams by shape).
+	type hit struct {
+		shape normalform.Hash
+		ref   index.Ref
+	}
+	var all []hit
+	if err := x.Src.ByBot(ctx, p.Bot, index.AllBlocks, func(shape normalform.Hash, r index.Ref) error {
+		all = append(all, hit{shape, r})
+		return nil
+	}); err != nil {
+		return err
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i].ref.Loc, all[j].ref.Loc
+		if a.Block != b.Block {
+			return a.Block < b.Block
+		}
+		return a.Index < b.Index
+	})
+	n := 0
+	for i, h := range all {
+		f := first[h.shape]
+		var why string
+		switch {
+		case p.Baseline != nil:
+			if h.ref.Loc.Block > p.Baseline.To && !base[h.shape] {
+				why = fmt.Sprintf("shape not among blocks %d..%d", p.Baseline.From, p.Baseline.To)
+			}
+		case p.Since != nil:
+			if h.ref.Loc.Block >= *p.Since && f.Loc.Block >= *p.Since {
+				why = fmt.Sprintf("shape first used at block %d", f.Loc.Block)
+			}
+		default:
+			if i > 0 && f.Hash == h.ref.Hash {
+				why = "first use of this shape"
+			}
+		}
+		if why == "" {
+			continue
+		}
+		rec, err := x.Src.Get(h.ref.Hash)
+		if err != nil {
+			return err
+		}
+		row := append(x.recordRow(rec), Field{"shape", h.shape.Hex(), h.shape.Hex()[:18] + "…"}, Field{"why", why, why})
+		if err := emit(row); err != nil {
+			return err
+		}
+		if n++; p.Limit > 0 && n == p.Limit {
+			break
+		}
+	}
+	return nil
+}
+
+// group counts by a key.
+func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) error {
+	limit := -1
+	if l, ok := plan.(*Limit); ok {
+		limit, plan = l.N, l.Input
+	}
+	g := plan.(*Group)
+	type bucket struct {
+		key, human string
+		txs        int
+		distinct   map[string]bool
+		example    normalform.Hash
+	}
+	buckets := map[string]*bucket{}
+	var order []string
+	err := x.records(ctx, g.Input, func(r *index.Record) error {
+		k, h := groupKey(x.Cfg, r, g.By)
+		b := buckets[k]
+		if b == nil {
+			b = &bucket{key: k, human: h, distinct: map[string]bool{}, example: r.Hash}
+			buckets[k] = b
+			order = append(order, k)
+		}
+		b.txs++
+		switch g.What {
+		case "bots":
+			b.distinct[normalform.AddrKey(r.Recipient)] = true
+		case "shapes":
+			b.distinct[r.Hashes.Shape.Hex()] = true
+		case "families":
+			b.distinct[r.Hashes.Family.Hex()] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	count := func(b *bucket) int {
+		if g.What == "transactions" {
+			return b.txs
+		}
+		return len(b.distinct)
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		ci, cj := count(buckets[order[i]]), count(buckets[order[j]])
+		if ci != cj {
+			return ci > cj
+		}
+		return order[i] < order[j]
+	})
+	for i, k := range order {
+		if limit >= 0 && i == limit {
+			break
+		}
+		b := buckets[k]
+		c := fmt.Sprint(count(b))
+		row := Row{{g.By, b.key, b.human}, {g.What, c, c}}
+		if g.What != "transactions" {
+			t := fmt.Sprint(b.txs)
+			row = append(row, Field{"transactions", t, t})
+		}
+		row = append(row, Field{"example", b.example.Hex(), b.example.Hex()})
+		if err := emit(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func groupKey(cfg *normalform.Config, r *index.Record, by string) (string, string) {
+	short := func(h normalform.Hash) (string, string) { return h.Hex(), h.Hex()[:18] + "…" }
+	switch by {
+	case "family":
+		return short(r.Hashes.Family)
+	case "shape":
+		return short(r.Hashes.Shape)
+	case "tokens":
+		return short(r.Hashes.Tokens)
+	case "exact":
+		return short(r.Hashes.Exact)
+	case "bot":
+		return normalform.AddrKey(r.Recipient), normalform.ShortAddr(r.Recipient)
+	case "sender":
+		return normalform.AddrKey(r.From), normalform.ShortAddr(r.From)
+	case "verdict":
+		return r.Verdict.String(), r.Verdict.String()
+	case "tier":
+		return r.Tier.String(), r.Tier.String()
+	case "block":
+		return fmt.Sprint(r.Loc.Block), fmt.Sprint(r.Loc.Block)
+	}
+	return "", ""
+}
+
+// show renders one transaction.
+func (x *Executor) show(p *ShowTx, emit func(Row) error) error {
+	a, _, err := x.analysis(p.Input.(TxLookup).Tx)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, v := range p.Views {
+		switch v {
+		case "all":
+			x.Cfg.WriteAnalysis(&b, a, true)
+		case "tree", "cycles", "balances":
+			x.Cfg.WriteAnalysis(&b, a, false)
+		case "terms":
+			for _, t := range a.RenderTerms(x.Cfg) {
+				b.WriteString(t + "\n")
+			}
+		case "steps":
+			for i, s := range a.Steps {
+				fmt.Fprintf(&b, "%3d %s\n", i+1, s)
+			}
+		case "transfers":
+			for i := range a.Tx.Transfers {
+				b.WriteString(x.Cfg.LeafString(&a.Tx.Transfers[i]) + "\n")
+			}
+		}
+	}
+	text := b.String()
+	return emit(Row{{"tx", a.Tx.Meta.Hash.Hex(), a.Tx.Meta.Hash.Hex()}, {"text", text, text}})
+}

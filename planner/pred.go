@@ -1,0 +1,422 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/normalform"
+)
+
+// Pred is a compiled filter: its text, how to evaluate it on a record,
+// and what an index could do for it.
+type Pred struct {
+	Text string
+	Eval func(r *index.Record) (bool, error)
+	// access is the index access that finds every record the predicate
+	// can hold on, rank its selectivity (0 is the most selective), and
+	// blocks the block range it pins exactly.
+	access Access
+	rank   int
+	blocks *index.BlockRange
+}
+
+func andPreds(ps []*Pred) *Pred {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	var texts []string
+	for _, p := range ps {
+		texts = append(texts, p.Text)
+	}
+	return &Pred{Text: strings.Join(texts, " and "), Eval: func(r *index.Record) (bool, error) {
+		for _, p := range ps {
+			ok, err := p.Eval(r)
+			if err != nil || !ok {
+				return false, err
+			}
+		}
+		return true, nil
+	}}
+}
+
+func src(n lang.Node, s string) string {
+	if n.Pos().Offset >= 0 && n.End().Offset <= len(s) && n.Pos().Offset < n.End().Offset {
+		return strings.Join(strings.Fields(s[n.Pos().Offset:n.End().Offset]), " ")
+	}
+	return lang.Dump(n)
+}
+
+var tierVerdict = map[normalform.Tier]normalform.Verdict{
+	normalform.TierConfirmed: normalform.VerdictArbitrage, normalform.TierProbable: normalform.VerdictWarning,
+	normalform.TierAttempted: normalform.VerdictWarning, normalform.TierUncertain: normalform.VerdictWarning,
+}
+
+func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
+	text := "verdict = " + v.String()
+	if t != nil {
+		text = "tier = " + t.String()
+	}
+	if neg {
+		text = strings.Replace(text, "=", "!=", 1)
+	}
+	p := &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+		ok := r.Verdict == v && (t == nil || r.Tier == *t)
+		return ok != neg, nil
+	}}
+	if !neg {
+		p.access, p.rank = &TierScan{Verdict: v, Tier: t}, 4
+	}
+	return p
+}
+
+var knownReasons = []normalform.Reason{normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
+	normalform.ReasonFinalMixed, normalform.ReasonCostsUnknown, normalform.ReasonInnerCycle, normalform.ReasonBalanceMixed,
+	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder}
+
+// amountOf returns a record's balance in a token: gross per token as
+// analysed, net with the wrapped native folded into the native asset.
+func amountOf(r *index.Record, side index.Side, tok normalform.Token) normalform.Signed {
+	as := r.Gross
+	if side == index.Net {
+		as = r.Net
+	}
+	for _, a := range as {
+		if a.Token == tok {
+			return a.Amount
+		}
+	}
+	return normalform.Signed{}
+}
+
+func cmpSigned(a, b normalform.Signed) int {
+	sa, sb := a.Sign(), b.Sign()
+	if sa != sb {
+		if sa < sb {
+			return -1
+		}
+		return 1
+	}
+	c := a.Abs.Cmp(&b.Abs)
+	if sa < 0 {
+		return -c
+	}
+	return c
+}
+
+func opHolds(op string, c int) bool {
+	switch op {
+	case "=":
+		return c == 0
+	case "!=":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	return false
+}
+
+// pred compiles one filter expression.
+func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
+	text := src(e, pl.Src)
+	switch x := e.(type) {
+	case *lang.And:
+		l, err1 := pl.pred(x.L)
+		r, err2 := pl.pred(x.R)
+		if err := firstErr(err1, err2); err != nil {
+			return nil, err
+		}
+		p := andPreds([]*Pred{l, r})
+		p.Text = text
+		return p, nil
+	case *lang.Or:
+		l, err1 := pl.pred(x.L)
+		r, err2 := pl.pred(x.R)
+		if err := firstErr(err1, err2); err != nil {
+			return nil, err
+		}
+		return &Pred{Text: text, Eval: func(rec *index.Record) (bool, error) {
+			if ok, err := l.Eval(rec); err != nil || ok {
+				return ok, err
+			}
+			return r.Eval(rec)
+		}}, nil
+	case *lang.Not:
+		in, err := pl.pred(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return &Pred{Text: text, Eval: func(rec *index.Record) (bool, error) {
+			ok, err := in.Eval(rec)
+			return !ok, err
+		}}, nil
+	case *lang.Compare:
+		return pl.compare(x, text)
+	case *lang.Is:
+		if x.Field == "verdict" {
+			v := map[string]normalform.Verdict{"arbitrage": normalform.VerdictArbitrage, "warning": normalform.VerdictWarning, "none": normalform.VerdictNone}[x.Value.Name]
+			p := verdictPred(v, nil, x.Neg)
+			p.Text = text
+			return p, nil
+		}
+		t := map[string]normalform.Tier{"confirmed": normalform.TierConfirmed, "probable": normalform.TierProbable,
+			"attempted": normalform.TierAttempted, "uncertain": normalform.TierUncertain}[x.Value.Name]
+		p := verdictPred(tierVerdict[t], &t, x.Neg)
+		p.Text = text
+		return p, nil
+	case *lang.HasReason:
+		r := normalform.Reason(x.Reason.Name)
+		found := false
+		var names []string
+		for _, k := range knownReasons {
+			names = append(names, string(k))
+			found = found || k == r
+		}
+		if !found {
+			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", x.Reason.Name, strings.Join(names, ", "))
+		}
+		return &Pred{Text: text, Eval: func(rec *index.Record) (bool, error) {
+			for _, y := range rec.Reasons {
+				if y == r {
+					return true, nil
+				}
+			}
+			return false, nil
+		}}, nil
+	case *lang.InBlocks:
+		return pl.blocksPred(x, text)
+	case *lang.AddrIs:
+		a := addrOf(x.Addr.Addr)
+		p := &Pred{Text: text}
+		if x.Field == "bot" {
+			p.Eval = func(r *index.Record) (bool, error) { return (r.Recipient == a) != x.Neg, nil }
+			if !x.Neg {
+				p.access, p.rank = &BotScan{Bot: a}, 1
+			}
+		} else {
+			p.Eval = func(r *index.Record) (bool, error) { return (r.HasFrom && r.From == a) != x.Neg, nil }
+			if !x.Neg {
+				p.access, p.rank = &AddressScan{Addr: a}, 2 // the sender is touched; the filter stays
+			}
+		}
+		return p, nil
+	case *lang.Touches:
+		if x.Target.Address != "" {
+			a := addrOf(x.Target.Address)
+			tok := normalform.FungibleToken(a)
+			return &Pred{Text: text, access: &AddressScan{Addr: a}, rank: 2, Eval: func(r *index.Record) (bool, error) {
+				for _, y := range r.Addresses {
+					if y == a {
+						return true, nil
+					}
+				}
+				for _, y := range r.Tokens {
+					if y.Addr == tok.Addr {
+						return true, nil
+					}
+				}
+				return false, nil
+			}}, nil
+		}
+		tok, err := pl.token(x.Target)
+		if err != nil {
+			return nil, err
+		}
+		return &Pred{Text: text, access: &TokenScan{Token: tok, Name: x.Target.Symbol}, rank: 2, Eval: func(r *index.Record) (bool, error) {
+			for _, y := range r.Tokens {
+				if y == tok {
+					return true, nil
+				}
+			}
+			return false, nil
+		}}, nil
+	case *lang.FlashLoan:
+		return &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+			a, err := r.Analysis()
+			if err != nil {
+				return false, fmt.Errorf("tx %s: %w", r.Hash.Hex(), err)
+			}
+			for _, c := range a.Cycles {
+				if c.Label == normalform.LeftoverCycle {
+					return true, nil
+				}
+			}
+			return false, nil
+		}}, nil
+	case *lang.HashIs:
+		lvl, _ := normalform.ParseLevel(x.Level.Name)
+		h, err := normalform.ParseHash(x.Hash.Hash)
+		if err != nil {
+			return nil, pl.errAt(x.Hash, "%v", err)
+		}
+		return &Pred{Text: text, access: &HashLookup{Level: lvl, Hash: h}, rank: 0, Eval: func(r *index.Record) (bool, error) {
+			return r.Hashes.Of(lvl) == h, nil
+		}}, nil
+	}
+	return nil, pl.errAt(e, "unsupported filter %s", lang.Dump(e))
+}
+
+func (pl *Planner) blocksPred(x *lang.InBlocks, text string) (*Pred, error) {
+	r := x.Range
+	from, err := pl.block(r.From)
+	if err != nil {
+		return nil, err
+	}
+	rng := index.BlockRange{From: from, To: from}
+	exact := true
+	switch r.Op {
+	case "":
+		to, err := pl.block(r.To)
+		if err != nil {
+			return nil, err
+		}
+		rng.To = to
+	case "=":
+	case ">=":
+		rng.To = math.MaxUint64 - 1
+	case ">":
+		rng.From, rng.To = from+1, math.MaxUint64-1
+	case "<=":
+		rng.From = 0
+	case "<":
+		if from == 0 {
+			rng = index.BlockRange{From: 1, To: 0}
+		} else {
+			rng = index.BlockRange{From: 0, To: from - 1}
+		}
+	case "!=":
+		exact = false
+	}
+	p := &Pred{Text: text}
+	if !exact {
+		p.Eval = func(rec *index.Record) (bool, error) {
+			return rec.Loc.Block != index.UnknownBlock && rec.Loc.Block != from, nil
+		}
+		return p, nil
+	}
+	p.Eval = func(rec *index.Record) (bool, error) {
+		b := rec.Loc.Block
+		return b != index.UnknownBlock && rng.From <= b && b <= rng.To, nil
+	}
+	p.blocks, p.rank = &rng, 5
+	return p, nil
+}
+
+// compare compiles METRIC OP VALUE.
+func (pl *Planner) compare(x *lang.Compare, text string) (*Pred, error) {
+	m := x.Metric
+	if !m.IsProfit() {
+		var v uint64
+		if _, err := fmt.Sscan(x.Value.Number.Text, &v); err != nil {
+			return nil, pl.errAt(x.Value, "%s is out of range", x.Value.Number.Text)
+		}
+		get := map[string]func(*index.Record) int{
+			"pools":     func(r *index.Record) int { return r.Counts.Pools },
+			"hops":      func(r *index.Record) int { return r.Counts.Hops },
+			"cycles":    func(r *index.Record) int { return r.Counts.Cycles },
+			"leftovers": func(r *index.Record) int { return r.Counts.Leftovers },
+		}[m.Name]
+		return &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+			n := uint64(get(r))
+			c := 0
+			if n < v {
+				c = -1
+			} else if n > v {
+				c = 1
+			}
+			return opHolds(x.Op, c), nil
+		}}, nil
+	}
+	ref := m.Token
+	if ref == nil {
+		ref = x.Value.Token
+	}
+	tok, err := pl.token(ref)
+	if err != nil {
+		return nil, err
+	}
+	human := ref.Address == ""
+	amt, err := pl.amount(x.Value.Number, tok, human)
+	if err != nil {
+		return nil, err
+	}
+	side := index.Gross
+	if m.Name == "net" {
+		side = index.Net
+		if tok.Kind == normalform.Fungible && pl.Cfg.IsWrappedNative(tok.Addr) {
+			tok = normalform.NativeToken // net balances fold the wrapped native
+		}
+	}
+	p := &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+		if side == index.Net && !r.CostsKnown {
+			return false, nil // net unknown: no comparison holds
+		}
+		return opHolds(x.Op, cmpSigned(amountOf(r, side, tok), amt)), nil
+	}}
+	// An index range only when it excludes zero: transactions with no
+	// component in the token are not in the profit keyspace.
+	if (x.Op == ">" && amt.Sign() >= 0) || ((x.Op == ">=" || x.Op == "=") && amt.Sign() > 0) {
+		lo := amt
+		var hi *normalform.Signed
+		if x.Op == "=" {
+			hi = &amt
+		}
+		name := ref.String()
+		if side == index.Net && tok.Kind == normalform.Native {
+			name = pl.Cfg.NativeSymbol + " (native and wrapped)"
+		}
+		p.access, p.rank = &ProfitRange{Side: side, Token: tok, Name: name, Lo: &lo, Hi: hi}, 3
+	}
+	return p, nil
+}
+
+// SortKey orders records.
+type SortKey struct {
+	Text string
+	Less func(a, b *index.Record) bool
+}
+
+func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
+	switch {
+	case m.IsProfit():
+		side := index.Gross
+		if m.Name == "net" {
+			side = index.Net
+		}
+		tok := normalform.NativeToken
+		if m.Token != nil {
+			var err error
+			if tok, err = pl.token(m.Token); err != nil {
+				return nil, err
+			}
+		}
+		if side == index.Net && tok.Kind == normalform.Fungible && pl.Cfg.IsWrappedNative(tok.Addr) {
+			tok = normalform.NativeToken
+		}
+		return &SortKey{Text: m.String(), Less: func(a, b *index.Record) bool {
+			return cmpSigned(amountOf(a, side, tok), amountOf(b, side, tok)) < 0
+		}}, nil
+	case m.Name == "block":
+		return &SortKey{Text: "block", Less: func(a, b *index.Record) bool {
+			if a.Loc.Block != b.Loc.Block {
+				return a.Loc.Block < b.Loc.Block
+			}
+			return a.Loc.Index < b.Loc.Index
+		}}, nil
+	}
+	get := map[string]func(*index.Record) int{
+		"pools":     func(r *index.Record) int { return r.Counts.Pools },
+		"hops":      func(r *index.Record) int { return r.Counts.Hops },
+		"cycles":    func(r *index.Record) int { return r.Counts.Cycles },
+		"leftovers": func(r *index.Record) int { return r.Counts.Leftovers },
+	}[m.Name]
+	return &SortKey{Text: m.Name, Less: func(a, b *index.Record) bool { return get(a) < get(b) }}, nil
+}

@@ -1,0 +1,211 @@
+package repl
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/planner"
+)
+
+// Modes are the output modes.
+var Modes = []string{"table", "json", "csv"}
+
+// Session evaluates query scripts against an index and renders their
+// results. It is what `flowq query`, `flowq run` and the REPL share; it
+// knows nothing of terminals.
+type Session struct {
+	Cfg   *normalform.Config
+	Src   planner.Source
+	Out   io.Writer
+	Mode  string // table, json, csv
+	Timer bool   // print each statement's time
+}
+
+// StatementError is a statement's failure, located in its script.
+type StatementError struct {
+	Err error
+}
+
+func (e *StatementError) Error() string { return e.Err.Error() }
+func (e *StatementError) Unwrap() error { return e.Err }
+
+// Exec parses src (file names it in errors) and runs its statements in
+// order; it stops at the first error, which names file:line:col.
+func (s *Session) Exec(ctx context.Context, file, src string) error {
+	sts, err := lang.Parse(file, src)
+	if err != nil {
+		return &StatementError{Err: err}
+	}
+	for _, st := range sts {
+		if err := s.run(ctx, file, src, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) error {
+	start := time.Now()
+	pl := &planner.Planner{Cfg: s.Cfg, File: file, Src: src}
+	q, err := pl.Build(st)
+	if err != nil {
+		return &StatementError{Err: err}
+	}
+	if q.Explain {
+		fmt.Fprint(s.Out, planner.Explain(q.Plan))
+		return nil
+	}
+	r := newRenderer(s.Out, s.Mode)
+	x := &planner.Executor{Src: s.Src, Cfg: s.Cfg}
+	err = x.Run(ctx, q, r.row)
+	r.flush()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		pos := st.Pos()
+		return &StatementError{Err: fmt.Errorf("%s:%d:%d: %w", file, pos.Line, pos.Column, err)}
+	}
+	if s.Timer {
+		fmt.Fprintf(s.Out, "(%d rows, %s)\n", r.n, time.Since(start).Round(time.Microsecond))
+	} else if s.Mode == "table" && r.n == 0 {
+		fmt.Fprintln(s.Out, "(no rows)")
+	}
+	return nil
+}
+
+// renderer writes rows in one mode. Tables are buffered to align their
+// columns; JSON lines and CSV stream.
+type renderer struct {
+	w    io.Writer
+	mode string
+	n    int
+	rows []planner.Row
+	csv  *csv.Writer
+}
+
+func newRenderer(w io.Writer, mode string) *renderer {
+	r := &renderer{w: w, mode: mode}
+	if mode == "csv" {
+		r.csv = csv.NewWriter(w)
+	}
+	return r
+}
+
+func (r *renderer) row(row planner.Row) error {
+	r.n++
+	switch r.mode {
+	case "json":
+		obj := make(map[string]string, len(row))
+		keys := make([]string, 0, len(row))
+		for _, f := range row {
+			obj[f.Name] = f.Value
+			keys = append(keys, f.Name)
+		}
+		// keep column order: marshal by hand
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k)
+			vb, _ := json.Marshal(obj[k])
+			b.Write(kb)
+			b.WriteByte(':')
+			b.Write(vb)
+		}
+		b.WriteString("}\n")
+		_, err := io.WriteString(r.w, b.String())
+		return err
+	case "csv":
+		if r.n == 1 {
+			var head []string
+			for _, f := range row {
+				head = append(head, f.Name)
+			}
+			if err := r.csv.Write(head); err != nil {
+				return err
+			}
+		}
+		var vals []string
+		for _, f := range row {
+			vals = append(vals, f.Value)
+		}
+		return r.csv.Write(vals)
+	}
+	// table: a text field (show) prints as it is
+	if len(row) > 0 && row[len(row)-1].Name == "text" {
+		_, err := io.WriteString(r.w, row[len(row)-1].Human)
+		return err
+	}
+	r.rows = append(r.rows, row)
+	return nil
+}
+
+// flush writes a buffered table: human values, columns aligned; columns
+// empty in every row are left out.
+func (r *renderer) flush() {
+	if r.csv != nil {
+		r.csv.Flush()
+	}
+	if len(r.rows) == 0 {
+		return
+	}
+	names := []string{}
+	for _, f := range r.rows[0] {
+		names = append(names, f.Name)
+	}
+	width := make([]int, len(names))
+	used := make([]bool, len(names))
+	for i, n := range names {
+		width[i] = utf8.RuneCountInString(n)
+	}
+	for _, row := range r.rows {
+		for i, f := range row {
+			if i < len(width) {
+				if w := utf8.RuneCountInString(f.Human); w > width[i] {
+					width[i] = w
+				}
+				used[i] = used[i] || f.Human != ""
+			}
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		first := true
+		for i, c := range cells {
+			if !used[i] {
+				continue
+			}
+			if !first {
+				b.WriteString("  ")
+			}
+			first = false
+			b.WriteString(c)
+			if i < len(cells)-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)))
+			}
+		}
+		fmt.Fprintln(r.w, strings.TrimRight(b.String(), " "))
+	}
+	line(names)
+	for _, row := range r.rows {
+		cells := make([]string, len(names))
+		for i := range names {
+			if i < len(row) {
+				cells[i] = row[i].Human
+			}
+		}
+		line(cells)
+	}
+}
