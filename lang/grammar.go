@@ -125,7 +125,7 @@ type gAnd struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
 	Left   *gUnary   `parser:"@@"`
-	Right  []*gUnary `parser:"( 'and'? @@ )*"`
+	Right  []*gUnary `parser:"( 'and' @@ | (?= 'through') @@ )*"`
 }
 
 type gUnary struct {

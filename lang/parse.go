@@ -167,6 +167,15 @@ func (p *lowerer) syntaxError(err error) error {
 			return p.errs
 		}
 		msg := "unexpected " + found
+		kws := strings.Split(keywords, "|")
+		if k := closest(strings.ToLower(ute.Unexpected.Value), kws); !ute.Unexpected.EOF() && k != "" && k != strings.ToLower(ute.Unexpected.Value) {
+			msg += fmt.Sprintf(" (did you mean %q?)", k)
+		} else if prev, _ := p.tokensBefore(ute.Position().Offset); prev != nil && prev.Type == parser.Lexer().Symbols()["Ident"] {
+			// a misspelt keyword read as a token symbol ("pools > 3 limt 2")
+			if k := closest(strings.ToLower(prev.Value), kws); k != "" {
+				msg += fmt.Sprintf(" after %q (did you mean %q?)", prev.Value, k)
+			}
+		}
 		if ute.Expect != "" || strings.Contains(ute.Message(), "expected") {
 			if i := strings.Index(ute.Message(), "(expected "); i >= 0 {
 				msg += ": expected " + strings.TrimSuffix(ute.Message()[i+len("(expected "):], ")")
@@ -196,22 +205,8 @@ type wordErr struct {
 // the parser only says it expected "= HASH" (the one condition that
 // starts with a free word), which misleads.
 func (p *lowerer) unknownWord(offset int) (wordErr, bool) {
-	toks, err := parser.Lex(p.file, strings.NewReader(p.src))
-	if err != nil {
-		return wordErr{}, false
-	}
 	sym := parser.Lexer().Symbols()
-	var prev, prev2 *lexer.Token
-	for i := range toks {
-		t := &toks[i]
-		if t.Type == sym["Whitespace"] || t.Type == sym["Comment"] {
-			continue
-		}
-		if t.Pos.Offset >= offset {
-			break
-		}
-		prev2, prev = prev, t
-	}
+	prev, prev2 := p.tokensBefore(offset)
 	if prev == nil || prev.Type != sym["Ident"] || oneOf(strings.ToLower(prev.Value), levels) {
 		return wordErr{}, false
 	}
@@ -225,6 +220,27 @@ func (p *lowerer) unknownWord(offset int) (wordErr, bool) {
 		msg += ": want profit, pools, hops, cycles, leftovers, block, verdict, tier, reason, bot, sender, touches, flashloan or a level = HASH"
 	}
 	return wordErr{Pos: prev.Pos, msg: msg}, true
+}
+
+// tokensBefore returns the two tokens before offset (the nearest first),
+// comments and spaces skipped.
+func (p *lowerer) tokensBefore(offset int) (prev, prev2 *lexer.Token) {
+	toks, err := parser.Lex(p.file, strings.NewReader(p.src))
+	if err != nil {
+		return nil, nil
+	}
+	sym := parser.Lexer().Symbols()
+	for i := range toks {
+		t := &toks[i]
+		if t.Type == sym["Whitespace"] || t.Type == sym["Comment"] {
+			continue
+		}
+		if t.Pos.Offset >= offset {
+			break
+		}
+		prev2, prev = prev, t
+	}
+	return prev, prev2
 }
 
 // closest is the word of set nearest w: within one edit for short words,

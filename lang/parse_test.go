@@ -172,6 +172,9 @@ func TestUnknownConditionWord(t *testing.T) {
 		{"find arbitrage where prfit > 1 WETH", `1:22: unknown word "prfit" where a condition starts (did you mean "profit"?)`},
 		{"find where pools > 2 and (hoops > 3)", `1:27: unknown word "hoops" where a condition starts (did you mean "hops"?)`},
 		{"find where foo > 3", `1:12: unknown word "foo" where a condition starts: want profit`},
+		{"find arbitrages wher pools > 3", `1:17: unexpected "wher" (did you mean "where"?)`},
+		{"find arbitrages where net profit > 0.01 WETH limt 2", `1:46: unexpected "limt" (did you mean "limit"?)`},
+		{"find arbitrages where pools > 3 limt 2", `1:38: unexpected "2" after "limt" (did you mean "limit"?)`},
 	} {
 		_, err := Parse("q", c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

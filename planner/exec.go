@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +87,33 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record)
 	case *BotScan:
 		return x.Src.ByBot(ctx, n.Bot, n.Blocks, func(_ normalform.Hash, r index.Ref) error { return get(r) })
 	case *AddressScan:
-		return x.Src.ByAddress(ctx, n.Addr, n.Blocks, get)
+		if !n.AsToken {
+			return x.Src.ByAddress(ctx, n.Addr, n.Blocks, get)
+		}
+		// The address and the token: both streams, merged in position
+		// order, each transaction once.
+		seen := map[normalform.Hash]bool{}
+		var refs []index.Ref
+		collect := func(r index.Ref) error {
+			if !seen[r.Hash] {
+				seen[r.Hash] = true
+				refs = append(refs, r)
+			}
+			return ctx.Err()
+		}
+		if err := x.Src.ByAddress(ctx, n.Addr, n.Blocks, collect); err != nil {
+			return err
+		}
+		if err := x.Src.ByToken(ctx, normalform.FungibleToken(n.Addr), n.Blocks, collect); err != nil {
+			return err
+		}
+		sort.SliceStable(refs, func(i, j int) bool { return refs[i].Loc.Less(refs[j].Loc) })
+		for _, r := range refs {
+			if err := get(r); err != nil {
+				return err
+			}
+		}
+		return nil
 	case *TokenScan:
 		return x.Src.ByToken(ctx, n.Token, n.Blocks, get)
 	case *TierScan:
@@ -499,17 +526,31 @@ func (x *Executor) show(p *ShowTx, emit func(Row) error) error {
 		return err
 	}
 	var b strings.Builder
+	// The analysis (verdict, balances, cycles as trees, leftovers, terms,
+	// family, hashes) answers tree, cycles, balances and terms at once:
+	// it is written once, however many of them are asked for.
+	wrote, withSteps := false, false
+	analysis := slices.ContainsFunc(p.Views, func(v string) bool {
+		return v == "all" || v == "tree" || v == "cycles" || v == "balances"
+	})
 	for _, v := range p.Views {
 		switch v {
-		case "all":
-			x.Cfg.WriteAnalysis(&b, a, true)
-		case "tree", "cycles", "balances":
-			x.Cfg.WriteAnalysis(&b, a, false)
+		case "all", "tree", "cycles", "balances":
+			if !wrote {
+				withSteps = v == "all"
+				x.Cfg.WriteAnalysis(&b, a, withSteps)
+				wrote = true
+			}
 		case "terms":
-			for _, t := range a.RenderTerms(x.Cfg) {
-				b.WriteString(t + "\n")
+			if !analysis {
+				for _, t := range a.RenderTerms(x.Cfg) {
+					b.WriteString(t + "\n")
+				}
 			}
 		case "steps":
+			if withSteps {
+				continue
+			}
 			for i, s := range a.Steps {
 				fmt.Fprintf(&b, "%3d %s\n", i+1, s)
 			}

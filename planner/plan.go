@@ -85,10 +85,12 @@ type BotScan struct {
 	Blocks index.BlockRange
 }
 
-// AddressScan reads the transactions touching an address.
+// AddressScan reads the transactions touching an address: as a sender,
+// receiver or principal and, with AsToken, as the token moved.
 type AddressScan struct {
-	Addr   normalform.Address
-	Blocks index.BlockRange
+	Addr    normalform.Address
+	AsToken bool
+	Blocks  index.BlockRange
 }
 
 // TokenScan reads the transactions moving a token.
@@ -144,6 +146,9 @@ func (p BotScan) Describe() string {
 	return fmt.Sprintf("index scan: bot = %s%s", normalform.AddrKey(p.Bot), blocksText(p.Blocks))
 }
 func (p AddressScan) Describe() string {
+	if p.AsToken {
+		return fmt.Sprintf("index scans: touches %s as an address or as a token (merged in position order)%s", normalform.AddrKey(p.Addr), blocksText(p.Blocks))
+	}
 	return fmt.Sprintf("index scan: touches address %s%s", normalform.AddrKey(p.Addr), blocksText(p.Blocks))
 }
 func (p TokenScan) Describe() string {

@@ -212,7 +212,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		if x.Target.Address != "" {
 			a := addrOf(x.Target.Address)
 			tok := normalform.FungibleToken(a)
-			return &Pred{Text: text, access: &AddressScan{Addr: a}, rank: 2, Eval: func(r *index.Record) (bool, error) {
+			return &Pred{Text: text, access: &AddressScan{Addr: a, AsToken: true}, rank: 2, Eval: func(r *index.Record) (bool, error) {
 				for _, y := range r.Addresses {
 					if y == a {
 						return true, nil

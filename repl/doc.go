@@ -1,3 +1,45 @@
-// Package repl will be flowq's interactive loop (chzyer/readline), a thin
-// layer over the planner. Not built yet: see issue 7.
+// Package repl is flowq's query shell: Session, which parses, plans, runs
+// and renders a script (what flowq query, flowq run and the REPL share,
+// and which knows nothing of terminals), and REPL, the interactive loop of
+// `flowq repl`, a thin layer over a Session.
+//
+// # The loop
+//
+// REPL.Feed takes one line at a time and is what the tests drive without
+// a terminal; REPL.Run reads lines with chzyer/readline (this package and
+// cmd are the only ones that import it) or, when the input is not a
+// terminal, as a script without prompts.
+//
+//   - A statement ends with ";" outside comments ("--", "#") and strings,
+//     and may span lines: while one is open the prompt is ContinuePrompt.
+//     Several statements on a line run in order. Errors give the input's
+//     line and column ("stdin:LINE:COL").
+//   - Each statement is saved in the history as one line (comments
+//     dropped, whitespace collapsed), so Up recalls it whole; the history
+//     file keeps one statement or dot-command per line.
+//   - Ctrl-C while a statement runs cancels its context (the statement
+//     runs in a goroutine; the terminal is out of raw mode then, so Ctrl-C
+//     arrives as SIGINT) and the prompt comes back; at the prompt it
+//     clears the statement being typed. Ctrl-D leaves at an empty prompt;
+//     on an open statement it discards the statement first.
+//   - Tab completes dot-commands and their arguments (words, file names),
+//     and in statements the keywords of lang.Keywords and the names that
+//     fit where the cursor is: statement words at the start, reasons after
+//     "reason", verdicts and tiers after "verdict =" and "tier =", levels
+//     after "at", views after "as", the configuration's token symbols
+//     after "in", "touches" and amounts.
+//
+// # Dot-commands
+//
+// One line, no ";", only where no statement is open. One table
+// (commands.go) runs them, prints .help and drives their completion:
+// .help, .mode, .timer, .open, .ingest, .explain, .grammar, .stats
+// (.tables), .read, .output, .quit (.exit).
+//
+// # The index
+//
+// The REPL owns an *index.Index opened read-write, so .ingest can write
+// to it while queries read it; .open switches to another. Options.QueryDelay
+// is a test hook (FLOWQ_TEST_QUERY_DELAY in flowq repl) that slows every
+// row an index scan yields, so a test can interrupt a running query.
 package repl

@@ -28,6 +28,7 @@ type Session struct {
 	Out   io.Writer
 	Mode  string // table, json, csv
 	Timer bool   // print each statement's time
+	Echo  bool   // print each statement (and the comments before it) before its result
 }
 
 // StatementError is a statement's failure, located in its script.
@@ -45,12 +46,42 @@ func (s *Session) Exec(ctx context.Context, file, src string) error {
 	if err != nil {
 		return &StatementError{Err: err}
 	}
-	for _, st := range sts {
+	prev := 0
+	for i, st := range sts {
+		if s.Echo {
+			end := st.End().Offset
+			if end < prev || end > len(src) {
+				end = prev
+			}
+			if i > 0 {
+				fmt.Fprintln(s.Out)
+			}
+			echo(s.Out, src[prev:end])
+			prev = end
+		}
 		if err := s.run(ctx, file, src, st); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// echo prints a script's text before a statement: its comments as they
+// are, its statement lines after a prompt.
+func echo(w io.Writer, text string) {
+	text = strings.TrimLeft(text, "; \t\r\n")
+	for _, line := range strings.Split(strings.TrimRight(text, " \t\r\n"), "\n") {
+		line = strings.TrimRight(line, "\r")
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+			fmt.Fprintln(w)
+		case strings.HasPrefix(t, "--") || strings.HasPrefix(t, "#"):
+			fmt.Fprintln(w, line)
+		default:
+			fmt.Fprintln(w, "flowq> "+line)
+		}
+	}
 }
 
 func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) error {

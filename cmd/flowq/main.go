@@ -1,12 +1,14 @@
 // Command flowq tells what a blockchain transaction did with money, from
 // its execution trace.
 //
+//	flowq demo [--index DIR]
 //	flowq inspect [flags] [FILE|DIR|-]...
 //	flowq fetch --rpc URL --blocks A..B --out DIR
 //	flowq ingest [--index DIR] [flags] FILE|DIR...
 //	flowq export [--index DIR] --format csv|jsonl [--out FILE]
 //	flowq query [--index DIR] [--format table|json|csv] 'STATEMENTS'
 //	flowq run [--index DIR] FILE...
+//	flowq repl [--index DIR] [--history FILE] [--mode table|json|csv]
 //	flowq chains
 //	flowq version
 //
@@ -28,10 +30,12 @@ func main() {
 const usage = `flowq: what a transaction did with money, from its execution trace
 
 usage:
-  flowq inspect [flags] [FILE|DIR|-]...   decode traces and print each transaction's T0
+  flowq demo                              index the bundled examples and run the tour of queries
+  flowq inspect [flags] [FILE|DIR|-]...   analyse traces: verdict, profit, normal form (--t0: the decoded tree)
   flowq fetch --rpc URL --blocks A..B --out DIR   save bundles from a node (JSON-RPC)
   flowq ingest [--index DIR] FILE|DIR...  analyse and store transactions in the index (--retry-failed)
   flowq export [--index DIR] --format csv|jsonl [--out FILE]   write the index's records
+  flowq repl [--index DIR] [--history FILE] [--mode table|json|csv]   query the index interactively
   flowq query [--index DIR] 'STATEMENTS'  run query statements against the index
   flowq run [--index DIR] FILE...         run query files (stops at the first error)
   flowq chains                            list the built-in chains and their defaults
@@ -55,6 +59,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 		return ingestCmd(args[1:], stdout, stderr, lookupEnv)
 	case "export":
 		return exportCmd(args[1:], stdout, stderr, lookupEnv)
+	case "repl":
+		return replCmd(args[1:], stdin, stdout, stderr, lookupEnv)
+	case "demo":
+		return demoCmd(args[1:], stdout, stderr, lookupEnv)
 	case "query":
 		return queryCmd(args[1:], stdin, stdout, stderr, lookupEnv)
 	case "run":

@@ -24,7 +24,7 @@ var layers = map[string][]string{
 	"index":      {"normalform"},
 	"planner":    {"normalform", "index", "lang"},
 	"repl":       {"normalform", "index", "lang", "planner"},
-	"cmd":        {"normalform", "index", "lang", "planner", "repl"},
+	"cmd":        {"normalform", "index", "lang", "planner", "repl", "examples"},
 	"internal":   {"normalform", "index", "lang", "planner", "repl"},
 	"examples":   {"normalform", "index", "lang", "planner", "repl"},
 }

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/repl"
+)
+
+const (
+	envHistory = "FLOWQ_HISTORY"
+	// envQueryDelay is a test hook, not a setting: every row an index scan
+	// yields waits this long (a Go duration), so that the tests can
+	// interrupt a running query on a small index. See repl.Options.QueryDelay.
+	envQueryDelay = "FLOWQ_TEST_QUERY_DELAY"
+)
+
+const replUsage = `usage: flowq repl [--index DIR] [--chain NAME] [--history FILE] [--mode table|json|csv] [--timer]
+
+An interactive shell over the index, opened read-write (so .ingest can add
+to it). Statements end with ";" and may span lines; lines starting with "."
+are commands (.help lists them). Ctrl-C cancels the running statement or
+clears the one being typed, Ctrl-D leaves, Tab completes, Up recalls a
+statement from the history. When the input is not a terminal, it is read
+as a script, without prompts.
+
+Exit status: 0, or 1 when the index does not open, or when a statement of
+a script failed or was interrupted; 2 for a usage error.
+
+flags:
+`
+
+// historyFile is where the history lives: --history (empty: none), else
+// $FLOWQ_HISTORY (empty: none), else "history" beside the default index
+// directory ($XDG_DATA_HOME/flowq/history, ~/.local/share/flowq/history).
+func historyFile(flagVal string, set bool, lookupEnv func(string) (string, bool)) (string, error) {
+	if set {
+		return flagVal, nil
+	}
+	if v, ok := lookupEnv(envHistory); ok {
+		return v, nil
+	}
+	// the data directory is the default index's parent: ask indexDir for
+	// its default, whatever $FLOWQ_INDEX says
+	dir, err := indexDir("", func(k string) (string, bool) {
+		if k == envIndex {
+			return "", false
+		}
+		return lookupEnv(k)
+	})
+	if err != nil {
+		return "", fmt.Errorf("no history file: give --history FILE or set %s", envHistory)
+	}
+	return filepath.Join(filepath.Dir(dir), "history"), nil
+}
+
+// replCmd is `flowq repl`.
+func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("repl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cf chainFlags
+	cf.register(fs)
+	dir := fs.String("index", "", indexFlagHelp)
+	var hist string
+	var histSet bool
+	fs.Func("history", "history file, one statement a line (env "+envHistory+"; empty: none; default history beside the default index directory)",
+		func(s string) error { hist, histSet = s, true; return nil })
+	mode := fs.String("mode", "table", "output mode: "+strings.Join(repl.Modes, ", "))
+	timer := fs.Bool("timer", false, "print each statement's row count and time")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, replUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "flowq repl: "+format+"\n", a...)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q (scripts: flowq repl < FILE, or .read FILE)", fs.Arg(0))
+	}
+	if !slices.Contains(repl.Modes, *mode) {
+		return usageErr("--mode %q: want %s", *mode, strings.Join(repl.Modes, ", "))
+	}
+	cfg, err := cf.config(lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	path, err := indexDir(*dir, lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	hfile, err := historyFile(hist, histSet, lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	var delay time.Duration
+	if v, ok := lookupEnv(envQueryDelay); ok && v != "" {
+		if delay, err = time.ParseDuration(v); err != nil {
+			return usageErr("%s: %v", envQueryDelay, err)
+		}
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
+		return 1
+	}
+	ix, err := index.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
+		return 1
+	}
+	in, _ := stdin.(*os.File)
+	interactive := in != nil && isTerminal(in) && isTerminal(stdout)
+	r := repl.New(repl.Options{
+		Cfg: cfg, Index: ix, Mode: *mode, Timer: *timer,
+		HistoryFile: hfile, Interactive: interactive,
+		Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		QueryDelay: delay,
+	})
+	defer r.Close()
+	if interactive {
+		fmt.Fprintf(stdout, "flowq %s, index %s. Statements end with \";\"; .help lists the commands.\n", version, path)
+	}
+	err = r.Run(context.Background())
+	if cerr := r.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, repl.ErrFailed):
+		return 1
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "flowq repl: interrupted")
+		return 1
+	}
+	fmt.Fprintf(stderr, "flowq repl: %v\n", err)
+	return 1
+}

@@ -1,0 +1,296 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/lang"
+)
+
+// command is a dot-command: one line, no ";". The table of them,
+// commands, is what runs them, what .help prints and what Tab completes.
+type command struct {
+	name    string   // with its dot
+	aliases []string // other names, with their dots
+	args    string   // the arguments, as .help shows them
+	help    string   // one line
+	// min and max are the numbers of arguments (max < 0: any).
+	min, max int
+	// argWords lists the words an argument may be (completion), or, with
+	// paths set, the arguments are file names.
+	argWords func() []string
+	paths    bool
+	// run runs the command; rest is the line after the command's name.
+	run func(r *REPL, ctx context.Context, args []string, rest string) error
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{
+		{name: ".help", args: "[COMMAND]", help: "list the commands, or tell about one", max: 1,
+			argWords: func() []string { return commandNames() }, run: (*REPL).help},
+		{name: ".mode", args: "[table|json|csv]", help: "set (or show) the output mode: aligned table, JSON lines, CSV", max: 1,
+			argWords: func() []string { return Modes }, run: (*REPL).mode},
+		{name: ".timer", args: "[on|off]", help: "print (or not) each statement's row count and time", max: 1,
+			argWords: func() []string { return []string{"on", "off"} }, run: (*REPL).timer},
+		{name: ".open", args: "PATH", help: "switch to the index at PATH (created when missing), opened read-write", min: 1, max: 1,
+			paths: true, run: (*REPL).open},
+		{name: ".ingest", args: "PATH...", help: "analyse bundle files (or every *.json under folders) into the open index", min: 1, max: -1,
+			paths: true, run: (*REPL).ingest},
+		{name: ".explain", args: "QUERY", help: "print the plan of a query (as the explain statement does)", min: 1, max: -1,
+			run: (*REPL).explain},
+		{name: ".grammar", help: "print the query language's grammar (EBNF)", run: (*REPL).grammar},
+		{name: ".stats", aliases: []string{".tables"}, help: "count the index's transactions and its keys of each kind", run: (*REPL).stats},
+		{name: ".read", args: "FILE", help: "run the statements of a script file", min: 1, max: 1, paths: true, run: (*REPL).read},
+		{name: ".output", args: "FILE|stdout", help: "write results to FILE (truncated), or back to standard output", min: 1, max: 1,
+			paths: true, argWords: func() []string { return []string{"stdout"} }, run: (*REPL).output},
+		{name: ".quit", aliases: []string{".exit"}, help: "leave (as Ctrl-D does)",
+			run: func(*REPL, context.Context, []string, string) error { return errQuit }},
+	}
+}
+
+// lookup finds a command by its name or an alias (with or without the dot).
+func lookup(name string) *command {
+	if !strings.HasPrefix(name, ".") {
+		name = "." + name
+	}
+	for _, c := range commands {
+		if c.name == name || slices.Contains(c.aliases, name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// commandNames lists every name and alias, in table order.
+func commandNames() []string {
+	var out []string
+	for _, c := range commands {
+		out = append(out, c.name)
+		out = append(out, c.aliases...)
+	}
+	return out
+}
+
+// command runs a dot-command line.
+func (r *REPL) command(ctx context.Context, line string) error {
+	name, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	c := lookup(name)
+	if c == nil || !strings.HasPrefix(name, ".") {
+		return fmt.Errorf("unknown command %q: .help lists the commands", name)
+	}
+	args := strings.Fields(rest)
+	if len(args) < c.min || (c.max >= 0 && len(args) > c.max) {
+		return fmt.Errorf("usage: %s", c.usage())
+	}
+	return c.run(r, ctx, args, rest)
+}
+
+func (c *command) usage() string {
+	if c.args == "" {
+		return c.name
+	}
+	return c.name + " " + c.args
+}
+
+func (r *REPL) help(_ context.Context, args []string, _ string) error {
+	if len(args) == 1 {
+		c := lookup(args[0])
+		if c == nil {
+			return fmt.Errorf("unknown command %q: .help lists the commands", args[0])
+		}
+		fmt.Fprintf(r.stdout, "%s\n    %s\n", c.usage(), c.help)
+		if len(c.aliases) > 0 {
+			fmt.Fprintf(r.stdout, "    also: %s\n", strings.Join(c.aliases, ", "))
+		}
+		return nil
+	}
+	fmt.Fprint(r.stdout, "Statements end with \";\" and may span lines (lang's grammar: .grammar); dot-commands take one line.\n")
+	fmt.Fprint(r.stdout, "Ctrl-C cancels a running statement or clears the one being typed; Ctrl-D leaves; Tab completes.\n\n")
+	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
+	for _, c := range commands {
+		names := c.usage()
+		for _, a := range c.aliases {
+			names += ", " + a
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", names, c.help)
+	}
+	return tw.Flush()
+}
+
+func (r *REPL) mode(_ context.Context, args []string, _ string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(r.stdout, r.sess.Mode)
+		return nil
+	}
+	m := strings.ToLower(args[0])
+	if !slices.Contains(Modes, m) {
+		return fmt.Errorf("unknown mode %q: want %s", args[0], strings.Join(Modes, ", "))
+	}
+	r.sess.Mode = m
+	return nil
+}
+
+func (r *REPL) timer(_ context.Context, args []string, _ string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(r.stdout, map[bool]string{true: "on", false: "off"}[r.sess.Timer])
+		return nil
+	}
+	switch strings.ToLower(args[0]) {
+	case "on":
+		r.sess.Timer = true
+	case "off":
+		r.sess.Timer = false
+	default:
+		return fmt.Errorf("usage: .timer on|off")
+	}
+	return nil
+}
+
+func (r *REPL) open(_ context.Context, args []string, _ string) error {
+	path := args[0]
+	if r.ix != nil && samePath(r.ix.Path(), path) {
+		return fmt.Errorf("%s is already open", path)
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return err
+	}
+	ix, err := index.Open(path)
+	if err != nil {
+		return err
+	}
+	if r.ix != nil {
+		if err := r.ix.Close(); err != nil {
+			fmt.Fprintf(r.stderr, "closing %s: %v\n", r.ix.Path(), err)
+		}
+	}
+	r.setIndex(ix)
+	fmt.Fprintf(r.stdout, "index %s\n", path)
+	return nil
+}
+
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// errNoIndex is the error of commands and statements that need an index.
+var errNoIndex = errors.New("no index is open: .open PATH opens one")
+
+func (r *REPL) ingest(ctx context.Context, args []string, _ string) error {
+	if r.ix == nil {
+		return errNoIndex
+	}
+	inputs, err := index.Files(args...)
+	if err != nil {
+		return err
+	}
+	opt := index.IngestOptions{Config: r.cfg}
+	if r.opts.Interactive {
+		opt.Progress = r.stderr
+	}
+	opt.OnFailure = func(f index.Failure) {
+		if opt.Progress != nil {
+			fmt.Fprint(r.stderr, "\r\033[K")
+		}
+		fmt.Fprintln(r.stderr, f)
+	}
+	var sum index.Summary
+	err = r.runCancellable(ctx, func(ctx context.Context) error {
+		var err error
+		sum, err = r.ix.Ingest(ctx, inputs, opt)
+		return err
+	})
+	fmt.Fprintf(r.stdout, "%s into %s\n", sum, r.ix.Path())
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("ingest interrupted; run the same .ingest again to resume: %w", err)
+	}
+	if err == nil && sum.Failed > 0 {
+		return fmt.Errorf("%d failures recorded (flowq ingest --failures lists them)", sum.Failed)
+	}
+	return err
+}
+
+func (r *REPL) explain(ctx context.Context, _ []string, rest string) error {
+	if r.ix == nil {
+		return errNoIndex
+	}
+	q := strings.TrimSpace(rest)
+	return r.runCancellable(ctx, func(ctx context.Context) error {
+		return r.sess.Exec(ctx, ".explain", "explain "+q)
+	})
+}
+
+func (r *REPL) grammar(context.Context, []string, string) error {
+	_, err := fmt.Fprintln(r.sess.Out, strings.TrimRight(lang.Grammar(), "\n"))
+	return err
+}
+
+func (r *REPL) stats(ctx context.Context, _ []string, _ string) error {
+	if r.ix == nil {
+		return errNoIndex
+	}
+	return r.runCancellable(ctx, func(ctx context.Context) error {
+		n, err := r.ix.Count(ctx)
+		if err != nil {
+			return err
+		}
+		st, err := r.ix.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(r.sess.Out, "index %s: %d transactions\n", r.ix.Path(), n)
+		tw := tabwriter.NewWriter(r.sess.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "kind\tkeys\tkey bytes\tvalue bytes\t\n")
+		for _, k := range index.Kinds {
+			s := st[k]
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", k, s.Keys, s.KeyBytes, s.ValueBytes)
+		}
+		return tw.Flush()
+	})
+}
+
+func (r *REPL) read(ctx context.Context, args []string, _ string) error {
+	if r.ix == nil {
+		return errNoIndex
+	}
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		return err
+	}
+	return r.runCancellable(ctx, func(ctx context.Context) error {
+		return r.sess.Exec(ctx, args[0], string(b))
+	})
+}
+
+func (r *REPL) output(_ context.Context, args []string, _ string) error {
+	var f *os.File
+	if args[0] != "stdout" && args[0] != "-" {
+		var err error
+		if f, err = os.Create(args[0]); err != nil {
+			return err
+		}
+	}
+	if r.outFile != nil {
+		if err := r.outFile.Close(); err != nil {
+			fmt.Fprintf(r.stderr, "closing %s: %v\n", r.outFile.Name(), err)
+		}
+	}
+	r.outFile = f
+	if f != nil {
+		r.sess.Out = f
+	} else {
+		r.sess.Out = r.stdout
+	}
+	return nil
+}

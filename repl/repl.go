@@ -1,0 +1,420 @@
+package repl
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chzyer/readline"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/normalform"
+)
+
+// The prompts: the first line of a statement, and the lines after it
+// while the statement is open.
+const (
+	Prompt         = "flowq> "
+	ContinuePrompt = "   ...> "
+)
+
+// inputName names the REPL's input in error positions.
+const inputName = "stdin"
+
+// Options configure a REPL.
+type Options struct {
+	Cfg   *normalform.Config
+	Index *index.Index // open read-write (so .ingest works); the REPL owns it from now on
+	Mode  string       // table (default), json, csv
+	Timer bool
+
+	// HistoryFile keeps the statements, one line each, across sessions
+	// (empty: no file).
+	HistoryFile string
+
+	// Interactive: read with readline (prompts, history, completion,
+	// Ctrl-C) from a terminal. Otherwise the input is read line by line
+	// without prompts, as a script.
+	Interactive bool
+	Stdin       io.Reader
+	Stdout      io.Writer
+	Stderr      io.Writer
+
+	// QueryDelay is a test hook: when set, the index waits this long
+	// before each row it yields (the wait ends when the statement is
+	// cancelled), so that a test can interrupt a running query on a small
+	// index. flowq repl sets it from FLOWQ_TEST_QUERY_DELAY.
+	QueryDelay time.Duration
+}
+
+// REPL is the interactive loop: it reads statements (ended by ";", over
+// as many lines as they take) and dot-commands (one line, no ";"), and
+// runs them through a Session.
+type REPL struct {
+	opts Options
+	cfg  *normalform.Config
+	ix   *index.Index
+	sess Session
+
+	stdout, stderr io.Writer
+	outFile        *os.File // .output FILE, or nil for standard output
+
+	// The open statement: buf holds its lines (from the start of its
+	// first line, so positions can be computed), start is where the
+	// statement begins in buf, and bufLine is the input line buf begins
+	// at. line counts the input lines read.
+	buf     string
+	start   int
+	bufLine int
+	line    int
+
+	// history receives each statement (one line) and dot-command.
+	history func(string)
+	// interrupt delivers Ctrl-C while a statement runs.
+	interrupt <-chan os.Signal
+	failed    int // statements and commands that failed
+
+	comp *completer
+}
+
+// errQuit is what .quit returns.
+var errQuit = errors.New("quit")
+
+// ErrFailed is what Run returns, reading a script, when a statement or a
+// command failed (each error was printed).
+var ErrFailed = errors.New("some statements failed")
+
+// New makes a REPL over an open index.
+func New(opts Options) *REPL {
+	if opts.Cfg == nil {
+		opts.Cfg = normalform.DefaultConfig()
+	}
+	if opts.Mode == "" {
+		opts.Mode = "table"
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr, line: 0, bufLine: 1}
+	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer}
+	r.setIndex(opts.Index)
+	r.comp = newCompleter(r)
+	return r
+}
+
+func (r *REPL) setIndex(ix *index.Index) {
+	r.ix = ix
+	r.sess.Src = ix
+	if r.opts.QueryDelay > 0 && ix != nil {
+		r.sess.Src = &delayed{Source: ix, d: r.opts.QueryDelay}
+	}
+}
+
+// Index is the open index.
+func (r *REPL) Index() *index.Index { return r.ix }
+
+// Close closes the index and the output file.
+func (r *REPL) Close() error {
+	var err error
+	if r.outFile != nil {
+		err = r.outFile.Close()
+		r.outFile = nil
+	}
+	if r.ix != nil {
+		if cerr := r.ix.Close(); err == nil {
+			err = cerr
+		}
+		r.ix = nil
+	}
+	return err
+}
+
+// Prompt is the prompt for the next line: Prompt, or ContinuePrompt
+// while a statement is open.
+func (r *REPL) Prompt() string {
+	if r.Pending() {
+		return ContinuePrompt
+	}
+	return Prompt
+}
+
+// Pending reports whether a statement is open.
+func (r *REPL) Pending() bool { return r.start < len(r.buf) && !blank(r.buf[r.start:]) }
+
+// pendingText is the open statement's text so far.
+func (r *REPL) pendingText() string {
+	if !r.Pending() {
+		return ""
+	}
+	return r.buf[r.start:]
+}
+
+// Discard drops the open statement (Ctrl-C at the prompt, Ctrl-D on a
+// continuation line).
+func (r *REPL) Discard() {
+	r.buf, r.start = "", 0
+	r.bufLine = r.line + 1
+}
+
+// Feed takes one line of input: a dot-command when no statement is open
+// and the line starts with ".", else more of a statement; every
+// statement it completes runs, in order. It reports whether the REPL
+// should stop (.quit). Errors are printed, never returned: a REPL goes on.
+func (r *REPL) Feed(ctx context.Context, line string) (quit bool) {
+	r.line++
+	line = strings.TrimRight(line, "\r\n")
+	if !r.Pending() {
+		r.buf, r.start, r.bufLine = "", 0, r.line
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, ".") {
+			r.remember(t)
+			err := r.command(ctx, t)
+			if errors.Is(err, errQuit) {
+				return true
+			}
+			r.report(err)
+			return false
+		}
+	}
+	if r.buf == "" {
+		r.buf = line
+	} else {
+		r.buf += "\n" + line
+	}
+	stmts, rest, _ := split(r.buf[r.start:])
+	base := r.start
+	r.start = len(r.buf) - len(rest)
+	for _, p := range stmts {
+		if blank(p.Text) {
+			continue
+		}
+		r.remember(historyEntry(p.Text))
+		r.report(r.exec(ctx, base+p.Offset, p.Text))
+	}
+	if !r.Pending() {
+		r.buf, r.start, r.bufLine = "", 0, r.line+1
+	}
+	return false
+}
+
+// Finish runs the open statement, if any, as if it ended with ";": the
+// end of a script ends its last statement.
+func (r *REPL) Finish(ctx context.Context) {
+	if !r.Pending() {
+		return
+	}
+	text, off := r.buf[r.start:], r.start
+	r.remember(historyEntry(text))
+	r.report(r.exec(ctx, off, text))
+	r.Discard()
+}
+
+// exec runs the statement text found at byte off of buf.
+func (r *REPL) exec(ctx context.Context, off int, text string) error {
+	if r.ix == nil {
+		return errNoIndex
+	}
+	src := r.positioned(off, text)
+	return r.runCancellable(ctx, func(ctx context.Context) error {
+		return r.sess.Exec(ctx, inputName, src)
+	})
+}
+
+// positioned returns text, which starts at byte off of buf, padded with
+// the lines and columns before it, so that the parser's and planner's
+// positions are those of the input (line of the session, column of the
+// line).
+func (r *REPL) positioned(off int, text string) string {
+	before := r.buf[:off]
+	line := r.bufLine + strings.Count(before, "\n")
+	col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:])
+	return strings.Repeat("\n", line-1) + strings.Repeat(" ", col) + text
+}
+
+func (r *REPL) remember(entry string) {
+	if r.history != nil && entry != "" {
+		r.history(entry)
+	}
+}
+
+// report prints an error of a statement or command.
+func (r *REPL) report(err error) {
+	switch {
+	case err == nil:
+		return
+	case errors.Is(err, context.Canceled):
+		if r.opts.Interactive {
+			fmt.Fprintln(r.stderr) // after the terminal's "^C"
+		}
+		fmt.Fprintln(r.stderr, "cancelled")
+	default:
+		fmt.Fprintln(r.stderr, err)
+	}
+	r.failed++
+}
+
+// runCancellable runs fn in a goroutine with a context that Ctrl-C (a
+// signal on r.interrupt) cancels, and waits for it to return.
+func (r *REPL) runCancellable(ctx context.Context, fn func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for drained := false; !drained; { // a Ctrl-C from before this statement is not for it
+		select {
+		case <-r.interrupt:
+		default:
+			drained = true
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-r.interrupt:
+		cancel()
+		return <-done
+	}
+}
+
+// Run reads and runs the input until it ends, Ctrl-D or .quit.
+//
+// Interactive, Ctrl-C cancels the running statement (it arrives as
+// SIGINT: the terminal is in raw mode only while readline reads a line)
+// or, at the prompt, clears the open statement. Reading a script, Ctrl-C
+// cancels the running statement and stops (Run returns
+// context.Canceled), and Run returns ErrFailed when anything failed.
+func (r *REPL) Run(ctx context.Context) error {
+	if !r.opts.Interactive {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+		return r.runScript(ctx)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	r.interrupt = sig
+	return r.runTerminal(ctx)
+}
+
+// runScript reads the input line by line, without prompts or history.
+// The lines are read in a goroutine so that Ctrl-C stops a script
+// waiting for input too.
+func (r *REPL) runScript(ctx context.Context) error {
+	type read struct {
+		line string
+		err  error
+	}
+	lines := make(chan read)
+	go func() {
+		in := bufio.NewReader(r.opts.Stdin)
+		for {
+			line, err := in.ReadString('\n')
+			select {
+			case lines <- read{line, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		var rd read
+		select {
+		case rd = <-lines:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if rd.line != "" && r.Feed(ctx, rd.line) {
+			break
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if rd.err == io.EOF {
+			r.Finish(ctx)
+			break
+		}
+		if rd.err != nil {
+			return rd.err
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if r.failed > 0 {
+		return ErrFailed
+	}
+	return nil
+}
+
+func (r *REPL) runTerminal(ctx context.Context) error {
+	if f := r.opts.HistoryFile; f != "" {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			fmt.Fprintf(r.stderr, "history not kept: %v\n", err)
+		} else if h, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err != nil {
+			fmt.Fprintf(r.stderr, "history not kept: %v\n", err)
+		} else {
+			h.Close()
+		}
+	}
+	stdin := r.opts.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:                 Prompt,
+		HistoryFile:            r.opts.HistoryFile,
+		HistoryLimit:           1000,
+		DisableAutoSaveHistory: true, // a statement is saved once, whole, by r.history
+		HistorySearchFold:      true,
+		AutoComplete:           r.comp,
+		Stdin:                  readline.NewCancelableStdin(stdin),
+		Stdout:                 r.stdout,
+		Stderr:                 r.stderr,
+	})
+	if err != nil {
+		return err
+	}
+	defer rl.Close()
+	r.history = func(entry string) { _ = rl.SaveHistory(entry) } // an I/O error loses only the file's copy
+	for {
+		rl.SetPrompt(r.Prompt())
+		r.comp.setPending(r.pendingText())
+		line, err := rl.Readline()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			r.Discard() // Ctrl-C at the prompt clears the statement
+			continue
+		case errors.Is(err, io.EOF):
+			if r.Pending() { // Ctrl-D on an open statement discards it first
+				r.Discard()
+				fmt.Fprintln(r.stderr, "(unfinished statement discarded; Ctrl-D again to leave)")
+				continue
+			}
+			return nil
+		case err != nil:
+			return err
+		}
+		// With DisableAutoSaveHistory, readline leaves its history cursor
+		// on an entry recalled with Up, and would save that entry's edited
+		// line instead of the statement given to SaveHistory. Saving the
+		// empty string (which readline does not store) moves the cursor
+		// back to the end, as readline's own Enter does.
+		_ = rl.SaveHistory("")
+		if r.Feed(ctx, line) {
+			return nil
+		}
+	}
+}
