@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/normalform"
 )
 
 // command is a dot-command: one line, no ";". The table of them,
@@ -47,6 +49,8 @@ func init() {
 			paths: true, run: (*REPL).ingest},
 		{name: ".explain", args: "QUERY", help: "print the plan of a query (as the explain statement does)", min: 1, max: -1,
 			run: (*REPL).explain},
+		{name: ".draw", args: "TX [graph|tree] FILE.dot|.svg|.png", help: "draw a transaction's transfer graph (default) or reduced tree to a file; svg and png need Graphviz", min: 2, max: 3,
+			paths: true, argWords: func() []string { return []string{"graph", "tree"} }, run: (*REPL).draw},
 		{name: ".grammar", help: "print the query language's grammar (EBNF)", run: (*REPL).grammar},
 		{name: ".stats", aliases: []string{".tables"}, help: "count the index's transactions and its keys of each kind", run: (*REPL).stats},
 		{name: ".read", args: "FILE", help: "run the statements of a script file", min: 1, max: 1, paths: true, run: (*REPL).read},
@@ -292,5 +296,51 @@ func (r *REPL) output(_ context.Context, args []string, _ string) error {
 	} else {
 		r.sess.Out = r.stdout
 	}
+	return nil
+}
+
+// draw writes a picture of an indexed transaction: DOT, or SVG and PNG
+// through Graphviz, chosen by the file's extension.
+func (r *REPL) draw(ctx context.Context, args []string, _ string) error {
+	if r.ix == nil {
+		return errNoIndex
+	}
+	view, file := "graph", args[len(args)-1]
+	if len(args) == 3 {
+		view = args[1]
+	}
+	if view != "graph" && view != "tree" {
+		return fmt.Errorf("view %q: want graph or tree", view)
+	}
+	format := strings.TrimPrefix(filepath.Ext(file), ".")
+	if format != "dot" && format != "svg" && format != "png" {
+		return fmt.Errorf("%s: name the file .dot, .svg or .png", file)
+	}
+	h, err := normalform.ParseHash(args[0])
+	if err != nil {
+		return fmt.Errorf("transaction %q: %v", args[0], err)
+	}
+	rec, err := r.ix.Get(h)
+	if err != nil {
+		return fmt.Errorf("transaction %s: %w", args[0], err)
+	}
+	a, err := rec.Analysis()
+	if err != nil {
+		return fmt.Errorf("transaction %s: %w", args[0], err)
+	}
+	dot := r.cfg.TransferGraphDOT(a)
+	if view == "tree" {
+		dot = r.cfg.NormalFormDOT(a)
+	}
+	var b bytes.Buffer
+	if format == "dot" {
+		b.WriteString(dot)
+	} else if err := RenderGraphviz(ctx, dot, format, &b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.stderr, "%s of %s written to %s\n", map[string]string{"graph": "transfer graph", "tree": "reduced tree"}[view], h.Hex(), file)
 	return nil
 }

@@ -71,6 +71,9 @@ func TestHelpIsTheTable(t *testing.T) {
 	}
 }
 
+// starR is the star scenario's transaction (examples/scenarios/geth/star_r.json).
+const starR = "0x5e4c49d6b3a48d39d0fa594e1871daf856f678757db5de96f59ad2410248e102"
+
 func TestCommands(t *testing.T) {
 	h := newHarness(t, Options{})
 	dir := t.TempDir()
@@ -110,6 +113,12 @@ func TestCommands(t *testing.T) {
 		{lines: []string{".grammar extra"}, err: `^usage: \.grammar\n$`},
 		{lines: []string{".open"}, err: `^usage: \.open PATH\n$`},
 		{lines: []string{".ingest /no/such/dir"}, err: `no such file or directory`},
+		{lines: []string{".draw " + starR + " tree " + filepath.Join(dir, "star.dot")}, err: `^reduced tree of 0x5e4c49d6.* written to .*star\.dot\n$`},
+		{lines: []string{".draw " + starR + " " + filepath.Join(dir, "graph.dot")}, err: `^transfer graph of 0x5e4c49d6.* written to .*graph\.dot\n$`},
+		{lines: []string{".draw " + starR + " tree pic.jpg"}, err: `^pic\.jpg: name the file \.dot, \.svg or \.png\n$`},
+		{lines: []string{".draw " + starR + " side x.dot"}, err: `^view "side": want graph or tree\n$`},
+		{lines: []string{".draw 0x1234 x.dot"}, err: `^transaction "0x1234": `},
+		{lines: []string{".draw 0x" + strings.Repeat("0", 64) + " x.dot"}, err: `^transaction 0x0{64}: `},
 	} {
 		t.Run(strings.Join(tc.lines, "|"), func(t *testing.T) {
 			out, errs := h.feed(tc.lines...)
@@ -120,6 +129,12 @@ func TestCommands(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant /%s/", errs, tc.err)
 			}
 		})
+	}
+	for _, f := range []string{"star.dot", "graph.dot"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !strings.HasPrefix(string(b), "digraph ") || !strings.Contains(string(b), "0x5e4c49d6") {
+			t.Errorf(".draw wrote %s: %.80q (%v)", f, b, err)
+		}
 	}
 	b, err := os.ReadFile(resultFile)
 	if err != nil || !regexp.MustCompile(`^verdict +transactions +example\nnone +12 `).Match(b) {

@@ -33,7 +33,7 @@
 //
 // One line, no ";", only where no statement is open. One table
 // (commands.go) runs them, prints .help and drives their completion:
-// .help, .mode, .timer, .open, .ingest, .explain, .grammar, .stats
+// .help, .mode, .timer, .open, .ingest, .explain, .draw, .grammar, .stats
 // (.tables), .read, .output, .quit (.exit).
 //
 // # The index

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chzyer/readline"
+
 	"github.com/flowq/flowq/index"
 )
 
@@ -48,8 +50,7 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return readline.IsTerminal(int(f.Fd())) // a character device is not enough: /dev/null is one
 }
 
 const ingestUsage = `usage: flowq ingest [flags] FILE|DIR...

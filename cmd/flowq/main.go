@@ -8,6 +8,7 @@
 //	flowq export [--index DIR] --format csv|jsonl [--out FILE]
 //	flowq query [--index DIR] [--format table|json|csv] 'STATEMENTS'
 //	flowq run [--index DIR] FILE...
+//	flowq draw [--view graph|tree] [--format dot|svg|png] [--out FILE] [--tx HASH] FILE|-
 //	flowq repl [--index DIR] [--history FILE] [--mode table|json|csv]
 //	flowq chains
 //	flowq version
@@ -35,6 +36,8 @@ usage:
   flowq fetch --rpc URL --blocks A..B --out DIR   save bundles from a node (JSON-RPC)
   flowq ingest [--index DIR] FILE|DIR...  analyse and store transactions in the index (--retry-failed)
   flowq export [--index DIR] --format csv|jsonl [--out FILE]   write the index's records
+  flowq draw [--view graph|tree] [--format dot|svg|png] [--out FILE] FILE|-|--index DIR TXHASH
+                                          draw a transaction's transfer graph or reduced tree
   flowq repl [--index DIR] [--history FILE] [--mode table|json|csv]   query the index interactively
   flowq query [--index DIR] 'STATEMENTS'  run query statements against the index
   flowq run [--index DIR] FILE...         run query files (stops at the first error)
@@ -61,6 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 		return exportCmd(args[1:], stdout, stderr, lookupEnv)
 	case "repl":
 		return replCmd(args[1:], stdin, stdout, stderr, lookupEnv)
+	case "draw":
+		return drawCmd(args[1:], stdin, stdout, stderr, lookupEnv)
 	case "demo":
 		return demoCmd(args[1:], stdout, stderr, lookupEnv)
 	case "query":

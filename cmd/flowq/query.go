@@ -41,6 +41,7 @@ type queryFlags struct {
 	dir    *string
 	format *string
 	timer  *bool
+	echo   *bool
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
@@ -48,6 +49,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	q.dir = fs.String("index", "", indexFlagHelp)
 	q.format = fs.String("format", "table", "output: "+strings.Join(repl.Modes, ", "))
 	q.timer = fs.Bool("timer", false, "print each statement's row count and time")
+	q.echo = fs.Bool("echo", false, "print each statement, and the comments before it, ahead of its result (tables only)")
 }
 
 // session opens the index read-only and returns a session on it, with the
@@ -71,7 +73,7 @@ func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, b
 	if err != nil {
 		return nil, nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	s := &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer}
+	s := &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table"}
 	return s, ix.Close, nil
 }
 
