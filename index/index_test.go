@@ -410,10 +410,17 @@ func TestResume(t *testing.T) {
 		}}
 		sum, err := ix.Ingest(ctx, corpusInputs(t), opt)
 		cancel()
-		if !errors.Is(err, context.Canceled) {
+		// The workers run ahead of the commits, so a late cancel may find
+		// every input done: then the ingest may also end without error.
+		// Either way what was committed must be whole and resumable.
+		switch {
+		case errors.Is(err, context.Canceled):
+		case err == nil && sum.Inputs == 26:
+			t.Logf("stop after %d: every input was done before the cancel", stopAfter)
+		default:
 			t.Fatalf("interrupted ingest returned %v (%+v)", err, sum)
 		}
-		if sum.Inputs < stopAfter || sum.Inputs >= 26 {
+		if sum.Inputs < stopAfter {
 			t.Fatalf("stop after %d: %d inputs finished", stopAfter, sum.Inputs)
 		}
 		if err := ix.Verify(context.Background()); err != nil {
