@@ -1,7 +1,7 @@
 # The README's test command is `make test`; .ci/run calls it.
 GO ?= go
 
-.PHONY: test build fmt-check vet bench scenario-setup
+.PHONY: test build fmt-check vet bench scenario-setup fuzz-smoke
 
 test: scenario-setup fmt-check vet
 	$(GO) test ./...
@@ -12,6 +12,11 @@ test: scenario-setup fmt-check vet
 # internal/scenario/npm/build. Neither is committed.
 scenario-setup:
 	cd internal/scenario/npm && npm ci --no-audit --no-fund --loglevel=error && node compile.js
+
+# Every fuzz target, briefly (1000 executions each), as CI runs them; go
+# test ./... runs their seed corpora and regressions already.
+fuzz-smoke:
+	FLOWQ_FUZZ_SMOKE=1000x $(GO) test ./internal/fuzzsmoke -run TestFuzzSmoke -count=1 -timeout 10m
 
 build:
 	$(GO) build -o flowq ./cmd/flowq

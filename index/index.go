@@ -321,10 +321,9 @@ func (ix *Index) refreshFirst(txn *badger.Txn, bot normalform.Address, shape nor
 	it.Seek(prefix)
 	var first *Ref
 	if it.ValidForPrefix(prefix) {
-		k, err := ParseKey(it.Item().Key())
+		var r Ref
+		err := it.Item().Value(func(v []byte) (err error) { r, err = refOf(txn, it.Item().Key(), v); return err })
 		if err == nil {
-			r := Ref{Loc: k.Loc}
-			err = it.Item().Value(func(v []byte) error { copy(r.Hash[:], v); return nil })
 			first = &r
 		}
 		if err != nil {

@@ -99,6 +99,11 @@ type IngestOptions struct {
 	// OnFailure, when set, is called (from the writer goroutine) for every
 	// failure recorded.
 	OnFailure func(Failure)
+	// Limits of the decoder (trace.Options): an input over MaxBytes, a
+	// transaction nested deeper than MaxDepth or with more than
+	// MaxTransfers transfers is recorded as a failure naming the limit.
+	// Zero takes trace's defaults; negative lifts the limit.
+	MaxBytes, MaxDepth, MaxTransfers int
 
 	// Test hooks: afterCommit is called after every committed write with
 	// the number of inputs finished so far; clock replaces time.Now for
@@ -353,7 +358,8 @@ func (g *Ingester) decoder() {
 				continue
 			}
 		}
-		res := decode(data, g.opt.Config, j.in.Name)
+		res := decode(data, trace.Options{Config: g.opt.Config, Source: j.in.Name,
+			MaxBytes: g.opt.MaxBytes, MaxDepth: g.opt.MaxDepth, MaxTransfers: g.opt.MaxTransfers})
 		h.txs = len(res.Txs)
 		for _, e := range res.Errors {
 			h.failures = append(h.failures, Failure{Source: j.in.Name, Stage: StageDecode, Tx: e.Tx, HasTx: e.HasTx, Msg: e.Error()})
@@ -371,13 +377,13 @@ func (g *Ingester) decoder() {
 }
 
 // decode is trace.Decode, with a panic reported as an error.
-func decode(data []byte, cfg *normalform.Config, name string) (res *trace.Result) {
+func decode(data []byte, opt trace.Options) (res *trace.Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = &trace.Result{Errors: []*trace.Error{{Source: name, Offset: -1, Msg: fmt.Sprintf("decoder panic: %v", p)}}}
+			res = &trace.Result{Errors: []*trace.Error{{Source: opt.Source, Offset: -1, Msg: fmt.Sprintf("decoder panic: %v", p)}}}
 		}
 	}()
-	return trace.Decode(data, trace.Options{Config: cfg, Source: name})
+	return trace.Decode(data, opt)
 }
 
 func (g *Ingester) analyser() {

@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -43,6 +42,14 @@ const checkEvery = 64
 func (ix *Index) scan(ctx context.Context, prefix, lo []byte, values bool, fn func(k, v []byte) (seek []byte, stop bool, err error)) error {
 	return ix.db.View(func(txn *badger.Txn) error {
 		return scanTxn(ctx, txn, prefix, lo, values, fn)
+	})
+}
+
+// scanWith is scan with the read transaction given to fn (to resolve
+// references).
+func (ix *Index) scanWith(ctx context.Context, prefix, lo []byte, values bool, fn func(txn *badger.Txn, k, v []byte) (seek []byte, stop bool, err error)) error {
+	return ix.db.View(func(txn *badger.Txn) error {
+		return scanTxn(ctx, txn, prefix, lo, values, func(k, v []byte) ([]byte, bool, error) { return fn(txn, k, v) })
 	})
 }
 
@@ -86,7 +93,7 @@ func scanTxn(ctx context.Context, txn *badger.Txn, prefix, lo []byte, values boo
 // scanGroups walks keys prefix | group | loc, where group has gw bytes,
 // keeping the locations in blocks: within each group it seeks to the
 // range's first block and skips past its last.
-func (ix *Index) scanGroups(ctx context.Context, prefix []byte, gw int, blocks BlockRange, fn func(k, v []byte) error) error {
+func (ix *Index) scanGroups(ctx context.Context, prefix []byte, gw int, blocks BlockRange, fn func(txn *badger.Txn, k, v []byte) error) error {
 	if blocks.From > blocks.To {
 		return nil
 	}
@@ -95,11 +102,11 @@ func (ix *Index) scanGroups(ctx context.Context, prefix []byte, gw int, blocks B
 	if gw == 0 {
 		lo, _ = blockBounds(prefix, blocks.From, blocks.To)
 	}
-	return ix.scan(ctx, prefix, lo, true, func(k, v []byte) ([]byte, bool, error) {
-		if len(k) < at+12 {
+	return ix.scanWith(ctx, prefix, lo, true, func(txn *badger.Txn, k, v []byte) ([]byte, bool, error) {
+		if len(k) < at+locWidth {
 			return nil, true, fmt.Errorf("%w: %x", ErrBadKey, k)
 		}
-		b := binary.BigEndian.Uint64(k[at:])
+		b := locBlock(k[at:])
 		switch {
 		case b < blocks.From:
 			s, _ := blockBounds(k[:at], blocks.From, blocks.To)
@@ -111,27 +118,50 @@ func (ix *Index) scanGroups(ctx context.Context, prefix []byte, gw int, blocks B
 			}
 			return next, false, nil
 		}
-		return nil, false, fn(k, v)
+		return nil, false, fn(txn, k, v)
 	})
 }
 
-// refOf reads a secondary key's location and its value's hash.
-func refOf(k, v []byte) (Ref, error) {
+// refOf reads a secondary key's location and the transaction's hash: the
+// key's own when the position is unknown (it is part of the key), else
+// the by-position key's value (keys.go: secondary keys carry no value; a
+// position key carries the hash).
+func refOf(txn *badger.Txn, k, v []byte) (Ref, error) {
 	key, err := ParseKey(k)
 	if err != nil {
 		return Ref{}, err
 	}
-	if len(v) != 32 {
-		return Ref{}, fmt.Errorf("%s key %x: value is not a transaction hash", key.Kind, k)
-	}
 	r := Ref{Loc: key.Loc}
-	copy(r.Hash[:], v)
+	switch {
+	case len(v) == 32:
+		copy(r.Hash[:], v)
+	case len(v) != 0:
+		return Ref{}, fmt.Errorf("%s key %x: value is not a transaction hash", key.Kind, k)
+	case !key.Loc.Known():
+		r.Hash = key.Loc.Tx
+	case key.Kind == KindPos:
+		return Ref{}, fmt.Errorf("pos key %x: no transaction hash", k)
+	default:
+		item, err := txn.Get(PosKey(key.Loc).Bytes())
+		if err != nil {
+			return Ref{}, fmt.Errorf("%s key %x: its position: %w", key.Kind, k, err)
+		}
+		if err := item.Value(func(v []byte) error {
+			if len(v) != 32 {
+				return fmt.Errorf("pos key %x: value is not a transaction hash", item.Key())
+			}
+			copy(r.Hash[:], v)
+			return nil
+		}); err != nil {
+			return Ref{}, err
+		}
+	}
 	return r, nil
 }
 
-func refs(fn func(Ref) error) func(k, v []byte) error {
-	return func(k, v []byte) error {
-		r, err := refOf(k, v)
+func refs(fn func(Ref) error) func(txn *badger.Txn, k, v []byte) error {
+	return func(txn *badger.Txn, k, v []byte) error {
+		r, err := refOf(txn, k, v)
 		if err != nil {
 			return err
 		}
@@ -148,12 +178,12 @@ func (ix *Index) ByHash(ctx context.Context, level normalform.Level, h normalfor
 // ByBot streams a recipient's transactions, by shape hash and then
 // position.
 func (ix *Index) ByBot(ctx context.Context, bot normalform.Address, blocks BlockRange, fn func(shape normalform.Hash, r Ref) error) error {
-	return ix.scanGroups(ctx, botPrefix(bot), 32, blocks, func(k, v []byte) error {
+	return ix.scanGroups(ctx, botPrefix(bot), 32, blocks, func(txn *badger.Txn, k, v []byte) error {
 		key, err := ParseKey(k)
 		if err != nil {
 			return err
 		}
-		r, err := refOf(k, v)
+		r, err := refOf(txn, k, v)
 		if err != nil {
 			return err
 		}
@@ -209,8 +239,8 @@ func (ix *Index) ByBlocks(ctx context.Context, blocks BlockRange, fn func(Ref) e
 // ByVerdict streams the transactions with a verdict, by tier and then
 // position.
 func (ix *Index) ByVerdict(ctx context.Context, v normalform.Verdict, blocks BlockRange, fn func(t normalform.Tier, r Ref) error) error {
-	return ix.scanGroups(ctx, []byte{byte(KindVerdict), byte(v)}, 1, blocks, func(k, val []byte) error {
-		r, err := refOf(k, val)
+	return ix.scanGroups(ctx, []byte{byte(KindVerdict), byte(v)}, 1, blocks, func(txn *badger.Txn, k, val []byte) error {
+		r, err := refOf(txn, k, val)
 		if err != nil {
 			return err
 		}
@@ -237,7 +267,7 @@ func (ix *Index) ByProfit(ctx context.Context, side Side, tok normalform.Token, 
 	if hi != nil {
 		end = prefixEnd(append(append([]byte(nil), prefix...), AmountBytes(*hi)...))
 	}
-	return ix.scan(ctx, prefix, start, true, func(k, v []byte) ([]byte, bool, error) {
+	return ix.scanWith(ctx, prefix, start, true, func(txn *badger.Txn, k, v []byte) ([]byte, bool, error) {
 		if end != nil && bytes.Compare(k, end) >= 0 {
 			return nil, true, nil
 		}
@@ -245,7 +275,7 @@ func (ix *Index) ByProfit(ctx context.Context, side Side, tok normalform.Token, 
 		if err != nil {
 			return nil, true, err
 		}
-		r, err := refOf(k, v)
+		r, err := refOf(txn, k, v)
 		if err != nil {
 			return nil, true, err
 		}
@@ -270,7 +300,7 @@ func (ix *Index) Records(ctx context.Context, blocks BlockRange, fn func(*Record
 		prefix := kindPrefix(KindPos)
 		lo, _ := blockBounds(prefix, blocks.From, blocks.To)
 		return scanTxn(ctx, txn, prefix, lo, true, func(k, v []byte) ([]byte, bool, error) {
-			r, err := refOf(k, v)
+			r, err := refOf(txn, k, v)
 			if err != nil {
 				return nil, true, err
 			}

@@ -27,19 +27,27 @@ import (
 //	0x03 failure 0x03 src[16] u32 seq                              failure (failureValue: source, stage, tx, message)
 //	0x10 tx      0x10 txhash                                       Record (record.go)
 //	0x11 pos     0x11 loc                                          txhash
-//	0x12 hash    0x12 u8 level, hash, loc                          txhash
-//	0x13 bot     0x13 addr recipient, hash shape, loc              txhash
+//	0x12 hash    0x12 u8 level, hash, loc                          (none)
+//	0x13 bot     0x13 addr recipient, hash shape, loc              (none)
 //	0x14 first   0x14 addr recipient, hash shape                   loc of the bot's first transaction of that shape, txhash
-//	0x15 verdict 0x15 u8 verdict, u8 tier, loc                     txhash
-//	0x16 profit  0x16 u8 side (0 gross, 1 net), token, amount, loc txhash
-//	0x17 addr    0x17 addr, loc                                    txhash
-//	0x18 token   0x18 token, loc                                   txhash
+//	0x15 verdict 0x15 u8 verdict, u8 tier, loc                     (none)
+//	0x16 profit  0x16 u8 side (0 gross, 1 net), token, amount, loc (none)
+//	0x17 addr    0x17 addr, loc                                    (none)
+//	0x18 token   0x18 token, loc                                   (none)
 //
-// loc is a transaction's position: u64 block, u32 index in the block. When
-// the input did not give the index, it is 0xffffffff and the transaction's
-// hash follows (32 bytes), so that the key stays unique; when it did not
-// give the block either, the block is 0xffffffffffffffff. Such
-// transactions sort after every known position (of their block).
+// The secondary keys 0x12 to 0x18 (but 0x14) carry no value: their
+// transaction is the one at their loc, whose hash the pos key holds (or,
+// when the position is unknown, the hash that ends the loc). A lookup
+// through them costs one more point read per transaction found, and saves
+// 32 bytes per key.
+//
+// loc is a transaction's position: u40 block, u24 index in the block (5
+// and 3 bytes: blocks up to MaxBlock, indexes up to MaxIndex; a record
+// whose position does not fit has it unknown). When the input did not
+// give the index, it is 0xffffff and the transaction's hash follows (32
+// bytes), so that the key stays unique; when it did not give the block
+// either, the block is 0xffffffffff. Such transactions sort after every
+// known position (of their block).
 //
 // token is u8 kind (normalform.TokenKind), addr, and for ERC-721 and
 // ERC-1155 tokens the id as 32 bytes.
@@ -56,8 +64,10 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another.
-const SchemaVersion = 1
+// encodings. Open refuses an index written with another. Version 2:
+// secondary keys without values, locs in 8 bytes, record version 2,
+// normal form encoding version 2 (issue 8).
+const SchemaVersion = 2
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -130,9 +140,40 @@ func (l Loc) Known() bool { return l.Index != UnknownIndex }
 // Less orders locations as their keys do.
 func (l Loc) Less(o Loc) bool { return bytes.Compare(l.append(nil), o.append(nil)) < 0 }
 
+// MaxBlock and MaxIndex are the largest known block and index a key holds.
+const (
+	MaxBlock uint64 = 1<<40 - 2
+	MaxIndex uint32 = 1<<24 - 2
+)
+
+// locWidth is the width of a known loc in a key.
+const locWidth = 8
+
+// appendBlock writes a block in 5 bytes; every block past MaxBlock
+// (UnknownBlock) is 0xffffffffff.
+func appendBlock(dst []byte, b uint64) []byte {
+	if b > MaxBlock {
+		b = MaxBlock + 1
+	}
+	return append(dst, byte(b>>32), byte(b>>24), byte(b>>16), byte(b>>8), byte(b))
+}
+
+// locBlock reads a block appendBlock wrote.
+func locBlock(b []byte) uint64 {
+	v := uint64(b[0])<<32 | uint64(b[1])<<24 | uint64(b[2])<<16 | uint64(b[3])<<8 | uint64(b[4])
+	if v > MaxBlock {
+		return UnknownBlock
+	}
+	return v
+}
+
 func (l Loc) append(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, l.Block)
-	dst = binary.BigEndian.AppendUint32(dst, l.Index)
+	dst = appendBlock(dst, l.Block)
+	i := l.Index
+	if !l.Known() || i > MaxIndex {
+		i = MaxIndex + 1
+	}
+	dst = append(dst, byte(i>>16), byte(i>>8), byte(i))
 	if !l.Known() {
 		dst = append(dst, l.Tx[:]...)
 	}
@@ -351,7 +392,12 @@ func (r *keyReader) addr() (a normalform.Address) {
 }
 
 func (r *keyReader) loc() Loc {
-	l := Loc{Block: r.u64(), Index: r.u32()}
+	l := Loc{Block: locBlock(r.take(5))}
+	i := r.take(3)
+	l.Index = uint32(i[0])<<16 | uint32(i[1])<<8 | uint32(i[2])
+	if l.Index > MaxIndex {
+		l.Index = UnknownIndex
+	}
 	if !l.Known() {
 		l.Tx = r.hash()
 	}
@@ -501,11 +547,11 @@ func tokenPrefix(t normalform.Token) []byte {
 // from..to (inclusive) under prefix. hi is nil when the range runs to the
 // end of the prefix.
 func blockBounds(prefix []byte, from, to uint64) (lo, hi []byte) {
-	lo = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), from)
+	lo = appendBlock(append([]byte(nil), prefix...), from)
 	if to == math.MaxUint64 {
 		return lo, prefixEnd(prefix)
 	}
-	hi = binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), to+1)
+	hi = appendBlock(append([]byte(nil), prefix...), to+1)
 	return lo, hi
 }
 

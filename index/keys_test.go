@@ -258,3 +258,47 @@ func TestBlockBounds(t *testing.T) {
 		t.Error("prefixEnd")
 	}
 }
+
+// TestLocWidth: a loc takes 8 bytes (5 of block, 3 of index); the largest
+// known block and index round-trip and sort before unknown ones; a block
+// range past MaxBlock stops before the unknown blocks unless it is open.
+func TestLocWidth(t *testing.T) {
+	locs := []Loc{
+		{Block: 0, Index: 0},
+		{Block: 0, Index: MaxIndex},
+		{Block: 1 << 32, Index: 5},
+		{Block: MaxBlock, Index: MaxIndex},
+		{Block: MaxBlock, Index: UnknownIndex, Tx: h(1)},
+		{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)},
+	}
+	for i, l := range locs {
+		k := PosKey(l)
+		b := k.Bytes()
+		want := 1 + locWidth
+		if !l.Known() {
+			want += 32
+		}
+		if len(b) != want {
+			t.Errorf("%+v: key of %d bytes, want %d", l, len(b), want)
+		}
+		got, err := ParseKey(b)
+		if err != nil || got != k {
+			t.Errorf("%+v: parsed %+v, %v", l, got, err)
+		}
+		if i > 0 && !locs[i-1].Less(l) {
+			t.Errorf("%+v does not sort before %+v", locs[i-1], l)
+		}
+	}
+	unknown := PosKey(Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)}).Bytes()
+	lo, hi := blockBounds(kindPrefix(KindPos), MaxBlock, MaxBlock+7)
+	last := PosKey(Loc{Block: MaxBlock, Index: MaxIndex}).Bytes()
+	if bytes.Compare(lo, last) > 0 || bytes.Compare(last, hi) >= 0 {
+		t.Errorf("MaxBlock outside its own range")
+	}
+	if bytes.Compare(unknown, hi) < 0 {
+		t.Errorf("a closed range past MaxBlock includes unknown blocks")
+	}
+	if _, hi := blockBounds(kindPrefix(KindPos), 0, UnknownBlock); bytes.Compare(unknown, hi) >= 0 {
+		t.Errorf("AllBlocks excludes unknown blocks")
+	}
+}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -89,7 +90,8 @@ func decodeFailure(k Key, v []byte) (Failure, error) {
 	}
 	f.Source = string(r.take(r.count(1)))
 	f.Msg = string(r.take(r.count(1)))
-	if r.err != nil || len(r.b) != 0 {
+	// Canonical bytes only (no overlong varint): one failure, one encoding.
+	if r.err != nil || len(r.b) != 0 || !bytes.Equal(f.encode(), v) {
 		return f, fmt.Errorf("bad failure value %x", v)
 	}
 	return f, nil
@@ -133,7 +135,8 @@ func decodeInputMark(v []byte) (InputMark, error) {
 	m.Txs = int(r.uvarint())
 	m.Failures = int(r.uvarint())
 	m.Name = string(r.take(r.count(1)))
-	if r.err != nil || len(r.b) != 0 {
+	// Canonical bytes only (no overlong varint): one marker, one encoding.
+	if r.err != nil || len(r.b) != 0 || !bytes.Equal(m.encode(), v) {
 		return m, fmt.Errorf("bad input marker %x", v)
 	}
 	return m, nil

@@ -14,7 +14,7 @@ import (
 )
 
 // RecordVersion is the version of the record encoding below.
-const RecordVersion = 1
+const RecordVersion = 2
 
 // Record is what the index keeps of one analysed transaction. Every
 // secondary key of the transaction is a function of its Record (keys), so
@@ -83,9 +83,9 @@ func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
 		CostsKnown: a.Costs.Known, GasUsed: a.Costs.GasUsed, Costs: a.Costs.Total,
 		Counts: a.Counts(), Hashes: a.Hashes(), AlgebraVersion: normalform.AlgebraVersion,
 		NF: normalform.EncodeNF(a), Latency: latency}
-	if m.HasBlock {
+	if m.HasBlock && m.Block <= MaxBlock { // a block past MaxBlock is kept in the NF, not in keys
 		r.Loc.Block = m.Block
-		if m.HasIndex && m.Index >= 0 && int64(m.Index) < int64(UnknownIndex) {
+		if m.HasIndex && m.Index >= 0 && int64(m.Index) <= int64(MaxIndex) {
 			r.Loc.Index = uint32(m.Index)
 		}
 	}
@@ -137,16 +137,17 @@ func (r *Record) Analysis() (*normalform.Analysis, error) { return normalform.De
 // kv is one key and its value.
 type kv struct{ k, v []byte }
 
-// keys returns every key of the record, the record's own first, and the
-// value each secondary key carries (the transaction hash). The bot's
+// keys returns every key of the record, the record's own first, then its
+// position key, whose value is the transaction hash; the other secondary
+// keys carry no value (refOf reads the hash from the position key, or
+// from the key itself when the position is unknown). The bot's
 // first-seen key (KindFirst) is not among them: it depends on the other
 // transactions of the bot (see put).
 func (r *Record) keys(enc []byte) []kv {
 	h := r.Hash[:]
 	out := make([]kv, 0, 8+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
-	add := func(k Key) { out = append(out, kv{k.Bytes(), h}) }
-	out = append(out, kv{TxKey(r.Hash).Bytes(), enc})
-	add(PosKey(r.Loc))
+	add := func(k Key) { out = append(out, kv{k.Bytes(), nil}) }
+	out = append(out, kv{TxKey(r.Hash).Bytes(), enc}, kv{PosKey(r.Loc).Bytes(), h})
 	for l := normalform.Exact; l <= normalform.Family; l++ {
 		add(HashKey(l, r.Hashes.Of(l), r.Loc))
 	}
@@ -171,28 +172,35 @@ func (r *Record) keys(enc []byte) []kv {
 
 // --- encoding ----------------------------------------------------------------
 //
-// A record value (version 1):
+// A record value (version 2):
 //
 //	u8      RecordVersion
 //	u8      AlgebraVersion
 //	u64     Latency in nanoseconds, big-endian (fixed width and place: the
 //	        bytes after it are the record's content, compared on re-ingest)
+//	u8, bytes NF: 1 and the NF without the transaction's hash (which the
+//	        key holds; normalform.NFHashAt says where it goes), or 0 and
+//	        the NF
 //	u8      flags: 1 block known, 2 index known, 4 from known, 8 to known,
 //	        16 costs known, 32 recipient differs from to (recipient follows)
 //	uvarint block, uvarint index        (when known)
-//	addr    from, [addr to], [addr recipient]
+//	aref    from, [aref to], [aref recipient]
 //	u8      status, u8 verdict, u8 tier
 //	uvarint number of reasons, each: u8 code (reasonCodes), or 0 and a string
 //	amounts gross
 //	when costs known: amounts net, uvarint gas used, uint costs
 //	uvarint cycles, pools, hops, leftovers
 //	hash    exact, shape, tokens, family
-//	uvarint number of addresses, each addr
-//	uvarint number of tokens, each token
-//	bytes   NF
+//	uvarint number of addresses, each aref
+//	uvarint number of tokens, each tref
 //
-// amounts: uvarint count, each token and signed. token: u8 kind, addr, and
-// for ERC-721/1155 the id as uint. signed: u8 sign (0 or 1), uint. uint: u8
+// aref and tref refer to the address and token tables at the head of the
+// NF (normalform.NFTables), which hold every address and token of the
+// record: uvarint i > 0 is entry i-1; 0 is followed by the address (20
+// bytes) or the token written out, which happens only for a record whose
+// NF does not have it (never for a record NewRecord made). amounts:
+// uvarint count, each tref and signed. token: u8 kind, addr, and for
+// ERC-721/1155 the id as uint. signed: u8 sign (0 or 1), uint. uint: u8
 // length and the minimal big-endian bytes (0..32). string and bytes:
 // uvarint length and the bytes. The encoding is deterministic: equal
 // records have equal bytes.
@@ -224,11 +232,57 @@ func reasonCode(r normalform.Reason) byte {
 	return 0
 }
 
+// tables are the NF's address and token tables, by value.
+type tables struct {
+	addrs []normalform.Address
+	toks  []normalform.Token
+	ai    map[normalform.Address]int
+	ti    map[normalform.Token]int
+}
+
+func nfTables(nf []byte) *tables {
+	t := &tables{}
+	t.addrs, t.toks, _ = normalform.NFTables(nf) // an NF that does not decode has none
+	return t
+}
+
+func (t *tables) index() {
+	t.ai = make(map[normalform.Address]int, len(t.addrs))
+	for i, a := range t.addrs {
+		if _, ok := t.ai[a]; !ok {
+			t.ai[a] = i
+		}
+	}
+	t.ti = make(map[normalform.Token]int, len(t.toks))
+	for i, x := range t.toks {
+		if _, ok := t.ti[x]; !ok {
+			t.ti[x] = i
+		}
+	}
+}
+
+func (t *tables) appendAddr(b []byte, a normalform.Address) []byte {
+	if i, ok := t.ai[a]; ok {
+		return binary.AppendUvarint(b, uint64(i+1))
+	}
+	return append(append(b, 0), a[:]...)
+}
+
+func (t *tables) appendToken(b []byte, x normalform.Token) []byte {
+	if i, ok := t.ti[x]; ok {
+		return binary.AppendUvarint(b, uint64(i+1))
+	}
+	return appendRecToken(append(b, 0), x)
+}
+
 // Encode returns the record's value bytes.
 func (r *Record) Encode() []byte {
-	b := make([]byte, 0, 512+len(r.NF))
+	t := nfTables(r.NF)
+	t.index()
+	b := make([]byte, 0, 256+len(r.NF))
 	b = append(b, RecordVersion, r.AlgebraVersion)
 	b = binary.BigEndian.AppendUint64(b, uint64(r.Latency))
+	b = appendNF(b, r.NF, r.Hash)
 	var f byte
 	if r.Loc.Block != UnknownBlock {
 		f |= flagBlock
@@ -255,12 +309,12 @@ func (r *Record) Encode() []byte {
 	if f&flagIndex != 0 {
 		b = binary.AppendUvarint(b, uint64(r.Loc.Index))
 	}
-	b = append(b, r.From[:]...)
+	b = t.appendAddr(b, r.From)
 	if f&flagTo != 0 {
-		b = append(b, r.To[:]...)
+		b = t.appendAddr(b, r.To)
 	}
 	if f&flagRecipient != 0 {
-		b = append(b, r.Recipient[:]...)
+		b = t.appendAddr(b, r.Recipient)
 	}
 	b = append(b, byte(r.Status), byte(r.Verdict), byte(r.Tier))
 	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
@@ -271,9 +325,9 @@ func (r *Record) Encode() []byte {
 			b = appendBytes(b, []byte(x))
 		}
 	}
-	b = appendAmounts(b, r.Gross)
+	b = t.appendAmounts(b, r.Gross)
 	if r.CostsKnown {
-		b = appendAmounts(b, r.Net)
+		b = t.appendAmounts(b, r.Net)
 		b = binary.AppendUvarint(b, r.GasUsed)
 		b = appendUint(b, &r.Costs)
 	}
@@ -286,13 +340,42 @@ func (r *Record) Encode() []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.Addresses)))
 	for _, a := range r.Addresses {
-		b = append(b, a[:]...)
+		b = t.appendAddr(b, a)
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.Tokens)))
-	for _, t := range r.Tokens {
-		b = appendRecToken(b, t)
+	for _, x := range r.Tokens {
+		b = t.appendToken(b, x)
 	}
-	return appendBytes(b, r.NF)
+	return b
+}
+
+// appendNF writes the NF: u8 1 and the NF without the transaction hash
+// when it holds the record's hash (normalform.NFHashAt), else u8 0 and the
+// NF; as bytes.
+func appendNF(b, nf []byte, hash normalform.Hash) []byte {
+	if at, err := normalform.NFHashAt(nf); err == nil && at+32 <= len(nf) && bytes.Equal(nf[at:at+32], hash[:]) {
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(nf)-32))
+		b = append(b, nf[:at]...)
+		return append(b, nf[at+32:]...)
+	}
+	return appendBytes(append(b, 0), nf)
+}
+
+// nf reads what appendNF wrote.
+func (r *recReader) nf(hash normalform.Hash) []byte {
+	cut := r.u8()
+	b := r.take(r.count(1))
+	if r.err != nil || cut == 0 {
+		return append([]byte(nil), b...)
+	}
+	at, err := normalform.NFHashAt(b)
+	if cut != 1 || err != nil || at > len(b) {
+		r.fail()
+		return nil
+	}
+	out := make([]byte, 0, len(b)+32)
+	return append(append(append(out, b[:at]...), hash[:]...), b[at:]...)
 }
 
 func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
@@ -311,10 +394,10 @@ func appendRecToken(b []byte, t normalform.Token) []byte {
 	return b
 }
 
-func appendAmounts(b []byte, as []Amount) []byte {
+func (t *tables) appendAmounts(b []byte, as []Amount) []byte {
 	b = binary.AppendUvarint(b, uint64(len(as)))
 	for _, a := range as {
-		b = appendRecToken(b, a.Token)
+		b = t.appendToken(b, a.Token)
 		sign := byte(0)
 		if a.Amount.Neg && !a.Amount.Abs.IsZero() {
 			sign = 1
@@ -410,11 +493,49 @@ func (r *recReader) token() normalform.Token {
 	return t
 }
 
-func (r *recReader) amounts() []Amount {
-	n := r.count(23)
+// aref reads an address: an NF table entry, or written out when the table
+// does not have it.
+func (r *recReader) aref(t *tables) normalform.Address {
+	i := r.uvarint()
+	if i == 0 {
+		a := r.addr()
+		for _, x := range t.addrs {
+			if x == a {
+				r.fail() // not canonical: the table has it
+			}
+		}
+		return a
+	}
+	if i > uint64(len(t.addrs)) {
+		r.fail()
+		return normalform.Address{}
+	}
+	return t.addrs[i-1]
+}
+
+func (r *recReader) tref(t *tables) normalform.Token {
+	i := r.uvarint()
+	if i == 0 {
+		x := r.token()
+		for _, y := range t.toks {
+			if y == x {
+				r.fail()
+			}
+		}
+		return x
+	}
+	if i > uint64(len(t.toks)) {
+		r.fail()
+		return normalform.Token{}
+	}
+	return t.toks[i-1]
+}
+
+func (r *recReader) amounts(t *tables) []Amount {
+	n := r.count(3)
 	out := make([]Amount, 0, n)
 	for i := 0; i < n && r.err == nil; i++ {
-		a := Amount{Token: r.token()}
+		a := Amount{Token: r.tref(t)}
 		sign := r.u8()
 		r.uint(&a.Amount.Abs)
 		if sign > 1 || (sign == 1 && a.Amount.Abs.IsZero()) {
@@ -436,30 +557,32 @@ func DecodeRecord(hash normalform.Hash, b []byte) (*Record, error) {
 	}
 	rec.AlgebraVersion = r.u8()
 	rec.Latency = time.Duration(binary.BigEndian.Uint64(r.take(8)))
+	rec.NF = r.nf(hash)
+	t := nfTables(rec.NF)
 	f := r.u8()
 	rec.Loc = Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: hash}
 	if f&flagBlock != 0 {
 		rec.Loc.Block = r.uvarint()
-		if rec.Loc.Block == UnknownBlock {
+		if rec.Loc.Block > MaxBlock {
 			r.fail()
 		}
 	}
 	if f&flagIndex != 0 {
 		i := r.uvarint()
-		if i >= uint64(UnknownIndex) || f&flagBlock == 0 {
+		if i > uint64(MaxIndex) || f&flagBlock == 0 {
 			r.fail()
 		}
 		rec.Loc.Index = uint32(i)
 	}
 	rec.Loc = rec.Loc.normal()
 	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
-	rec.From = r.addr()
+	rec.From = r.aref(t)
 	if rec.HasTo {
-		rec.To = r.addr()
+		rec.To = r.aref(t)
 	}
 	rec.Recipient = rec.To
 	if f&flagRecipient != 0 {
-		rec.Recipient = r.addr()
+		rec.Recipient = r.aref(t)
 	}
 	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
 	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain {
@@ -477,9 +600,9 @@ func DecodeRecord(hash normalform.Hash, b []byte) (*Record, error) {
 			r.fail()
 		}
 	}
-	rec.Gross = r.amounts()
+	rec.Gross = r.amounts(t)
 	if rec.CostsKnown {
-		rec.Net = r.amounts()
+		rec.Net = r.amounts(t)
 		rec.GasUsed = r.uvarint()
 		r.uint(&rec.Costs)
 	}
@@ -489,15 +612,14 @@ func DecodeRecord(hash normalform.Hash, b []byte) (*Record, error) {
 	for _, h := range []*normalform.Hash{&rec.Hashes.Exact, &rec.Hashes.Shape, &rec.Hashes.Tokens, &rec.Hashes.Family} {
 		copy(h[:], r.take(32))
 	}
-	n = r.count(20)
+	n = r.count(1)
 	for i := 0; i < n && r.err == nil; i++ {
-		rec.Addresses = append(rec.Addresses, r.addr())
+		rec.Addresses = append(rec.Addresses, r.aref(t))
 	}
-	n = r.count(21)
+	n = r.count(1)
 	for i := 0; i < n && r.err == nil; i++ {
-		rec.Tokens = append(rec.Tokens, r.token())
+		rec.Tokens = append(rec.Tokens, r.tref(t))
 	}
-	rec.NF = append([]byte(nil), r.take(r.count(1))...)
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()
 	}

@@ -90,3 +90,38 @@ func TestRecordCorrupt(t *testing.T) {
 		t.Error("record version 9 decoded")
 	}
 }
+
+// TestRecordSharesNF: a record refers to its NF's address and token
+// tables and leaves out the NF's copy of the transaction hash, so each
+// address is written once and the hash not at all; a record whose block
+// no key can hold does not decode.
+func TestRecordSharesNF(t *testing.T) {
+	n := 0
+	for _, a := range analyseCorpus(t) {
+		rec, err := NewRecord(a, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc := rec.Encode()
+		if bytes.Contains(enc, rec.Hash[:]) {
+			t.Fatalf("tx %s: the record holds its hash", rec.Hash.Hex())
+		}
+		for _, ad := range rec.Addresses {
+			if c := bytes.Count(enc, ad[:]); c != 1 {
+				t.Fatalf("tx %s: address %x written %d times", rec.Hash.Hex(), ad, c)
+			}
+		}
+		got, err := DecodeRecord(rec.Hash, enc)
+		if err != nil || !bytes.Equal(got.NF, rec.NF) {
+			t.Fatalf("tx %s: NF does not come back: %v", rec.Hash.Hex(), err)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Fatalf("only %d corpus records", n)
+	}
+	rec := &Record{Hash: h(1), Loc: Loc{Block: MaxBlock + 1, Index: 0}, HasFrom: true, From: ad(1), Recipient: ad(1), Gross: []Amount{}}
+	if _, err := DecodeRecord(rec.Hash, rec.Encode()); err == nil {
+		t.Errorf("a record at block %d decodes", rec.Loc.Block)
+	}
+}

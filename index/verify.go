@@ -104,14 +104,14 @@ func (ix *Index) Verify(ctx context.Context) error {
 					}
 				}
 			case KindPos, KindHash, KindBot, KindVerdict, KindProfit, KindAddr, KindToken:
-				if len(v) != 32 {
-					if report("key %x: value %x is not a hash", k, v) {
+				ref, err := refOf(txn, k, v)
+				if err != nil {
+					if report("key %x: %v", k, err) {
 						return nil
 					}
 					continue
 				}
-				var tx [32]byte
-				copy(tx[:], v)
+				tx := ref.Hash
 				m, err := recordKeys(tx)
 				if err != nil {
 					if report("key %x: its record: %v", k, err) {
@@ -134,7 +134,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 				}
 				var least *Ref
 				err = scanTxn(ctx, txn, botShapePrefix(key.Addr, key.Struct), nil, true, func(k, v []byte) ([]byte, bool, error) {
-					r, err := refOf(k, v)
+					r, err := refOf(txn, k, v)
 					least = &r
 					return nil, true, err
 				})

@@ -4,12 +4,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/holiman/uint256"
 )
 
 // EncodingVersion versions EncodeNF's format.
-const EncodingVersion = 1
+const EncodingVersion = 2
 
 // EncodeNF encodes an analysis compactly: the transaction's metadata, its
 // transfers, the normal form (chains as their rule trees), the verdict,
@@ -18,9 +22,12 @@ const EncodingVersion = 1
 // amounts their minimal big-endian bytes. DecodeNF is its inverse:
 // EncodeNF(DecodeNF(b)) = b.
 //
-// Layout: version byte; chain id; the wrapped-native contracts; the
+// Layout: version byte; chain id; the wrapped-native contracts (0: the
+// network's, else their number plus one and the addresses); the
 // address table; the token table; metadata; transfers; the root frame;
-// the root's children; the analysis; the steps.
+// the root's children; the analysis; the steps (rule, frame and
+// operands as numbers, notes as a reference to the chain they describe
+// when they say what the kernel's gist says of it).
 func EncodeNF(a *Analysis) []byte {
 	e := &encoder{addrIdx: map[Address]int{}, tokIdx: map[Token]int{}}
 	e.collect(a)
@@ -30,9 +37,13 @@ func EncodeNF(a *Analysis) []byte {
 	out = append(out, EncodingVersion)
 	out = binary.AppendUvarint(out, a.cfg.ChainID)
 	wn := a.cfg.WrappedNative()
-	out = binary.AppendUvarint(out, uint64(len(wn)))
-	for _, w := range wn {
-		out = append(out, w[:]...)
+	if defaultWrapped(a.cfg.ChainID, wn) {
+		out = append(out, 0)
+	} else {
+		out = binary.AppendUvarint(out, uint64(len(wn))+1)
+		for _, w := range wn {
+			out = append(out, w[:]...)
+		}
 	}
 	out = binary.AppendUvarint(out, uint64(len(e.addrs)))
 	for _, ad := range e.addrs {
@@ -204,17 +215,7 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 		b = appendU256(b, v)
 	}
 	// steps
-	u(uint64(len(a.Steps)))
-	for _, st := range a.Steps {
-		b = append(b, byte(st.Rule))
-		u(uint64(st.Frame))
-		u(uint64(len(st.Operands)))
-		for _, op := range st.Operands {
-			b = append(b, []byte(op+"\x00")...)
-		}
-		b = append(b, []byte(st.Result+"\x00"+st.Note+"\x00")...)
-	}
-	return b
+	return e.steps(b, a)
 }
 
 func (e *encoder) delta(b []byte, d Delta) []byte {
@@ -360,18 +361,8 @@ func DecodeNF(b []byte) (*Analysis, error) {
 	if v := d.byte1(); d.err == nil && v != EncodingVersion {
 		return nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
 	}
-	chainID := d.u()
-	var wrapped []Address
-	for n := d.small(1 << 10); n > 0; n-- {
-		var a Address
-		copy(a[:], d.raw(20))
-		wrapped = append(wrapped, a)
-	}
-	net := Networks[chainID]
-	if net == nil {
-		net = &Network{ID: chainID, Name: fmt.Sprint(chainID), NativeSymbol: "ETH"}
-	}
-	cfg := NewConfig(net, wrapped, nil)
+	chainID, wrapped := d.head()
+	cfg := decodeConfig(chainID, wrapped)
 	for n := d.small(len(b) / 20); n > 0; n-- {
 		var a Address
 		copy(a[:], d.raw(20))
@@ -459,14 +450,7 @@ func DecodeNF(b []byte) (*Analysis, error) {
 	c.Known = d.bool1()
 	c.GasUsed = d.u()
 	c.BaseFee, c.Priority, c.Builder, c.Total = d.u256(), d.u256(), d.u256(), d.u256()
-	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
-		st := Step{Rule: Rule(d.byte1()), Frame: int32(d.u())}
-		for k := d.small(len(b)); k > 0 && d.err == nil; k-- {
-			st.Operands = append(st.Operands, d.str())
-		}
-		st.Result, st.Note = d.str(), d.str()
-		a.Steps = append(a.Steps, st)
-	}
+	d.steps(a)
 	if d.err == nil && d.i != len(b) {
 		d.fail(fmt.Errorf("%d bytes after the end", len(b)-d.i))
 	}
@@ -539,4 +523,337 @@ func (d *decoder) chain(depth int) *Chain {
 	c.ID, c.Frame, c.FrameSender = id, frame, fs
 	c.Promoted, c.Downgraded = f&2 != 0, f&4 != 0
 	return c
+}
+
+// --- the step log -------------------------------------------------------------
+//
+// A step is its rule byte, its frame, its operands, its result and its
+// note. The kernel writes operands and results as names ("#3" a transfer,
+// "C5" a chain, "frame 12" a lifted frame, a lift's result the names of
+// what it lifted, space-separated) and notes as the gist of the chain it
+// built or relabelled (label, endpoints, tokens), sometimes with a
+// suffix. The encoding predicts those texts and keeps a literal only when
+// the prediction fails, so any text round-trips:
+//
+//	name: 0 literal (uvarint length, bytes), 1 "#n", 2 "Cn", 3 "frame n"
+//	      (uvarint n), 4 a list (uvarint count, each a name of kind 1 or 2)
+//	note: 0 literal, 1 empty, 2 the gist of the result's chain with a
+//	      label byte, then a literal suffix
+//
+// The gist is rendered with the configuration DecodeNF builds (chain id
+// and wrapped-native contracts), so encoder and decoder agree on it.
+
+const (
+	nameLit = iota
+	nameTransfer
+	nameChain
+	nameFrame
+	nameList
+)
+
+const (
+	noteLit = iota
+	noteEmpty
+	noteGist
+)
+
+// number parses prefix followed by a decimal written the way %d writes it.
+func number(s, prefix string) (uint64, bool) {
+	if !strings.HasPrefix(s, prefix) {
+		return 0, false
+	}
+	rest := s[len(prefix):]
+	n, err := strconv.ParseUint(rest, 10, 31)
+	if err != nil || strconv.FormatUint(n, 10) != rest {
+		return 0, false
+	}
+	return n, true
+}
+
+func appendLit(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func appendName(b []byte, s string) []byte {
+	if n, ok := number(s, "#"); ok {
+		return binary.AppendUvarint(append(b, nameTransfer), n)
+	}
+	if n, ok := number(s, "C"); ok {
+		return binary.AppendUvarint(append(b, nameChain), n)
+	}
+	if n, ok := number(s, "frame "); ok {
+		return binary.AppendUvarint(append(b, nameFrame), n)
+	}
+	var parts []string
+	if s != "" {
+		parts = strings.Split(s, " ")
+	}
+	list := append(b, nameList)
+	list = binary.AppendUvarint(list, uint64(len(parts)))
+	for _, p := range parts {
+		if n, ok := number(p, "#"); ok {
+			list = binary.AppendUvarint(append(list, nameTransfer), n)
+		} else if n, ok := number(p, "C"); ok {
+			list = binary.AppendUvarint(append(list, nameChain), n)
+		} else {
+			return appendLit(append(b, nameLit), s)
+		}
+	}
+	return list
+}
+
+// stepConfigs caches the configurations DecodeNF would build, by chain id
+// and wrapped-native contracts, for the encoder's predictions.
+var stepConfigs sync.Map
+
+func decodeConfig(chainID uint64, wrapped []Address) *Config {
+	net := Networks[chainID]
+	if net == nil {
+		net = &Network{ID: chainID, Name: fmt.Sprint(chainID), NativeSymbol: "ETH"}
+	}
+	return NewConfig(net, wrapped, nil)
+}
+
+func predictConfig(chainID uint64, wrapped []Address) *Config {
+	k := make([]byte, 0, 8+20*len(wrapped))
+	k = binary.BigEndian.AppendUint64(k, chainID)
+	for _, w := range wrapped {
+		k = append(k, w[:]...)
+	}
+	if c, ok := stepConfigs.Load(string(k)); ok {
+		return c.(*Config)
+	}
+	c := decodeConfig(chainID, wrapped)
+	stepConfigs.Store(string(k), c)
+	return c
+}
+
+// stepGist is what the kernel's gist says of a chain under a label.
+func stepGist(cfg *Config, c *Chain, l Label) string {
+	return l.String() + " " + ShortAddr(c.Origin()) + "→" + ShortAddr(c.Dest()) + " " + cfg.TokenName(c.TokIn()) + "→" + cfg.TokenName(c.TokOut())
+}
+
+// chainsByID indexes the inner chains of a normal form.
+func chainsByID(nf *Node) map[int32]*Chain {
+	out := map[int32]*Chain{}
+	if nf == nil {
+		return out
+	}
+	var walk func(c *Chain)
+	walk = func(c *Chain) {
+		if c.Leaf != nil {
+			return
+		}
+		out[c.ID] = c
+		walk(c.Left)
+		walk(c.Right)
+	}
+	for _, n := range nf.Children {
+		if n.Chain != nil {
+			walk(n.Chain)
+		}
+	}
+	return out
+}
+
+func (e *encoder) steps(b []byte, a *Analysis) []byte {
+	b = binary.AppendUvarint(b, uint64(len(a.Steps)))
+	var chains map[int32]*Chain
+	var cfg *Config
+	for _, st := range a.Steps {
+		b = append(b, byte(st.Rule))
+		b = binary.AppendUvarint(b, uint64(st.Frame))
+		b = binary.AppendUvarint(b, uint64(len(st.Operands)))
+		for _, op := range st.Operands {
+			b = appendName(b, op)
+		}
+		b = appendName(b, st.Result)
+		if st.Note == "" {
+			b = append(b, noteEmpty)
+			continue
+		}
+		if id, ok := number(st.Result, "C"); ok {
+			if chains == nil {
+				chains = chainsByID(a.NF)
+				cfg = predictConfig(a.cfg.ChainID, a.cfg.WrappedNative())
+			}
+			if c := chains[int32(id)]; c != nil {
+				if l, ok := gistLabel(cfg, c, st.Note); ok {
+					b = append(b, noteGist, byte(l))
+					b = appendLit(b, st.Note[len(stepGist(cfg, c, l)):])
+					continue
+				}
+			}
+		}
+		b = appendLit(append(b, noteLit), st.Note)
+	}
+	return b
+}
+
+// gistLabel finds the label under which the chain's gist begins the note:
+// the chain's own label first, then every label in order.
+func gistLabel(cfg *Config, c *Chain, note string) (Label, bool) {
+	if int(c.Label) < len(labelNames) && strings.HasPrefix(note, stepGist(cfg, c, c.Label)) {
+		return c.Label, true
+	}
+	for l := Label(0); int(l) < len(labelNames); l++ {
+		if strings.HasPrefix(note, stepGist(cfg, c, l)) {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+func (d *decoder) lit() string {
+	n := d.small(len(d.b) - d.i)
+	return string(d.raw(n))
+}
+
+func (d *decoder) name(inList bool) string {
+	switch tag := d.byte1(); {
+	case tag == nameTransfer:
+		return "#" + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+	case tag == nameChain:
+		return "C" + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+	case inList:
+		d.fail(errors.New("bad name in a list"))
+	case tag == nameLit:
+		return d.lit()
+	case tag == nameFrame:
+		return "frame " + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+	case tag == nameList:
+		n := d.small(len(d.b) - d.i)
+		parts := make([]string, 0, n)
+		for ; n > 0 && d.err == nil; n-- {
+			parts = append(parts, d.name(true))
+		}
+		return strings.Join(parts, " ")
+	default:
+		d.fail(fmt.Errorf("bad name tag %d", tag))
+	}
+	return ""
+}
+
+func (d *decoder) steps(a *Analysis) {
+	var chains map[int32]*Chain
+	for n := d.small(len(d.b)); n > 0 && d.err == nil; n-- {
+		st := Step{Rule: Rule(d.byte1()), Frame: int32(d.u())}
+		for k := d.small(len(d.b)); k > 0 && d.err == nil; k-- {
+			st.Operands = append(st.Operands, d.name(false))
+		}
+		st.Result = d.name(false)
+		switch tag := d.byte1(); tag {
+		case noteEmpty:
+		case noteLit:
+			st.Note = d.lit()
+		case noteGist:
+			l := Label(d.byte1())
+			id, ok := number(st.Result, "C")
+			if chains == nil {
+				chains = chainsByID(a.NF)
+			}
+			c := chains[int32(id)]
+			if !ok || c == nil || int(l) >= len(labelNames) {
+				d.fail(errors.New("step note names no chain of the normal form"))
+				break
+			}
+			st.Note = stepGist(a.cfg, c, l) + d.lit()
+		default:
+			d.fail(fmt.Errorf("bad note tag %d", tag))
+		}
+		a.Steps = append(a.Steps, st)
+	}
+}
+
+// NFTables reads the address and token tables at the head of an EncodeNF
+// encoding, without decoding the rest: what a caller storing the encoding
+// can refer to by index (the index's records do).
+func NFTables(b []byte) ([]Address, []Token, error) {
+	d := &decoder{b: b}
+	if v := d.byte1(); d.err == nil && v != EncodingVersion {
+		return nil, nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+	}
+	d.head()
+	for n := d.small(len(b) / 20); n > 0 && d.err == nil; n-- {
+		var a Address
+		copy(a[:], d.raw(20))
+		d.addrs = append(d.addrs, a)
+	}
+	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
+		t := Token{Kind: TokenKind(d.byte1())}
+		t.Addr = d.addr()
+		if t.HasID() {
+			t.ID = d.u256()
+		}
+		d.toks = append(d.toks, t)
+	}
+	if d.err != nil {
+		return nil, nil, d.err
+	}
+	return d.addrs, d.toks, nil
+}
+
+// defaultWrapped reports whether wn (sorted) are the chain's default
+// wrapped-native contracts, which the encoding then leaves out.
+func defaultWrapped(chainID uint64, wn []Address) bool {
+	net := Networks[chainID]
+	if net == nil || len(net.WrappedNative) != len(wn) {
+		return false
+	}
+	m := map[Address]bool{}
+	for _, w := range net.WrappedNative {
+		m[w] = true
+	}
+	for _, w := range wn {
+		if !m[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// head reads the chain id and the wrapped-native contracts (nil: the
+// network's).
+func (d *decoder) head() (uint64, []Address) {
+	chainID := d.u()
+	n := d.small(1 << 10)
+	if n == 0 {
+		if Networks[chainID] == nil {
+			d.fail(errors.New("default wrapped-native contracts of an unknown chain"))
+		}
+		return chainID, nil
+	}
+	wrapped := []Address{}
+	for n--; n > 0 && d.err == nil; n-- {
+		var a Address
+		copy(a[:], d.raw(20))
+		wrapped = append(wrapped, a)
+	}
+	return chainID, wrapped
+}
+
+// NFHashAt returns where an EncodeNF encoding holds the transaction's hash
+// (32 bytes): a caller that keeps the hash elsewhere can store the
+// encoding without them and put them back. Only the bytes before the
+// hash are read.
+func NFHashAt(b []byte) (int, error) {
+	d := &decoder{b: b}
+	if v := d.byte1(); d.err == nil && v != EncodingVersion {
+		return 0, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+	}
+	d.head()
+	n := d.small(len(b) / 20)
+	d.raw(20 * n)
+	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
+		t := Token{Kind: TokenKind(d.byte1())}
+		d.u() // its address
+		if t.HasID() {
+			d.u256()
+		}
+	}
+	d.u() // metadata flags
+	if d.err != nil {
+		return 0, d.err
+	}
+	return d.i, nil
 }

@@ -89,3 +89,89 @@ func FuzzDecodeNF(f *testing.F) {
 		_ = a.Hashes()
 	})
 }
+
+// TestStepLogCompact: the kernel's step texts are encoded as numbers and
+// references (no note text, no names in the bytes), and any other text
+// still round-trips, as a literal.
+func TestStepLogCompact(t *testing.T) {
+	b := &gen.Builder{}
+	a := analyze(t, b.Tx("EOA", "SC", 100000, gen.TxR(b, txRArms, "BEAN", "BEAN/WETH")))
+	notes := 0
+	for _, s := range a.Steps {
+		if s.Note != "" {
+			notes++
+		}
+	}
+	if notes < 5 {
+		t.Fatalf("tx_R has %d noted steps; the test needs some", notes)
+	}
+	enc := roundTrip(t, a)
+	for _, text := range []string{"→", "chaining", "arbitrage", "frame", "C1"} {
+		if bytes.Contains(enc, []byte(text)) {
+			t.Errorf("the encoding holds %q: a step text was written out", text)
+		}
+	}
+	// Texts the kernel does not write: literals, and the same rendering.
+	odd := *a
+	odd.Steps = append([]Step(nil), a.Steps...)
+	odd.Steps[0].Operands = []string{"#03", "C", "frame x", "C1  C2", "", "#4 C5 frame 6"}
+	odd.Steps[0].Result = "C2 #1"
+	odd.Steps[1].Note = "free text → with arrows"
+	odd.Steps[2].Result = "C999999"
+	odd.Steps[2].Note = "chaining " + odd.Steps[2].Note
+	last := len(odd.Steps) - 1
+	odd.Steps[last].Note += " and more"
+	roundTrip(t, &odd)
+	if n := len(EncodeNF(&odd)); n <= len(enc) {
+		t.Errorf("literal texts cost nothing (%d bytes, %d predicted)", n, len(enc))
+	}
+}
+
+// TestNFHeads: NFTables and NFHashAt read the head of an encoding as
+// DecodeNF does; a non-default wrapped-native configuration survives.
+func TestNFHeads(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for i := 0; i < 200; i++ {
+		tx, _ := gen.RandomRoute(r)
+		tx.Meta.HasHash = true
+		r.Read(tx.Meta.Hash[:])
+		a := analyze(t, tx)
+		enc := EncodeNF(a)
+		at, err := NFHashAt(enc)
+		if err != nil || !bytes.Equal(enc[at:at+32], tx.Meta.Hash[:]) {
+			t.Fatalf("NFHashAt = %d, %v: not the hash", at, err)
+		}
+		addrs, toks, err := NFTables(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[Address]bool{}
+		for _, ad := range addrs {
+			seen[ad] = true
+		}
+		ts := map[Token]bool{}
+		for _, x := range toks {
+			ts[x] = true
+		}
+		for _, x := range tx.Transfers {
+			if !seen[x.From] || !seen[x.To] || !ts[x.Token] {
+				t.Fatalf("the tables miss transfer %+v", x)
+			}
+		}
+	}
+	var w Address
+	w[19] = 7
+	cfg := NewConfig(Networks[1], []Address{w}, nil)
+	b := &gen.Builder{}
+	a, err := Analyze(b.Tx("EOA", "SC", 100000, gen.TxR(b, txRArms, "BEAN", "BEAN/WETH")), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := roundTrip(t, a)
+	if enc[2] != 2 || !bytes.Equal(enc[3:23], w[:]) {
+		t.Errorf("the configured wrapped native is not written out: % x", enc[:23])
+	}
+	if def := EncodeNF(analyze(t, b.Tx("EOA", "SC", 100000, gen.TxR(b, txRArms, "BEAN", "BEAN/WETH")))); def[2] != 0 {
+		t.Errorf("mainnet's default wrapped native written out (byte %d)", def[2])
+	}
+}

@@ -2,6 +2,8 @@ package normalform
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 )
 
@@ -45,6 +47,7 @@ type kernel struct {
 	steps     []Step
 	nextID    int32
 	err       error
+	tr        *rootTracker // the root's partner index during the structural fixpoint
 }
 
 func (k *kernel) name(n *Node) string {
@@ -274,6 +277,7 @@ func (k *kernel) leafPass(f *Frame, kids []*Node) []*Node {
 	i := 0
 	for i+1 < len(kids) && k.err == nil {
 		if r := k.leafRule(f, kids[i], kids[i+1]); r != nil {
+			k.tracked(kids[i], kids[i+1], r)
 			kids[i] = r
 			kids = append(kids[:i+1], kids[i+2:]...)
 			if i > 0 {
@@ -288,6 +292,7 @@ func (k *kernel) leafPass(f *Frame, kids []*Node) []*Node {
 			}
 			if j < len(kids) && kids[j].Leaf != nil {
 				if r := k.leafLeaf(f, kids[i], kids[j], true); r != nil {
+					k.tracked(kids[i], kids[j], r)
 					kids[i] = r
 					kids = append(kids[:j], kids[j+1:]...)
 					if i > 0 {
@@ -302,20 +307,277 @@ func (k *kernel) leafPass(f *Frame, kids []*Node) []*Node {
 	return kids
 }
 
-// nodeStep fires the first node rule over all pairs, if any.
+// nodeStep fires the first node rule over all pairs, if any: the pair
+// (i, j), i < j, first in lexicographic order for which nodeRule fires.
+//
+// It does not try every pair, and it does not retry the pairs an earlier
+// call has already tried. Two facts make this exact:
+//
+//  1. A node rule can only fire on a pair that meets at a junction in one
+//     token: R11 (two leaves) when d(x) = s(y) or d(y) = s(x) in their
+//     common token; R12 (a leaf ℓ and an open structural chain C) when
+//     d(C) = s(ℓ) in τ_out(C) = τ(ℓ), or d(ℓ) = s(C) in τ(ℓ) = τ_in(C);
+//     R13 (two open structural chains) when they share origin and τ_in.
+//     Closed and labelled chains never take part. The root tracker indexes
+//     the kids by these junctions (partner lists), and the candidates of a
+//     node, the union of the lists at its junctions, are a superset of the
+//     nodes it can fire with. The relation is symmetric: y is a candidate
+//     of x exactly when x is one of y.
+//  2. nodeRule is a pure function of its two operands until it fires (the
+//     configuration and the principals are fixed). A pair that did not
+//     fire will not fire later if both nodes are still there.
+//
+// The tracker keeps a watermark: every node before it (in kids order) that
+// is not fresh (built since the previous call) has been tried against every
+// node that was then after it. So the first firing pair (a, b) is either
+// a verified node a before the first unverified node with a fresh b (phase
+// 1: only the verified candidates of the fresh nodes are tried, in order),
+// or a pair whose first node is unverified (phase 2: the usual scan in kids
+// order, each node against its candidates in kids order). Pairs left out
+// are pairs on which nodeRule returns nil without side effects, so the pair
+// that fires, the step log and the normal form are those of the full
+// lexicographic scan over all pairs.
 func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
-	for i := 0; i < len(kids); i++ {
-		for j := i + 1; j < len(kids); j++ {
-			if r := k.nodeRule(f, kids[i], kids[j]); r != nil {
-				kids[i] = r
-				return append(kids[:j], kids[j+1:]...), true
+	tr := k.tr
+	fire := func(a, b *Node) ([]*Node, bool) {
+		r := k.nodeRule(f, a, b)
+		if r == nil {
+			return nil, false
+		}
+		i, j := tr.pos(kids, a), tr.pos(kids, b)
+		tr.wm = tr.seq[a] // everything before a is verified now
+		tr.fresh = tr.fresh[:0]
+		tr.replace(a, b, r)
+		kids[i] = r
+		kids = append(kids[:j], kids[j+1:]...)
+		tr.touch(kids, i)
+		tr.touch(kids, j)
+		return kids, true
+	}
+	// u0: the first unverified node (fresh, or at or after the watermark).
+	u0 := sort.Search(len(kids), func(p int) bool { return tr.seq[kids[p]] >= tr.wm })
+	var fresh []*Node
+	for _, n := range tr.fresh {
+		if _, ok := tr.seq[n]; ok {
+			fresh = append(fresh, n)
+			if p := tr.pos(kids, n); p < u0 {
+				u0 = p
+			}
+		}
+	}
+	sort.Slice(fresh, func(x, y int) bool { return tr.seq[fresh[x]] < tr.seq[fresh[y]] })
+	// Phase 1: verified nodes before u0 against the fresh nodes.
+	if u0 > 0 && len(fresh) > 0 {
+		limit := tr.seq[kids[u0-1]]
+		var cands []*Node
+		var buf [4][]entry
+		for _, b := range fresh {
+			for _, l := range tr.candidates(b, &buf) {
+				for _, e := range l {
+					if tr.live(e) && e.s <= limit && e.s < tr.seq[b] {
+						cands = append(cands, e.n)
+					}
+				}
+			}
+		}
+		sort.Slice(cands, func(x, y int) bool { return tr.seq[cands[x]] < tr.seq[cands[y]] })
+		for c, a := range cands {
+			if c > 0 && cands[c-1] == a {
+				continue
+			}
+			for _, b := range fresh {
+				if tr.seq[b] <= tr.seq[a] {
+					continue
+				}
+				if out, ok := fire(a, b); ok {
+					return out, true
+				}
+				if k.err != nil {
+					return kids, false
+				}
+			}
+		}
+	}
+	// Phase 2: the scan from u0, each node against its candidates after it.
+	var buf [4][]entry
+	for i := u0; i < len(kids); i++ {
+		a := kids[i]
+		sa := tr.seq[a]
+		lists := tr.candidates(a, &buf)
+		for l, c := range lists { // drop the nodes at or before a
+			lists[l] = c[sort.Search(len(c), func(n int) bool { return c[n].s > sa }):]
+		}
+		for {
+			// Merge: the first live node over the lists, once.
+			var b *Node
+			sb := int64(-1)
+			for l, c := range lists {
+				for len(c) > 0 && !tr.live(c[0]) {
+					c = c[1:]
+				}
+				lists[l] = c
+				if len(c) > 0 && (b == nil || c[0].s < sb) {
+					b, sb = c[0].n, c[0].s
+				}
+			}
+			if b == nil {
+				break
+			}
+			for l, c := range lists {
+				if len(c) > 0 && c[0].n == b {
+					lists[l] = c[1:]
+				}
+			}
+			if out, ok := fire(a, b); ok {
+				return out, true
 			}
 			if k.err != nil {
 				return kids, false
 			}
 		}
 	}
+	tr.wm, tr.fresh = math.MaxInt64, tr.fresh[:0]
 	return kids, false
+}
+
+// junction keys a partner list: an address and a token.
+type junction struct {
+	addr Address
+	tok  Token
+}
+
+// Kinds of partner lists.
+const (
+	leafFrom  = iota // leaves by (s, τ)
+	leafTo           // leaves by (d, τ)
+	chainOrig        // open structural chains by (s, τ_in)
+	chainDest        // open structural chains by (d, τ_out)
+	listKinds
+)
+
+// entry is a partner list's entry: a node and the number it had when it
+// was listed. Numbers never change, so a list stays sorted by them even as
+// its nodes die; a dead entry is one whose node has no number any more.
+type entry struct {
+	n *Node
+	s int64
+}
+
+// rootTracker indexes the root's kids during the structural fixpoint.
+//
+// Each live kid has a sequence number; kids are in increasing sequence
+// order, always: the initial kids are numbered by position, a rewrite puts
+// its result where its first operand was and gives it that operand's
+// number, and removals keep the order. A node's position is found by
+// binary search on the numbers. The partner lists hold nodes in increasing
+// number (see entry); a dead node (consumed by a rewrite) has no number
+// and is skipped where met. Fresh nodes are those built since the previous nodeStep.
+type rootTracker struct {
+	seq   map[*Node]int64
+	lists [listKinds]map[junction][]entry
+	fresh []*Node
+	wm    int64 // the watermark (see nodeStep)
+
+	// The leaf scan's state (see leafPassRoot).
+	dirty map[*Node]bool
+	heap  []entry // dirty nodes, by number (stale entries skipped)
+	aside []entry // dirty nodes before the scan's position
+	cur   int64   // the scan's position, as a number
+}
+
+func newRootTracker(kids []*Node) *rootTracker {
+	tr := &rootTracker{seq: make(map[*Node]int64, len(kids)), dirty: make(map[*Node]bool, len(kids))}
+	for i := range tr.lists {
+		tr.lists[i] = map[junction][]entry{}
+	}
+	for p, n := range kids {
+		tr.seq[n] = int64(p)
+		tr.add(n)
+		tr.mark(n)
+	}
+	return tr
+}
+
+// live reports whether an entry's node is still a kid.
+func (tr *rootTracker) live(e entry) bool {
+	_, ok := tr.seq[e.n]
+	return ok
+}
+
+// pos is the live node n's position in kids.
+func (tr *rootTracker) pos(kids []*Node, n *Node) int {
+	s := tr.seq[n]
+	return sort.Search(len(kids), func(p int) bool { return tr.seq[kids[p]] >= s })
+}
+
+// nodeCandidate reports whether n can take part in a node rule at all.
+func nodeCandidate(n *Node) bool {
+	return n.Leaf != nil || (structural(n) && !n.Chain.Closed())
+}
+
+// add lists the live node n at its junctions, in number order.
+func (tr *rootTracker) add(n *Node) {
+	s := tr.seq[n]
+	ins := func(kind int, key junction) {
+		l := tr.lists[kind][key]
+		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
+		l = append(l, entry{})
+		copy(l[at+1:], l[at:])
+		l[at] = entry{n, s}
+		tr.lists[kind][key] = l
+	}
+	switch {
+	case n.Leaf != nil:
+		t := n.Leaf
+		ins(leafFrom, junction{t.From, t.Token})
+		ins(leafTo, junction{t.To, t.Token})
+	case nodeCandidate(n):
+		c := n.Chain
+		ins(chainOrig, junction{c.Origin(), c.TokIn()})
+		ins(chainDest, junction{c.Dest(), c.TokOut()})
+	}
+}
+
+// replace records a rewrite: r takes first's place and number, and first
+// and second leave.
+func (tr *rootTracker) replace(first, second, r *Node) {
+	s := tr.seq[first]
+	delete(tr.seq, first)
+	delete(tr.seq, second)
+	tr.seq[r] = s
+	tr.add(r)
+	tr.fresh = append(tr.fresh, r)
+}
+
+// tracked records a leaf-stage rewrite at the root.
+func (k *kernel) tracked(first, second, r *Node) {
+	if k.tr != nil {
+		k.tr.replace(first, second, r)
+	}
+}
+
+// candidates returns the partner lists (each in kids order) whose union
+// holds every node y such that nodeRule(x, y) or nodeRule(y, x) may fire
+// (a superset: nodeRule decides). The slices alias the index; callers
+// advance them, never write.
+func (tr *rootTracker) candidates(x *Node, buf *[4][]entry) [][]entry {
+	out := buf[:0]
+	switch {
+	case x.Leaf != nil:
+		t := x.Leaf
+		out = append(out,
+			tr.lists[leafFrom][junction{t.To, t.Token}],    // R11 (x, y): d(x) = s(y)
+			tr.lists[leafTo][junction{t.From, t.Token}],    // R11 (y, x): d(y) = s(x)
+			tr.lists[chainDest][junction{t.From, t.Token}], // R12 append: d(C) = s(ℓ), τ_out(C) = τ(ℓ)
+			tr.lists[chainOrig][junction{t.To, t.Token}])   // R12 prepend: d(ℓ) = s(C), τ(ℓ) = τ_in(C)
+	case nodeCandidate(x):
+		c := x.Chain
+		out = append(out,
+			tr.lists[leafFrom][junction{c.Dest(), c.TokOut()}],   // R12 append
+			tr.lists[leafTo][junction{c.Origin(), c.TokIn()}],    // R12 prepend
+			tr.lists[chainOrig][junction{c.Origin(), c.TokIn()}]) // R13: same origin and τ_in
+	}
+	return out
 }
 
 // reduce runs the leaf stage on a frame node and returns its reduced
@@ -343,34 +605,39 @@ func (k *kernel) reduce(n *Node) []*Node {
 // leaf and node rules at the root until neither applies.
 func (k *kernel) structuralFixpoint(root *Node) []*Node {
 	kids := k.reduce(root)
+	k.tr = newRootTracker(kids)
+	defer func() { k.tr = nil }()
 	for k.err == nil {
 		var fired bool
 		kids, fired = k.nodeStep(root.Frame, kids)
 		if !fired {
 			break
 		}
-		kids = k.leafPass(root.Frame, kids)
+		kids = k.leafPassRoot(root.Frame, kids)
 	}
 	return kids
 }
 
-// connectable reports whether C1·C2 may be connected (Algorithm 2): both
-// labelled cycle, token burn or token mint, both originating at a
-// principal of the transaction (recipient or sender), complementary tokens, a closed concatenation,
-// and neither reduced to routing (M(C) = {σ(C)}).
-func (k *kernel) connectable(c1, c2 *Chain) bool {
-	for _, c := range []*Chain{c1, c2} {
-		if c.Label != Cycle && c.Label != TokenBurn && c.Label != TokenMint {
-			return false
-		}
-		if !k.principal(c.Origin()) {
-			return false
-		}
-		m := c.Middlemen()
-		if len(m) == 1 && m[0] == c.Sigma() {
-			return false
-		}
+// C1·C2 may be connected (Algorithm 2) when both are labelled cycle, token
+// burn or token mint, both originate at a principal of the transaction
+// (recipient or sender), neither is reduced to routing (M(C) = {σ(C)}),
+// and their tokens are complementary with a closed concatenation.
+
+// connectEligible is the condition on each operand alone.
+func (k *kernel) connectEligible(c *Chain) bool {
+	if c.Label != Cycle && c.Label != TokenBurn && c.Label != TokenMint {
+		return false
 	}
+	if !k.principal(c.Origin()) {
+		return false
+	}
+	m := c.Middlemen()
+	return !(len(m) == 1 && m[0] == c.Sigma())
+}
+
+// connectMeets is the condition on the pair: complementary
+// tokens and a closed concatenation.
+func connectMeets(c1, c2 *Chain) bool {
 	return c1.TokOut() == c2.TokIn() && c1.Origin() == c2.Dest()
 }
 
@@ -396,16 +663,23 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 				changed = true
 			}
 		}
+		// Connection: the first pair (i, j), i < j, that is connectable
+		// either way. A pair can only connect when both operands are eligible on
+		// their own, so the pairs are drawn from the eligible chains only
+		// (computed once per pass, in order): the first pair found is the
+		// one the scan over all pairs finds.
+		var elig []int
+		for i, n := range kids {
+			if n.Chain != nil && k.connectEligible(n.Chain) {
+				elig = append(elig, i)
+			}
+		}
 	connect:
-		for i := 0; i < len(kids); i++ {
-			for j := i + 1; j < len(kids); j++ {
-				a, b := kids[i].Chain, kids[j].Chain
-				if a == nil || b == nil {
-					continue
-				}
+		for p, i := range elig {
+			for _, j := range elig[p+1:] {
 				x, y := kids[i], kids[j]
-				if !k.connectable(a, b) {
-					if !k.connectable(b, a) {
+				if !connectMeets(x.Chain, y.Chain) {
+					if !connectMeets(y.Chain, x.Chain) {
 						continue
 					}
 					x, y = y, x
@@ -441,4 +715,196 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 				Note: fmt.Sprintf("%s: δ[%s, %s] = %s", k.gist(c), ShortAddr(c.Origin()), k.cfg.TokenName(c.TokIn()), d)})
 		}
 	}
+}
+
+// Rewrite runs the kernel alone on a copy of tx's T0: the structural
+// fixpoint, annotation and connection, and R16, without recovery, profit or
+// classification, and discards the result. It exists so that the rewriting
+// stage can be measured on its own (the stage benchmarks of issue 8);
+// Analyze is what callers want.
+func Rewrite(tx *Tx, cfg *Config) error {
+	if tx.Root == nil {
+		return nil
+	}
+	a := &Analysis{Tx: tx, cfg: cfg, Sender: tx.Meta.From}
+	if tx.Meta.HasTo {
+		a.Recipient = tx.Meta.To
+	} else {
+		a.Recipient = tx.Root.Frame.To
+	}
+	k := &kernel{cfg: cfg, principal: a.Principal}
+	root := copyTree(tx.Root)
+	kids := k.structuralFixpoint(root)
+	kids, _ = k.annotateAndReduce(root.Frame, kids)
+	if !(tx.Meta.HasFrom && tx.Meta.From == a.Recipient) {
+		k.validate(root.Frame, kids)
+	}
+	return k.err
+}
+
+// leafPassRoot is leafPass at the root during the structural fixpoint,
+// with the rootTracker: it performs exactly the checks leafPass would
+// perform that can fire, in the same order, and skips the others.
+//
+// leafPass checks each position i in order: leafRule on kids[i] and its
+// next sibling, then (for a leaf followed by closed chains) leafLeaf
+// through the closed chains to the next leaf. A check is a pure function
+// of three nodes until it fires: kids[i], its next sibling, and the first
+// sibling after kids[i] that is not a closed chain. The tracker keeps the
+// set of dirty nodes, whose check has not failed on their current three
+// nodes (all kids at first; then every node a rewrite builds or whose next
+// sibling or first non-closed successor a rewrite changes, marked by
+// touch). A clean node's check would fail again, so skipping it changes
+// nothing. leafPass scans forward and, after a rewrite at i, backs up to
+// i-1 only: a dirty node before that is not checked again in this pass
+// (its check waits for the next pass, where leafPass starts from 0), and
+// leafPassRoot keeps it dirty, unchecked, likewise: it takes the first
+// dirty node at or after the scan's position, never one before.
+func (k *kernel) leafPassRoot(f *Frame, kids []*Node) []*Node {
+	tr := k.tr
+	tr.cur = math.MinInt64
+	for k.err == nil {
+		x := tr.nextDirty()
+		if x == nil {
+			break
+		}
+		i := tr.pos(kids, x)
+		if i+1 < len(kids) {
+			if r := k.leafRule(f, kids[i], kids[i+1]); r != nil {
+				k.tracked(kids[i], kids[i+1], r)
+				kids[i] = r
+				kids = append(kids[:i+1], kids[i+2:]...)
+				tr.touch(kids, i)
+				tr.touch(kids, i+1)
+				tr.backUp(kids, i)
+				continue
+			}
+			if kids[i].Leaf != nil && kids[i+1].Chain != nil && kids[i+1].Chain.Closed() {
+				j := i + 1
+				for j < len(kids) && kids[j].Chain != nil && kids[j].Chain.Closed() {
+					j++
+				}
+				if j < len(kids) && kids[j].Leaf != nil {
+					if r := k.leafLeaf(f, kids[i], kids[j], true); r != nil {
+						k.tracked(kids[i], kids[j], r)
+						kids[i] = r
+						kids = append(kids[:j], kids[j+1:]...)
+						tr.touch(kids, i)
+						tr.touch(kids, j)
+						tr.backUp(kids, i)
+						continue
+					}
+				}
+			}
+		}
+		delete(tr.dirty, x) // its check failed on its current three nodes
+		tr.cur = tr.seq[x] + 1
+	}
+	return kids
+}
+
+// mark makes n dirty.
+func (tr *rootTracker) mark(n *Node) {
+	if !tr.dirty[n] {
+		tr.dirty[n] = true
+		tr.heap = heapPush(tr.heap, entry{n, tr.seq[n]})
+	}
+}
+
+// touch marks what a change at position p (a new node there, or a removal
+// just before it) can affect: the node at p, the node before it (its next
+// sibling changed), and the nearest node before p that is not a closed
+// chain (its first non-closed successor may have changed).
+func (tr *rootTracker) touch(kids []*Node, p int) {
+	if p < len(kids) {
+		tr.mark(kids[p])
+	}
+	q := p - 1
+	if q < 0 {
+		return
+	}
+	tr.mark(kids[q])
+	for q >= 0 && kids[q].Chain != nil && kids[q].Chain.Closed() {
+		q--
+	}
+	if q >= 0 {
+		tr.mark(kids[q])
+	}
+}
+
+// backUp moves the scan to position i-1 (or 0), as leafPass does after a
+// rewrite at i, and makes the dirty nodes set aside before it available.
+func (tr *rootTracker) backUp(kids []*Node, i int) {
+	if i > 0 {
+		i--
+	}
+	tr.cur = tr.seq[kids[i]]
+	keep := tr.aside[:0]
+	for _, e := range tr.aside {
+		if e.s >= tr.cur {
+			tr.heap = heapPush(tr.heap, e)
+		} else {
+			keep = append(keep, e)
+		}
+	}
+	tr.aside = keep
+}
+
+// nextDirty returns the first live dirty node at or after the scan's
+// position, or nil; dirty nodes before it are set aside for the next pass.
+func (tr *rootTracker) nextDirty() *Node {
+	for len(tr.heap) > 0 {
+		e := tr.heap[0]
+		if s, ok := tr.seq[e.n]; !ok || s != e.s || !tr.dirty[e.n] {
+			tr.heap = heapPop(tr.heap)
+			continue
+		}
+		if e.s < tr.cur {
+			tr.heap = heapPop(tr.heap)
+			tr.aside = append(tr.aside, e)
+			continue
+		}
+		return e.n
+	}
+	// The pass is over: what was set aside is for the next one.
+	for _, e := range tr.aside {
+		tr.heap = heapPush(tr.heap, e)
+	}
+	tr.aside = tr.aside[:0]
+	return nil
+}
+
+// heapPush and heapPop keep a binary min-heap of entries by number.
+func heapPush(h []entry, e entry) []entry {
+	h = append(h, e)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].s <= h[i].s {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+func heapPop(h []entry) []entry {
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && h[l].s < h[m].s {
+			m = l
+		}
+		if l+1 < n && h[l+1].s < h[m].s {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	return h
 }

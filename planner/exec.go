@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/normalform"
@@ -35,6 +36,31 @@ func (r Row) Get(name string) string {
 type Executor struct {
 	Src Source
 	Cfg *normalform.Config
+	// Timeout bounds one query's run: past it the query stops with a
+	// *LimitError (default DefaultTimeout; negative: no limit).
+	Timeout time.Duration
+	// MaxRows bounds the rows one query returns: the row after the last
+	// allowed stops it with a *LimitError, the rows before it emitted
+	// (default DefaultMaxRows; negative: no limit).
+	MaxRows int
+}
+
+// Default limits of a query (Executor).
+const (
+	DefaultTimeout = 10 * time.Minute
+	DefaultMaxRows = 1_000_000
+)
+
+// LimitError is a query stopped by one of Executor's limits; it names the
+// limit and its value.
+type LimitError struct {
+	Limit string // "query time" or "result size"
+	Value string // the limit's value: "10m0s", "1000000 rows"
+	Hint  string // how to change it
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("stopped: the %s limit of %s was reached (%s)", e.Limit, e.Value, e.Hint)
 }
 
 // errLimit stops a scan when a limit is reached.
@@ -43,6 +69,39 @@ var errLimit = errors.New("limit reached")
 // Run executes a query and streams its rows to emit. It stops when ctx is
 // cancelled (returning ctx.Err()) or emit returns an error.
 func (x *Executor) Run(ctx context.Context, q *Query, emit func(Row) error) error {
+	timeout, maxRows := x.Timeout, x.MaxRows
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if maxRows == 0 {
+		maxRows = DefaultMaxRows
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout,
+			&LimitError{Limit: "query time", Value: timeout.String(), Hint: "planner.Executor.Timeout, flowq --timeout"})
+		defer cancel()
+	}
+	if maxRows > 0 {
+		inner, n := emit, 0
+		emit = func(r Row) error {
+			if n++; n > maxRows {
+				return &LimitError{Limit: "result size", Value: fmt.Sprintf("%d rows", maxRows), Hint: "narrow the query or add 'limit N'; planner.Executor.MaxRows, flowq --max-rows"}
+			}
+			return inner(r)
+		}
+	}
+	err := x.run(ctx, q, emit)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		var le *LimitError
+		if errors.As(context.Cause(ctx), &le) {
+			return le
+		}
+	}
+	return err
+}
+
+func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) error {
 	switch p := q.Plan.(type) {
 	case *Compare:
 		return x.compare(ctx, p, emit)

@@ -29,6 +29,10 @@ type Session struct {
 	Mode  string // table, json, csv
 	Timer bool   // print each statement's time
 	Echo  bool   // print each statement (and the comments before it) before its result
+	// Timeout and MaxRows bound each statement (zero: the planner's
+	// defaults; negative: no limit).
+	Timeout time.Duration
+	MaxRows int
 }
 
 // StatementError is a statement's failure, located in its script.
@@ -96,7 +100,7 @@ func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) 
 		return nil
 	}
 	r := newRenderer(s.Out, s.Mode)
-	x := &planner.Executor{Src: s.Src, Cfg: s.Cfg}
+	x := &planner.Executor{Src: s.Src, Cfg: s.Cfg, Timeout: s.Timeout, MaxRows: s.MaxRows}
 	err = x.Run(ctx, q, r.row)
 	r.flush()
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/normalform/trace"
 )
 
 const envIndex = "FLOWQ_INDEX"
@@ -86,6 +88,11 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	list := fs.Bool("failures", false, "list the recorded failures and exit")
 	progress := fs.Bool("progress", false, "draw a progress bar on stderr even when it is not a terminal")
 	quiet := fs.Bool("quiet", false, "no progress bar, no failure lines (only the summary)")
+	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest input in bytes (negative: no limit)")
+	maxDepth := fs.Int("max-depth", 1025, "deepest call nesting below the top frame (at most the EVM's 1025)")
+	maxTransfers := fs.Int("max-transfers", trace.DefaultMaxTransfers, "most transfers in one transaction (negative: no limit)")
+	defRPC, _ := lookupEnv("FLOWQ_RPC")
+	rpcURL := fs.String("rpc", defRPC, "with --retry-failed: the node to fetch failed rpc:block:N inputs from again (env FLOWQ_RPC)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, ingestUsage)
 		fs.PrintDefaults()
@@ -149,7 +156,8 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		return 0
 	}
 
-	opt := index.IngestOptions{Config: cfg, Workers: *workers, BatchTxs: *batch, Force: *force}
+	opt := index.IngestOptions{Config: cfg, Workers: *workers, BatchTxs: *batch, Force: *force,
+		MaxBytes: *maxBytes, MaxDepth: *maxDepth, MaxTransfers: *maxTransfers}
 	if !*quiet && (*progress || isTerminal(stderr)) {
 		opt.Progress = stderr
 	}
@@ -166,9 +174,18 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		}
 	}
 	var sum index.Summary
-	if *retry {
+	switch {
+	case *retry && *rpcURL != "":
+		c, derr := fetch.Dial(ctx, *rpcURL, fetch.Options{})
+		if derr != nil {
+			fmt.Fprintf(stderr, "flowq ingest: %v\n", derr)
+			return 1
+		}
+		defer c.Close()
+		sum, err = c.RetryFailed(ctx, ix, opt)
+	case *retry:
 		sum, err = ix.RetryFailed(ctx, opt, nil)
-	} else {
+	default:
 		sum, err = ix.Ingest(ctx, inputs, opt)
 	}
 	if shown > maxShown {

@@ -10,8 +10,10 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/repl"
 )
 
@@ -37,11 +39,13 @@ flags:
 
 // queryFlags are the flags of query and run.
 type queryFlags struct {
-	chain  chainFlags
-	dir    *string
-	format *string
-	timer  *bool
-	echo   *bool
+	chain   chainFlags
+	dir     *string
+	format  *string
+	timer   *bool
+	echo    *bool
+	timeout *time.Duration
+	maxRows *int
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
@@ -49,6 +53,8 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	q.dir = fs.String("index", "", indexFlagHelp)
 	q.format = fs.String("format", "table", "output: "+strings.Join(repl.Modes, ", "))
 	q.timer = fs.Bool("timer", false, "print each statement's row count and time")
+	q.timeout = fs.Duration("timeout", planner.DefaultTimeout, "stop a statement that runs longer (negative: no limit)")
+	q.maxRows = fs.Int("max-rows", planner.DefaultMaxRows, "stop a statement that returns more rows (negative: no limit)")
 	q.echo = fs.Bool("echo", false, "print each statement, and the comments before it, ahead of its result (tables only)")
 }
 
@@ -73,7 +79,7 @@ func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, b
 	if err != nil {
 		return nil, nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	s := &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table"}
+	s := &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table", Timeout: *q.timeout, MaxRows: *q.maxRows}
 	return s, ix.Close, nil
 }
 

@@ -25,6 +25,13 @@
 // connection, HTTP 408, 429 or 5xx, or a JSON-RPC "limit exceeded" error.
 // Other failures are reported at once. An error names the method and the
 // block or transaction (*Error).
+//
+// IngestBlocks (ingest.go) fetches a block range straight into the index,
+// each block the input "rpc:block:N": blocks already in the index are not
+// fetched again, a block the node does not give after the retries is
+// recorded as a failure of its input (and the range goes on: BlocksEach),
+// and the IngestReport says what is missing. RetryFailed fetches the failed
+// blocks again.
 package fetch
 
 import (
@@ -489,6 +496,22 @@ func (c *Client) Block(ctx context.Context, n uint64) ([]byte, error) {
 // concurrently). It stops at the first error, which names the method and
 // the block.
 func (c *Client) Blocks(ctx context.Context, from, to uint64, fn func(n uint64, bundle []byte) error) error {
+	return c.blocks(ctx, from, to, false, func(n uint64, b []byte, _ error) error { return fn(n, b) })
+}
+
+// BlocksEach is Blocks going on past the blocks it cannot fetch: fn
+// receives each block's bundle, or (bundle nil) the error that made the
+// block's fetch give up after its retries, an *Error naming the method and
+// the block. A batch of several blocks that fails is fetched again one
+// block at a time, so that one bad block does not take its neighbours
+// with it. BlocksEach stops when fn returns an error, which it returns, or
+// when ctx is cancelled (ctx.Err(); a block cut short by the cancellation
+// is not handed to fn).
+func (c *Client) BlocksEach(ctx context.Context, from, to uint64, fn func(n uint64, bundle []byte, err error) error) error {
+	return c.blocks(ctx, from, to, true, fn)
+}
+
+func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn func(n uint64, bundle []byte, err error) error) error {
 	if to < from {
 		return fmt.Errorf("fetch: empty block range %d..%d", from, to)
 	}
@@ -509,6 +532,22 @@ func (c *Client) Blocks(ctx context.Context, from, to uint64, fn func(n uint64, 
 		}
 		mu.Unlock()
 	}
+	// hand gives fn the bundles (or the error) of blocks lo.. in order.
+	hand := func(lo uint64, bundles [][]byte, errs []error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for i := range bundles {
+			if first != nil {
+				return
+			}
+			if err := fn(lo+uint64(i), bundles[i], errs[i]); err != nil {
+				first = err
+				cancel()
+				return
+			}
+			bar.add(1)
+		}
+	}
 	jobs := make(chan uint64)
 	for w := 0; w < c.opt.Concurrency; w++ {
 		wg.Add(1)
@@ -517,23 +556,28 @@ func (c *Client) Blocks(ctx context.Context, from, to uint64, fn func(n uint64, 
 			for lo := range jobs {
 				hi := min(lo+uint64(c.opt.BatchSize)-1, to)
 				bundles, err := c.blockBatch(ctx, lo, hi)
-				if err != nil {
+				if err == nil {
+					hand(lo, bundles, make([]error, len(bundles)))
+					continue
+				}
+				if !keepGoing || ctx.Err() != nil {
 					fail(err)
 					continue
 				}
-				mu.Lock()
-				for i, b := range bundles {
-					if first != nil {
+				for n := lo; n <= hi; n++ {
+					var b [][]byte
+					if hi > lo { // one block at a time
+						b, err = c.blockBatch(ctx, n, n)
+					}
+					if ctx.Err() != nil {
 						break
 					}
-					if err := fn(lo+uint64(i), b); err != nil {
-						first = err
-						cancel()
-						break
+					if err != nil {
+						hand(n, [][]byte{nil}, []error{err})
+					} else {
+						hand(n, b, []error{nil})
 					}
-					bar.add(1)
 				}
-				mu.Unlock()
 			}
 		}()
 	}

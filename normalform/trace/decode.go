@@ -16,6 +16,48 @@ type Options struct {
 	Config *normalform.Config
 	// Source names the input in errors (a file name, "stdin").
 	Source string
+
+	// Limits. Zero takes the default; a negative value lifts the limit.
+	//
+	// MaxBytes bounds the size of the input: a larger one is refused whole,
+	// before any parsing (default DefaultMaxBytes).
+	MaxBytes int
+	// MaxDepth bounds the nesting of call frames below the top frame: a
+	// transaction nested deeper fails (default and ceiling: the EVM's own
+	// limit, 1025; a negative value means that ceiling).
+	MaxDepth int
+	// MaxTransfers bounds the transfers of one transaction: a transaction
+	// with more fails, naming the limit (default DefaultMaxTransfers).
+	MaxTransfers int
+}
+
+// Default limits (Options).
+const (
+	// DefaultMaxBytes is 1 GiB: far above any block bundle seen on
+	// mainnet, low enough to refuse a runaway input before it is parsed.
+	DefaultMaxBytes = 1 << 30
+	// DefaultMaxTransfers is 262144: a 60M-gas block holds fewer than
+	// 40000 Transfer events, and every transfer costs memory in T0.
+	DefaultMaxTransfers = 1 << 18
+)
+
+// Messages of the limits: each names the limit and its value.
+const (
+	limitBytesMsg     = "the input is %d bytes, over the limit of %d bytes (trace.Options.MaxBytes)"
+	limitDepthMsg     = "call frames nested %d deep, deeper than the limit of %d (trace.Options.MaxDepth)"
+	limitTransfersMsg = "more than %d transfers in one transaction, over the limit of %d (trace.Options.MaxTransfers)"
+)
+
+func (o *Options) limits() {
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxDepth <= 0 || o.MaxDepth > maxCallDepth {
+		o.MaxDepth = maxCallDepth
+	}
+	if o.MaxTransfers == 0 {
+		o.MaxTransfers = DefaultMaxTransfers
+	}
 }
 
 // Error is a decoding failure: the input, the transaction when known, the
@@ -61,7 +103,12 @@ func Decode(data []byte, opt Options) *Result {
 	if opt.Config == nil {
 		opt.Config = normalform.DefaultConfig()
 	}
+	opt.limits()
 	d := &decoder{data: data, opt: opt, res: &Result{}}
+	if opt.MaxBytes > 0 && len(data) > opt.MaxBytes {
+		d.res.Errors = append(d.res.Errors, &Error{Source: opt.Source, Offset: -1, Msg: fmt.Sprintf(limitBytesMsg, len(data), opt.MaxBytes)})
+		return d.res
+	}
 	d.document()
 	return d.res
 }

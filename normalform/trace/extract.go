@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"fmt"
+
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/holiman/uint256"
 
@@ -19,7 +21,7 @@ var (
 // build fills tx from the frame tree: every transfer in trace order, the
 // decode statistics, and T0 (built, then trimmed).
 func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
-	b := &builder{cfg: d.opt.Config, tx: tx}
+	b := &builder{cfg: d.opt.Config, tx: tx, maxDepth: d.opt.MaxDepth, maxTransfers: d.opt.MaxTransfers}
 	if !tx.Meta.HasFrom {
 		tx.Meta.From, tx.Meta.HasFrom = root.from, true
 	}
@@ -49,6 +51,9 @@ type builder struct {
 	leaves    []pendingLeaf
 	frames    int32
 	err       *scanError
+
+	maxDepth, maxTransfers int
+	off                    int // the frame being built, for errors
 }
 
 type pendingLeaf struct {
@@ -58,6 +63,9 @@ type pendingLeaf struct {
 
 // leaf appends a transfer and returns its (not yet linked) leaf node.
 func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
+	if max := b.maxTransfers; max > 0 && len(b.transfers) >= max && b.err == nil {
+		b.err = &scanError{offset: b.off, msg: fmt.Sprintf(limitTransfersMsg, max, max)}
+	}
 	t.Pos = int32(len(b.transfers))
 	if t.Amount.IsZero() && t.Sender == t.From {
 		b.tx.Stats.Degenerate++
@@ -73,6 +81,13 @@ func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
 // CALLCODE keep their parent's). It returns nil for reverted frames, which
 // contribute nothing.
 func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool) *normalform.Node {
+	if f.depth > b.maxDepth && b.err == nil {
+		b.err = &scanError{offset: f.off, msg: fmt.Sprintf(limitDepthMsg, f.depth, b.maxDepth)}
+	}
+	if b.err != nil {
+		return nil
+	}
+	b.off = f.off
 	idx := b.frames
 	b.frames++
 	b.tx.Stats.Frames++
