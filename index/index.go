@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -41,6 +42,14 @@ func open(path string, readOnly bool) (*Index, error) {
 	opt := badger.DefaultOptions(path).WithLogger(nil).WithReadOnly(readOnly).
 		WithMemTableSize(32 << 20).WithBlockCacheSize(64 << 20)
 	db, err := badger.Open(opt)
+	if err != nil && !readOnly && strings.Contains(err.Error(), "Create a new file") {
+		// A process killed between creating a value-log file and sizing
+		// it leaves the file empty. Badger's open then sizes and
+		// bootstraps it but reports its "new file" signal as a failure;
+		// the file is whole now, so a second open succeeds
+		// (TestCrashSafety found it).
+		db, err = badger.Open(opt)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening index %s: %w", path, err)
 	}
