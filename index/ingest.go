@@ -28,6 +28,9 @@ import (
 type Input struct {
 	Name string
 	Load func() ([]byte, error)
+	// Size, when set, gives the input's size without reading it, so an
+	// input over the size limit is refused before it is read.
+	Size func() (int64, error)
 }
 
 // FileInput is a file, named by its absolute path.
@@ -36,7 +39,14 @@ func FileInput(path string) Input {
 	if abs, err := filepath.Abs(path); err == nil {
 		name = abs
 	}
-	return Input{Name: name, Load: func() ([]byte, error) { return os.ReadFile(path) }}
+	return Input{Name: name, Load: func() ([]byte, error) { return os.ReadFile(path) },
+		Size: func() (int64, error) {
+			st, err := os.Stat(path)
+			if err != nil {
+				return 0, err
+			}
+			return st.Size(), nil
+		}}
 }
 
 // BundleInput is bytes already in memory (the RPC fetcher's bundles).
@@ -341,6 +351,15 @@ func (g *Ingester) decoder() {
 			continue // drain
 		}
 		h := &header{seq: j.seq, name: j.in.Name}
+		if max := g.maxBytes(); j.in.Size != nil && max > 0 {
+			if n, err := j.in.Size(); err == nil && n > int64(max) {
+				h.readFail = true // not read, so not marked done: --retry-failed tries it again
+				h.failures = []Failure{{Source: j.in.Name, Stage: StageRead,
+					Msg: fmt.Sprintf("the input is %d bytes, over the limit of %d bytes (--max-bytes); not read", n, max)}}
+				g.send(h)
+				continue
+			}
+		}
 		data, err := j.in.Load()
 		if err != nil {
 			h.readFail = true
@@ -749,4 +768,13 @@ func (b *bar) done(ok bool) {
 	} else {
 		fmt.Fprintln(b.w, " stopped")
 	}
+}
+
+// maxBytes is the input size limit in force (the decoder's default when
+// unset; zero or less: none).
+func (g *Ingester) maxBytes() int {
+	if g.opt.MaxBytes == 0 {
+		return trace.DefaultMaxBytes
+	}
+	return g.opt.MaxBytes
 }

@@ -15,7 +15,7 @@ func TestIngestLimitFlags(t *testing.T) {
 	}{
 		{"--max-transfers", "2", "over the limit of 2 (trace.Options.MaxTransfers)"},
 		{"--max-depth", "1", "deeper than the limit of 1 (trace.Options.MaxDepth)"},
-		{"--max-bytes", "1000", "over the limit of 1000 bytes (trace.Options.MaxBytes)"},
+		{"--max-bytes", "1000", "over the limit of 1000 bytes (--max-bytes); not read"},
 	} {
 		t.Run(c.flag, func(t *testing.T) {
 			idx := filepath.Join(t.TempDir(), "idx")
