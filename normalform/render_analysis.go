@@ -88,7 +88,10 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 	for i, r := range a.Reasons {
 		rs[i] = string(r)
 	}
-	fmt.Fprintf(b, "  reasons: %s\n", strings.Join(rs, ", "))
+	if len(rs) > 0 {
+		fmt.Fprintf(b, "  reasons: %s", strings.Join(rs, ", "))
+	}
+	b.WriteByte('\n')
 	fmt.Fprintf(b, "  gross at the principals: %s\n", c.FormatDelta(a.Gross))
 	if a.Costs.Known {
 		fmt.Fprintf(b, "  costs: %s (base fee %s, priority fee %s, builder %s)\n", c.FormatAmount(&a.Costs.Total, NativeToken),
