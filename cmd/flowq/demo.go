@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,41 +28,27 @@ reuses it: ingest skips what is already there.
 flags:
 `
 
-// demoDir is the demo's own index: --index, else beside the default index.
+// demoDir is the demo's own index: --index, else the data directory's
+// demo, beside the default index.
 func demoDir(flagVal string, lookupEnv func(string) (string, bool)) (string, error) {
 	if flagVal != "" {
 		return flagVal, nil
 	}
-	if v, ok := lookupEnv("XDG_DATA_HOME"); ok && v != "" {
-		return filepath.Join(v, "flowq", "demo"), nil
+	d, err := dataDir(lookupEnv)
+	if err != nil {
+		return "", fmt.Errorf("%v; or give --index DIR", err)
 	}
-	home, ok := lookupEnv("HOME")
-	if !ok || home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", errors.New("no directory for the demo index: give --index DIR")
-		}
-		home = h
-	}
-	return filepath.Join(home, ".local", "share", "flowq", "demo"), nil
+	return filepath.Join(d, "demo"), nil
 }
 
 // demoCmd is `flowq demo`.
 func demoCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("demo", demoUsage, stderr)
 	dir := fs.String("index", "", "the demo's index directory (default $XDG_DATA_HOME/flowq/demo or ~/.local/share/flowq/demo)")
 	format := fs.String("format", "table", "output: "+strings.Join(repl.Modes, ", "))
-	fs.Usage = func() {
-		fmt.Fprint(stderr, demoUsage)
-		fs.PrintDefaults()
-	}
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(stderr, "flowq demo: unexpected argument %q\n", rest[0])
@@ -79,11 +63,7 @@ func demoCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 		fmt.Fprintf(stderr, "flowq demo: %v\n", err)
 		return 2
 	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		fmt.Fprintf(stderr, "flowq demo: %v\n", err)
-		return 1
-	}
-	ix, err := index.Open(path)
+	ix, err := openIndex(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq demo: %v\n", err)
 		return 1

@@ -51,8 +51,7 @@ var drawViews = []string{"graph", "tree"}
 
 // drawCmd is `flowq draw`.
 func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("draw", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("draw", drawUsage, stderr)
 	var cf chainFlags
 	cf.register(fs)
 	view := fs.String("view", "graph", "what to draw: graph (the transfer graph) or tree (the reduced tree, the normal form)")
@@ -60,16 +59,9 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	outPath := fs.String("out", "", "write to this file instead of standard output")
 	txFlag := fs.String("tx", "", "the transaction to draw, by hash, when the input holds several")
 	dir := fs.String("index", "", "draw from this index (the argument is a transaction hash); "+indexFlagHelp)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, drawUsage)
-		fs.PrintDefaults()
-	}
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "flowq draw: "+format+"\n", a...)

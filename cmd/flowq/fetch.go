@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -36,8 +34,7 @@ flags:
 
 // fetchCmd is `flowq fetch`.
 func fetchCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("fetch", fetchUsage, stderr)
 	defRPC, _ := lookupEnv("FLOWQ_RPC")
 	rpcURL := fs.String("rpc", defRPC, "node JSON-RPC URL (environment FLOWQ_RPC)")
 	blocks := fs.String("blocks", "", "inclusive block range A..B (or one block)")
@@ -53,19 +50,11 @@ func fetchCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	retries := fs.Int("retries", 5, "retries of a transient failure (0: none)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "time limit of one request")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, fetchUsage)
-		fs.PrintDefaults()
+	rest, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	for _, a := range fs.Args() { // hashes may also be given as arguments
-		txs = append(txs, a)
-	}
+	txs = append(txs, rest...) // hashes may also be given as arguments
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "flowq fetch: "+format+"\n", a...)
 		return 2

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -18,33 +16,6 @@ import (
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/normalform/trace"
 )
-
-const envIndex = "FLOWQ_INDEX"
-
-// indexDir is where the index lives: --index, else $FLOWQ_INDEX, else
-// $XDG_DATA_HOME/flowq/index, else ~/.local/share/flowq/index.
-func indexDir(flagVal string, lookupEnv func(string) (string, bool)) (string, error) {
-	if flagVal != "" {
-		return flagVal, nil
-	}
-	if v, ok := lookupEnv(envIndex); ok && v != "" {
-		return v, nil
-	}
-	if v, ok := lookupEnv("XDG_DATA_HOME"); ok && v != "" {
-		return filepath.Join(v, "flowq", "index"), nil
-	}
-	home, ok := lookupEnv("HOME")
-	if !ok || home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no index directory: give --index DIR or set %s", envIndex)
-		}
-		home = h
-	}
-	return filepath.Join(home, ".local", "share", "flowq", "index"), nil
-}
-
-const indexFlagHelp = "index directory (env " + envIndex + "; default $XDG_DATA_HOME/flowq/index or ~/.local/share/flowq/index)"
 
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
@@ -76,8 +47,7 @@ flags:
 
 // ingestCmd is `flowq ingest`.
 func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("ingest", ingestUsage, stderr)
 	var cf chainFlags
 	cf.register(fs)
 	dir := fs.String("index", "", indexFlagHelp)
@@ -93,16 +63,9 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	maxTransfers := fs.Int("max-transfers", trace.DefaultMaxTransfers, "most transfers in one transaction (negative: no limit)")
 	defRPC, _ := lookupEnv("FLOWQ_RPC")
 	rpcURL := fs.String("rpc", defRPC, "with --retry-failed: the node to fetch failed rpc:block:N inputs from again (env FLOWQ_RPC)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, ingestUsage)
-		fs.PrintDefaults()
-	}
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	paths, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "flowq ingest: "+format+"\n", a...)
@@ -128,11 +91,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 			return usageErr("%v", err)
 		}
 	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
-		return 1
-	}
-	ix, err := index.Open(path)
+	ix, err := openIndex(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
 		return 1
@@ -218,28 +177,21 @@ flags:
 
 // exportCmd is `flowq export`.
 func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("export", exportUsage, stderr)
 	dir := fs.String("index", "", indexFlagHelp)
 	format := fs.String("format", "csv", "csv or jsonl")
 	out := fs.String("out", "", "output file (default: standard output)")
 	blocks := fs.String("blocks", "", "only this inclusive block range A..B (or one block)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, exportUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "flowq export: "+format+"\n", a...)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if len(rest) > 0 {
+		return usageErr("unexpected argument %q", rest[0])
 	}
 	f, err := index.ParseFormat(*format)
 	if err != nil {

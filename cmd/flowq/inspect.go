@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,12 +43,9 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	paths, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	paths, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if *format != "text" && *format != "json" {
 		fmt.Fprintf(stderr, "flowq inspect: --format must be text or json, not %q\n", *format)
@@ -182,23 +178,6 @@ func matches(only []string, tx *normalform.Tx) bool {
 		}
 	}
 	return false
-}
-
-// parseInterleaved parses flags that may come before or after the
-// positional arguments ("flowq inspect file.json --format json").
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 type input struct {

@@ -85,20 +85,12 @@ func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, b
 
 // queryCmd is `flowq query`.
 func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("query", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("query", queryUsage, stderr)
 	var qf queryFlags
 	qf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, queryUsage)
-		fs.PrintDefaults()
-	}
-	rest, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(rest) == 0 {
 		fmt.Fprint(stderr, "flowq query: give the statements to run (or - for stdin)\n")
@@ -127,20 +119,12 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 
 // runCmd is `flowq run`.
 func runCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run", runUsage, stderr)
 	var qf queryFlags
 	qf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, runUsage)
-		fs.PrintDefaults()
-	}
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	files, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	if len(files) == 0 {
 		fmt.Fprint(stderr, "flowq run: give the query files to run\n")

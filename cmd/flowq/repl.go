@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/repl"
 )
 
@@ -49,24 +47,16 @@ func historyFile(flagVal string, set bool, lookupEnv func(string) (string, bool)
 	if v, ok := lookupEnv(envHistory); ok {
 		return v, nil
 	}
-	// the data directory is the default index's parent: ask indexDir for
-	// its default, whatever $FLOWQ_INDEX says
-	dir, err := indexDir("", func(k string) (string, bool) {
-		if k == envIndex {
-			return "", false
-		}
-		return lookupEnv(k)
-	})
+	dir, err := dataDir(lookupEnv)
 	if err != nil {
 		return "", fmt.Errorf("no history file: give --history FILE or set %s", envHistory)
 	}
-	return filepath.Join(filepath.Dir(dir), "history"), nil
+	return filepath.Join(dir, "history"), nil
 }
 
 // replCmd is `flowq repl`.
 func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("repl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("repl", replUsage, stderr)
 	var cf chainFlags
 	cf.register(fs)
 	dir := fs.String("index", "", indexFlagHelp)
@@ -76,22 +66,16 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		func(s string) error { hist, histSet = s, true; return nil })
 	mode := fs.String("mode", "table", "output mode: "+strings.Join(repl.Modes, ", "))
 	timer := fs.Bool("timer", false, "print each statement's row count and time")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, replUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "flowq repl: "+format+"\n", a...)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q (scripts: flowq repl < FILE, or .read FILE)", fs.Arg(0))
+	if len(rest) > 0 {
+		return usageErr("unexpected argument %q (scripts: flowq repl < FILE, or .read FILE)", rest[0])
 	}
 	if !slices.Contains(repl.Modes, *mode) {
 		return usageErr("--mode %q: want %s", *mode, strings.Join(repl.Modes, ", "))
@@ -114,11 +98,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 			return usageErr("%s: %v", envQueryDelay, err)
 		}
 	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
-		return 1
-	}
-	ix, err := index.Open(path)
+	ix, err := openIndex(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
 		return 1
