@@ -27,6 +27,39 @@ type piece struct {
 	Offset int    // byte offset of Text in the buffer
 }
 
+// step scans the byte at src[i] from state s: the state after it, how
+// many bytes it took (2 for "--"), and whether they are code rather than
+// comment. It is the one scanner split and code share.
+func step(src string, i int, s lexState) (next lexState, n int, isCode bool) {
+	c := src[i]
+	switch s {
+	case inComment:
+		if c == '\n' {
+			return inCode, 1, true
+		}
+		return inComment, 1, false
+	case inString:
+		switch c {
+		case '\\':
+			return inEscape, 1, true
+		case '"':
+			return inCode, 1, true
+		}
+		return inString, 1, true
+	case inEscape:
+		return inString, 1, true
+	}
+	switch {
+	case c == '#':
+		return inComment, 1, false
+	case c == '-' && i+1 < len(src) && src[i+1] == '-':
+		return inComment, 2, false
+	case c == '"':
+		return inString, 1, true
+	}
+	return inCode, 1, true
+}
+
 // split cuts src at every ";" outside comments and strings: the complete
 // statements, then the rest (the start of an open statement, or only
 // whitespace and comments). state is where the scan ends (inComment when
@@ -34,36 +67,13 @@ type piece struct {
 func split(src string) (stmts []piece, rest string, state lexState) {
 	start := 0
 	state = inCode
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch state {
-		case inComment:
-			if c == '\n' {
-				state = inCode
-			}
-		case inString:
-			switch c {
-			case '\\':
-				state = inEscape
-			case '"':
-				state = inCode
-			}
-		case inEscape:
-			state = inString
-		default:
-			switch {
-			case c == '#':
-				state = inComment
-			case c == '-' && i+1 < len(src) && src[i+1] == '-':
-				state = inComment
-				i++
-			case c == '"':
-				state = inString
-			case c == ';':
-				stmts = append(stmts, piece{Text: src[start : i+1], Offset: start})
-				start = i + 1
-			}
+	for i := 0; i < len(src); {
+		if state == inCode && src[i] == ';' {
+			stmts = append(stmts, piece{Text: src[start : i+1], Offset: start})
+			start = i + 1
 		}
+		next, n, _ := step(src, i, state)
+		state, i = next, i+n
 	}
 	return stmts, src[start:], state
 }
@@ -85,37 +95,12 @@ func blank(src string) bool {
 func code(src string) string {
 	var b strings.Builder
 	state := inCode
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch state {
-		case inComment:
-			if c != '\n' {
-				continue
-			}
-			state = inCode
-		case inString:
-			switch c {
-			case '\\':
-				state = inEscape
-			case '"':
-				state = inCode
-			}
-		case inEscape:
-			state = inString
-		default:
-			switch {
-			case c == '#':
-				state = inComment
-				continue
-			case c == '-' && i+1 < len(src) && src[i+1] == '-':
-				state = inComment
-				i++
-				continue
-			case c == '"':
-				state = inString
-			}
+	for i := 0; i < len(src); {
+		next, n, isCode := step(src, i, state)
+		if isCode {
+			b.WriteString(src[i : i+n])
 		}
-		b.WriteByte(c)
+		state, i = next, i+n
 	}
 	return b.String()
 }
