@@ -276,35 +276,48 @@ func (k *kernel) nodeRule(f *Frame, x, y *Node) *Node {
 func (k *kernel) leafPass(f *Frame, kids []*Node) []*Node {
 	i := 0
 	for i+1 < len(kids) && k.err == nil {
-		if r := k.leafRule(f, kids[i], kids[i+1]); r != nil {
-			k.tracked(kids[i], kids[i+1], r)
-			kids[i] = r
-			kids = append(kids[:i+1], kids[i+2:]...)
+		if k.leafCheck(f, &kids, i) >= 0 {
 			if i > 0 {
 				i--
 			}
 			continue
 		}
-		if kids[i].Leaf != nil && kids[i+1].Chain != nil && kids[i+1].Chain.Closed() {
-			j := i + 1
-			for j < len(kids) && kids[j].Chain != nil && kids[j].Chain.Closed() {
-				j++
-			}
-			if j < len(kids) && kids[j].Leaf != nil {
-				if r := k.leafLeaf(f, kids[i], kids[j], true); r != nil {
-					k.tracked(kids[i], kids[j], r)
-					kids[i] = r
-					kids = append(kids[:j], kids[j+1:]...)
-					if i > 0 {
-						i--
-					}
-					continue
-				}
-			}
-		}
 		i++
 	}
 	return kids
+}
+
+// leafCheck is leafPass's check at position i (i+1 < len(kids)): leafRule
+// on kids[i] and its next sibling, then, for a leaf followed by closed
+// chains, leafLeaf through them to the next leaf. When a rule fires it
+// puts the result at i, removes the partner and returns the partner's
+// former position; otherwise it returns -1 and leaves kids alone.
+func (k *kernel) leafCheck(f *Frame, kids *[]*Node, i int) int {
+	ks := *kids
+	if r := k.leafRule(f, ks[i], ks[i+1]); r != nil {
+		k.tracked(ks[i], ks[i+1], r)
+		ks[i] = r
+		*kids = append(ks[:i+1], ks[i+2:]...)
+		return i + 1
+	}
+	if ks[i].Leaf == nil || ks[i+1].Chain == nil || !ks[i+1].Chain.Closed() {
+		return -1
+	}
+	j := i + 1
+	for j < len(ks) && ks[j].Chain != nil && ks[j].Chain.Closed() {
+		j++
+	}
+	if j == len(ks) || ks[j].Leaf == nil {
+		return -1
+	}
+	r := k.leafLeaf(f, ks[i], ks[j], true)
+	if r == nil {
+		return -1
+	}
+	k.tracked(ks[i], ks[j], r)
+	ks[i] = r
+	*kids = append(ks[:j], ks[j+1:]...)
+	return j
 }
 
 // nodeStep fires the first node rule over all pairs, if any: the pair
@@ -770,31 +783,11 @@ func (k *kernel) leafPassRoot(f *Frame, kids []*Node) []*Node {
 		}
 		i := tr.pos(kids, x)
 		if i+1 < len(kids) {
-			if r := k.leafRule(f, kids[i], kids[i+1]); r != nil {
-				k.tracked(kids[i], kids[i+1], r)
-				kids[i] = r
-				kids = append(kids[:i+1], kids[i+2:]...)
+			if j := k.leafCheck(f, &kids, i); j >= 0 {
 				tr.touch(kids, i)
-				tr.touch(kids, i+1)
+				tr.touch(kids, j)
 				tr.backUp(kids, i)
 				continue
-			}
-			if kids[i].Leaf != nil && kids[i+1].Chain != nil && kids[i+1].Chain.Closed() {
-				j := i + 1
-				for j < len(kids) && kids[j].Chain != nil && kids[j].Chain.Closed() {
-					j++
-				}
-				if j < len(kids) && kids[j].Leaf != nil {
-					if r := k.leafLeaf(f, kids[i], kids[j], true); r != nil {
-						k.tracked(kids[i], kids[j], r)
-						kids[i] = r
-						kids = append(kids[:j], kids[j+1:]...)
-						tr.touch(kids, i)
-						tr.touch(kids, j)
-						tr.backUp(kids, i)
-						continue
-					}
-				}
 			}
 		}
 		delete(tr.dirty, x) // its check failed on its current three nodes
