@@ -358,24 +358,11 @@ func (d *decoder) bool1() bool { return d.byte1() == 1 }
 // re-encodes like the analysis it came from.
 func DecodeNF(b []byte) (*Analysis, error) {
 	d := &decoder{b: b}
-	if v := d.byte1(); d.err == nil && v != EncodingVersion {
-		return nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+	chainID, wrapped, err := d.start()
+	if err != nil {
+		return nil, err
 	}
-	chainID, wrapped := d.head()
 	cfg := decodeConfig(chainID, wrapped)
-	for n := d.small(len(b) / 20); n > 0; n-- {
-		var a Address
-		copy(a[:], d.raw(20))
-		d.addrs = append(d.addrs, a)
-	}
-	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
-		t := Token{Kind: TokenKind(d.byte1())}
-		t.Addr = d.addr()
-		if t.HasID() {
-			t.ID = d.u256()
-		}
-		d.toks = append(d.toks, t)
-	}
 	tx := &Tx{}
 	d.tx = tx
 	a := &Analysis{Tx: tx, cfg: cfg}
@@ -770,16 +757,29 @@ func (d *decoder) steps(a *Analysis) {
 // can refer to by index (the index's records do).
 func NFTables(b []byte) ([]Address, []Token, error) {
 	d := &decoder{b: b}
-	if v := d.byte1(); d.err == nil && v != EncodingVersion {
-		return nil, nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+	if _, _, err := d.start(); err != nil {
+		return nil, nil, err
 	}
-	d.head()
-	for n := d.small(len(b) / 20); n > 0 && d.err == nil; n-- {
+	if d.err != nil {
+		return nil, nil, d.err
+	}
+	return d.addrs, d.toks, nil
+}
+
+// start reads what every encoding begins with: the version, the chain and
+// its wrapped-native contracts, the address and token tables. Its error is
+// a version mismatch; a short or bad head leaves d.err set.
+func (d *decoder) start() (chainID uint64, wrapped []Address, err error) {
+	if v := d.byte1(); d.err == nil && v != EncodingVersion {
+		return 0, nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+	}
+	chainID, wrapped = d.head()
+	for n := d.small(len(d.b) / 20); n > 0 && d.err == nil; n-- {
 		var a Address
 		copy(a[:], d.raw(20))
 		d.addrs = append(d.addrs, a)
 	}
-	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
+	for n := d.small(len(d.b)); n > 0 && d.err == nil; n-- {
 		t := Token{Kind: TokenKind(d.byte1())}
 		t.Addr = d.addr()
 		if t.HasID() {
@@ -787,10 +787,7 @@ func NFTables(b []byte) ([]Address, []Token, error) {
 		}
 		d.toks = append(d.toks, t)
 	}
-	if d.err != nil {
-		return nil, nil, d.err
-	}
-	return d.addrs, d.toks, nil
+	return chainID, wrapped, nil
 }
 
 // defaultWrapped reports whether wn (sorted) are the chain's default
