@@ -725,7 +725,7 @@ func TestIterators(t *testing.T) {
 		t.Errorf("ByProfit(gross, WETH) = %d components, want %d", len(amts), want)
 	}
 	for i := 1; i < len(amts); i++ {
-		if cmpSigned(amts[i-1], amts[i]) > 0 {
+		if amts[i-1].Cmp(amts[i]) > 0 {
 			t.Errorf("ByProfit out of order: %s then %s", amts[i-1], amts[i])
 		}
 	}

@@ -59,6 +59,22 @@ func (s *Signed) Add(v *uint256.Int, neg bool) bool {
 // AddSigned adds o to s.
 func (s *Signed) AddSigned(o *Signed) bool { return s.Add(&o.Abs, o.Neg) }
 
+// Cmp compares s and o as signed numbers: -1, 0 or +1.
+func (s Signed) Cmp(o Signed) int {
+	ss, so := s.Sign(), o.Sign()
+	if ss != so {
+		if ss < so {
+			return -1
+		}
+		return 1
+	}
+	c := s.Abs.Cmp(&o.Abs)
+	if ss < 0 {
+		return -c
+	}
+	return c
+}
+
 // String renders the amount as a signed decimal in base units.
 func (s Signed) String() string {
 	if s.Neg && !s.Abs.IsZero() {

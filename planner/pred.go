@@ -91,21 +91,6 @@ func amountOf(r *index.Record, side index.Side, tok normalform.Token) normalform
 	return normalform.Signed{}
 }
 
-func cmpSigned(a, b normalform.Signed) int {
-	sa, sb := a.Sign(), b.Sign()
-	if sa != sb {
-		if sa < sb {
-			return -1
-		}
-		return 1
-	}
-	c := a.Abs.Cmp(&b.Abs)
-	if sa < 0 {
-		return -c
-	}
-	return c
-}
-
 func opHolds(op string, c int) bool {
 	switch op {
 	case "=":
@@ -359,7 +344,7 @@ func (pl *Planner) compare(x *lang.Compare, text string) (*Pred, error) {
 		if side == index.Net && !r.CostsKnown {
 			return false, nil // net unknown: no comparison holds
 		}
-		return opHolds(x.Op, cmpSigned(amountOf(r, side, tok), amt)), nil
+		return opHolds(x.Op, amountOf(r, side, tok).Cmp(amt)), nil
 	}}
 	// An index range only when it excludes zero: transactions with no
 	// component in the token are not in the profit keyspace.
@@ -402,7 +387,7 @@ func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
 			tok = normalform.NativeToken
 		}
 		return &SortKey{Text: m.String(), Less: func(a, b *index.Record) bool {
-			return cmpSigned(amountOf(a, side, tok), amountOf(b, side, tok)) < 0
+			return amountOf(a, side, tok).Cmp(amountOf(b, side, tok)) < 0
 		}}, nil
 	case m.Name == "block":
 		return &SortKey{Text: "block", Less: func(a, b *index.Record) bool {
