@@ -63,10 +63,7 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	if !ok {
 		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "flowq draw: "+format+"\n", a...)
-		return 2
-	}
+	usageErr := usageFailer(stderr, "draw")
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "flowq draw: "+format+"\n", a...)
 		return 1

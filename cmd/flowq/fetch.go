@@ -55,10 +55,7 @@ func fetchCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 		return code
 	}
 	txs = append(txs, rest...) // hashes may also be given as arguments
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "flowq fetch: "+format+"\n", a...)
-		return 2
-	}
+	usageErr := usageFailer(stderr, "fetch")
 	if *rpcURL == "" {
 		return usageErr("--rpc URL is required (or set FLOWQ_RPC)")
 	}

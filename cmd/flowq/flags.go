@@ -37,6 +37,16 @@ func parseArgs(fs *flag.FlagSet, args []string) (rest []string, code int, ok boo
 	return nil, 2, false
 }
 
+// usageFailer returns the usage-error reporter of a command: it prints
+// "flowq CMD: message" on stderr and returns 2, the exit status of a
+// usage error.
+func usageFailer(stderr io.Writer, cmd string) func(format string, a ...any) int {
+	return func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "flowq "+cmd+": "+format+"\n", a...)
+		return 2
+	}
+}
+
 // parseInterleaved parses flags that may come before or after the
 // positional arguments ("flowq inspect file.json --format json").
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {

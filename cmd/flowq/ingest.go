@@ -67,10 +67,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if !ok {
 		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "flowq ingest: "+format+"\n", a...)
-		return 2
-	}
+	usageErr := usageFailer(stderr, "ingest")
 	if (*retry || *list) && len(paths) > 0 {
 		return usageErr("--retry-failed and --failures take no inputs")
 	}
@@ -186,10 +183,7 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if !ok {
 		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "flowq export: "+format+"\n", a...)
-		return 2
-	}
+	usageErr := usageFailer(stderr, "export")
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}

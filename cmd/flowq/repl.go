@@ -70,10 +70,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	if !ok {
 		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "flowq repl: "+format+"\n", a...)
-		return 2
-	}
+	usageErr := usageFailer(stderr, "repl")
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q (scripts: flowq repl < FILE, or .read FILE)", rest[0])
 	}
