@@ -10,6 +10,7 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/ristretto/v2/z"
 
 	"github.com/flowq/flowq/normalform"
 )
@@ -42,12 +43,13 @@ func open(path string, readOnly bool) (*Index, error) {
 	opt := badger.DefaultOptions(path).WithLogger(nil).WithReadOnly(readOnly).
 		WithMemTableSize(32 << 20).WithBlockCacheSize(64 << 20)
 	db, err := badger.Open(opt)
-	if err != nil && !readOnly && strings.Contains(err.Error(), "Create a new file") {
+	if err != nil && !readOnly && strings.Contains(err.Error(), z.NewFile.Error()) {
 		// A process killed between creating a value-log file and sizing
 		// it leaves the file empty. Badger's open then sizes and
 		// bootstraps it but reports its "new file" signal as a failure;
 		// the file is whole now, so a second open succeeds
-		// (TestCrashSafety found it).
+		// (TestCrashSafety found it). Badger formats the signal into its
+		// error without wrapping it, so only its text can be matched.
 		db, err = badger.Open(opt)
 	}
 	if err != nil {
