@@ -1,6 +1,7 @@
 package normalform
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/holiman/uint256"
@@ -161,6 +162,15 @@ func (a *Analysis) isBuilderPayment(t *Transfer) bool {
 	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.Principal(t.From)
 }
 
+// recoverKey is what a leftover's partner must carry, for one pass of
+// recover.
+type recoverKey struct {
+	kind   uint8
+	tok    Token
+	a, b   Address
+	amount uint256.Int
+}
+
 // recover is Extract-and-Recover: leaves left after the fixpoint are
 // leftovers, except payments to the coinbase (set aside as costs); specular
 // pairs (same token and amount, reversed endpoints) and then complementary
@@ -177,31 +187,92 @@ func (a *Analysis) recover(k *kernel, cfg *Config, root *Frame, kids []*Node) []
 		}
 		left = append(left, i)
 	}
-	removed := map[int]bool{}
-	pair := func(rule Rule, ok func(x, y *Transfer) bool) {
-		for p, i := range left {
-			if removed[i] || kids[i].Leaf == nil {
+	// Each pass pairs every leftover, in order, with the first later one
+	// that is still a leaf and fits. Candidates are indexed by the key a
+	// partner must have, and each key's list is consumed from its head (a
+	// candidate before the current leftover, or already used, never fits
+	// again), so a pass is linear rather than all pairs.
+	removed := make([]bool, len(kids))
+	avail := func(p int) bool { j := left[p]; return !removed[j] && kids[j].Leaf != nil }
+	pair := func(rule Rule, keysOf, partners func(t *Transfer) ([2]recoverKey, int)) {
+		// The lists, one per key, laid out in one slice (a counting sort
+		// by key): list c is at[start[c]:start[c+1]], positions in left,
+		// increasing; head[c] is its first candidate not yet ruled out.
+		ids := make(map[recoverKey]int32, len(left))
+		keyed := make([]int32, 0, 2*len(left)) // (list, position) pairs
+		for p, j := range left {
+			if !avail(p) {
 				continue
 			}
-			for _, j := range left[p+1:] {
-				if removed[j] || kids[j].Leaf == nil || !ok(kids[i].Leaf, kids[j].Leaf) {
-					continue
+			ks, n := keysOf(kids[j].Leaf)
+			for _, key := range ks[:n] {
+				c, ok := ids[key]
+				if !ok {
+					c = int32(len(ids))
+					ids[key] = c
 				}
-				r := k.build(root, rule, LeftoverCycle, false, kids[i], kids[j])
-				if r == nil {
-					return
-				}
-				kids[i] = r
-				removed[j] = true
-				break
+				keyed = append(keyed, c, int32(p))
 			}
 		}
+		start := make([]int32, len(ids)+1)
+		for x := 0; x < len(keyed); x += 2 {
+			start[keyed[x]+1]++
+		}
+		for c := 1; c < len(start); c++ {
+			start[c] += start[c-1]
+		}
+		head := make([]int32, len(ids))
+		copy(head, start)
+		at := make([]int32, len(keyed)/2)
+		for x := 0; x < len(keyed); x += 2 {
+			c := keyed[x]
+			at[head[c]] = keyed[x+1]
+			head[c]++
+		}
+		copy(head, start)
+		for p, i := range left {
+			if !avail(p) {
+				continue
+			}
+			best := int32(-1)
+			ks, n := partners(kids[i].Leaf)
+			for _, key := range ks[:n] {
+				c, ok := ids[key]
+				if !ok {
+					continue
+				}
+				for head[c] < start[c+1] && (at[head[c]] <= int32(p) || !avail(int(at[head[c]]))) {
+					head[c]++
+				}
+				if head[c] < start[c+1] && (best < 0 || at[head[c]] < best) {
+					best = at[head[c]]
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			j := left[best]
+			r := k.build(root, rule, LeftoverCycle, false, kids[i], kids[j])
+			if r == nil {
+				return
+			}
+			kids[i] = r
+			removed[j] = true
+		}
 	}
-	pair(Specular, func(x, y *Transfer) bool {
-		return x.Token == y.Token && x.Amount == y.Amount && x.From == y.To && x.To == y.From
+	// Specular: y gives back exactly what x took (same token and amount,
+	// endpoints swapped).
+	pair(Specular, func(y *Transfer) ([2]recoverKey, int) {
+		return [2]recoverKey{{tok: y.Token, a: y.From, b: y.To, amount: y.Amount}}, 1
+	}, func(x *Transfer) ([2]recoverKey, int) {
+		return [2]recoverKey{{tok: x.Token, a: x.To, b: x.From, amount: x.Amount}}, 1
 	})
-	pair(Complementary, func(x, y *Transfer) bool {
-		return x.Token == y.Token && (x.From == y.To || x.To == y.From)
+	// Complementary: same token, y ends where x starts or starts where x
+	// ends.
+	pair(Complementary, func(y *Transfer) ([2]recoverKey, int) {
+		return [2]recoverKey{{kind: 1, tok: y.Token, a: y.To}, {kind: 2, tok: y.Token, a: y.From}}, 2
+	}, func(x *Transfer) ([2]recoverKey, int) {
+		return [2]recoverKey{{kind: 1, tok: x.Token, a: x.From}, {kind: 2, tok: x.Token, a: x.To}}, 2
 	})
 	out := kids[:0]
 	for i, n := range kids {
@@ -245,17 +316,23 @@ func (a *Analysis) costs(cfg *Config, inCycle map[int32]bool) {
 	c.Total.Add(&total, &c.Builder)
 }
 
-// atPrincipals returns a balance's entries at the principals, summed per
+// atPrincipals returns a chain's balance entries at the principals, summed per
 // token and keyed by the recipient: the principals are one account.
-func (a *Analysis) atPrincipals(d Delta) Delta {
-	var out Delta
-	for _, e := range d {
-		if !a.Principal(e.Addr) {
-			continue
+func (a *Analysis) atPrincipals(c *Chain) Delta {
+	ps := []Address{a.Recipient}
+	if a.Tx.Meta.HasFrom && a.Sender != a.Recipient {
+		ps = append(ps, a.Sender)
+		if bytes.Compare(a.Sender[:], a.Recipient[:]) < 0 {
+			ps[0], ps[1] = ps[1], ps[0]
 		}
-		e.Addr = a.Recipient
-		if s, err := out.Sum(Delta{e}); err == nil {
-			out = s
+	}
+	var out Delta
+	for _, p := range ps {
+		for _, e := range c.BalanceOf(p) {
+			e.Addr = a.Recipient
+			if s, err := out.Sum(Delta{e}); err == nil {
+				out = s
+			}
 		}
 	}
 	return out
@@ -310,7 +387,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 			if !c.Downgraded || c.TokIn() == c.TokOut() || !cfg.TokenEq(c.TokIn(), c.TokOut()) {
 				continue
 			}
-			in, out := c.Delta.At(c.Origin(), c.TokIn()), c.Delta.At(c.Origin(), c.TokOut())
+			in, out := c.BalanceAt(c.Origin(), c.TokIn()), c.BalanceAt(c.Origin(), c.TokOut())
 			if in.AddSigned(&out) {
 				return ErrOverflow
 			}
@@ -340,13 +417,13 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		for _, t := range c.Transfers(nil) {
 			inCycle[t.Pos] = true
 		}
-		if gross, err = gross.Sum(a.atPrincipals(c.Delta)); err != nil {
+		if gross, err = gross.Sum(a.atPrincipals(c)); err != nil {
 			return err
 		}
 	}
 	for _, n := range a.NF.Children {
 		if n.Chain != nil && n.Chain.Rule == Complementary {
-			if gross, err = gross.Sum(a.atPrincipals(n.Chain.Delta)); err != nil {
+			if gross, err = gross.Sum(a.atPrincipals(n.Chain)); err != nil {
 				return err
 			}
 		}

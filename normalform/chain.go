@@ -88,7 +88,10 @@ type Chain struct {
 	First, Last *Transfer // t_1 and t_k
 	Mid         *Transfer // t_{k-1}; nil for a single transfer
 	N           int32     // number of transfers
-	Delta       Delta     // δ_C
+	// δ_C, small or large (balance.go): read it with Balance, BalanceOf
+	// and BalanceAt.
+	delta Delta
+	big   *balance
 	// Frame is the frame where the chain was built, and FrameSender its σ:
 	// σ(C) falls back to it when the leaves at s(C) disagree.
 	Frame       int32
@@ -137,9 +140,24 @@ func (c *Chain) Transfers(dst []*Transfer) []*Transfer {
 func (c *Chain) Middlemen() []Address {
 	ts := c.Transfers(nil)
 	var out []Address
+	var seen map[Address]bool // once the list is long enough to need it
 	for _, t := range ts[:len(ts)-1] {
-		if !containsAddr(out, t.To) {
-			out = append(out, t.To)
+		if seen != nil {
+			if !seen[t.To] {
+				seen[t.To] = true
+				out = append(out, t.To)
+			}
+			continue
+		}
+		if containsAddr(out, t.To) {
+			continue
+		}
+		out = append(out, t.To)
+		if len(out) == 16 {
+			seen = make(map[Address]bool, len(ts))
+			for _, a := range out {
+				seen[a] = true
+			}
 		}
 	}
 	return out
@@ -147,7 +165,18 @@ func (c *Chain) Middlemen() []Address {
 
 // InMiddlemen reports a ∈ M(C).
 func (c *Chain) InMiddlemen(a Address) bool {
-	return containsAddr(c.Middlemen(), a)
+	return c.anyMiddleman(func(m Address) bool { return m == a })
+}
+
+// anyMiddleman reports whether some middleman satisfies f.
+func (c *Chain) anyMiddleman(f func(Address) bool) bool {
+	ts := c.Transfers(nil)
+	for _, t := range ts[:len(ts)-1] {
+		if f(t.To) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsAddr(l []Address, a Address) bool {
@@ -178,17 +207,16 @@ func (c *Chain) IsLeaf() bool { return c.Leaf != nil }
 
 // leafChain wraps a transfer.
 func leafChain(t *Transfer) *Chain {
-	return &Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1, Delta: TransferDelta(t)}
+	return &Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1, delta: TransferDelta(t)}
 }
 
 // join builds the chain whose sequence is a's then b's.
 func join(a, b *Chain, rule Rule, label Label, merged bool) (*Chain, error) {
-	d, err := a.Delta.Sum(b.Delta)
-	if err != nil {
+	c := &Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
+		First: a.First, Last: b.Last, N: a.N + b.N}
+	if err := c.setBalance(a, b); err != nil {
 		return nil, err
 	}
-	c := &Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
-		First: a.First, Last: b.Last, N: a.N + b.N, Delta: d}
 	if b.N >= 2 {
 		c.Mid = b.Mid
 	} else {

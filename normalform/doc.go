@@ -21,7 +21,9 @@
 // and its children in trace order). Trim turns the decoded tree into T0.
 // A Chain is a binary tree whose in-order traversal is its transfer
 // sequence; it keeps t_1, t_{k-1}, t_k (so s, d, τ_in, τ_mid, τ_out) and δ
-// as it is assembled; M(C) and σ(C) are read from its leaves.
+// as it is assembled; M(C) and σ(C) are read from its leaves. A large δ is
+// a map moved from the larger operand into the join, smaller into larger,
+// so that a long route costs O(n log n) rather than n² (balance.go).
 //
 // # The kernel
 //
@@ -99,7 +101,8 @@
 // native payments from a principal to the block's coinbase, set aside as
 // costs; specular pairs (same token and amount, reversed endpoints), then
 // complementary pairs (same token, an endpoint in common), become leftover
-// cycles LC, in trace order.
+// cycles LC, in trace order: each leftover with the first later one that
+// fits, found through lists of candidates per key (linear, not all pairs).
 //
 // Promotion: a cycle that R16 downgraded, whose τ_in ≠ τ_out are =_τ
 // (ETH in, WETH out) and whose δ summed over the two is positive, with no

@@ -185,7 +185,7 @@ func (c *Config) dotElements(a *Analysis) []*dotElement {
 			e.title = fmt.Sprintf("C%d %s at %s", ch.ID, ch.Label, ShortAddr(ch.Origin()))
 		}
 		if ch.Closed() {
-			e.title += "  δ " + c.FormatDelta(ch.Delta.OfAddr(ch.Origin()))
+			e.title += "  δ " + c.FormatDelta(ch.BalanceOf(ch.Origin()))
 		}
 		if e.kind == "arbitrage" {
 			switch {

@@ -430,7 +430,7 @@ func TestTransferGraphDOTCorpus(t *testing.T) {
 				}
 				if n.Chain.Label == Arbitrage && n.Chain.Closed() {
 					title := g.subgraphs[sub]["label"]
-					delta := cfg.FormatDelta(n.Chain.Delta.OfAddr(n.Chain.Origin()))
+					delta := cfg.FormatDelta(n.Chain.BalanceOf(n.Chain.Origin()))
 					if !strings.Contains(title, fmt.Sprintf("C%d arbitrage", n.Chain.ID)) || !strings.Contains(title, delta) ||
 						!strings.Contains(g.attrs["label"], title) {
 						t.Errorf("cycle C%d's legend %q lacks its id or δ %s, or is not in the graph label", n.Chain.ID, title, delta)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -52,16 +53,16 @@ type kernel struct {
 
 func (k *kernel) name(n *Node) string {
 	if n.Leaf != nil {
-		return fmt.Sprintf("#%d", n.Leaf.Pos)
+		return "#" + strconv.Itoa(int(n.Leaf.Pos))
 	}
-	return fmt.Sprintf("C%d", n.Chain.ID)
+	return "C" + strconv.Itoa(int(n.Chain.ID))
 }
 
 func chainName(c *Chain) string {
 	if c.Leaf != nil {
-		return fmt.Sprintf("#%d", c.Leaf.Pos)
+		return "#" + strconv.Itoa(int(c.Leaf.Pos))
 	}
-	return fmt.Sprintf("C%d", c.ID)
+	return "C" + strconv.Itoa(int(c.ID))
 }
 
 func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
@@ -70,7 +71,17 @@ func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
 
 // gist renders a chain's endpoints and tokens for the step log.
 func (k *kernel) gist(c *Chain) string {
-	return fmt.Sprintf("%s %s→%s %s→%s", c.Label, ShortAddr(c.Origin()), ShortAddr(c.Dest()), k.cfg.TokenName(c.TokIn()), k.cfg.TokenName(c.TokOut()))
+	b := make([]byte, 0, 64)
+	b = append(b, c.Label.String()...)
+	b = append(b, ' ')
+	b = appendShortAddr(b, c.Origin())
+	b = append(b, "→"...)
+	b = appendShortAddr(b, c.Dest())
+	b = append(b, ' ')
+	b = append(b, k.cfg.TokenName(c.TokIn())...)
+	b = append(b, "→"...)
+	b = append(b, k.cfg.TokenName(c.TokOut())...)
+	return string(b)
 }
 
 // build creates the chain of rule's conclusion from operands a, b (in
@@ -358,7 +369,7 @@ func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
 			return nil, false
 		}
 		i, j := tr.pos(kids, a), tr.pos(kids, b)
-		tr.wm = tr.seq[a] // everything before a is verified now
+		tr.wm = tr.seq(a) // everything before a is verified now
 		tr.fresh = tr.fresh[:0]
 		tr.replace(a, b, r)
 		kids[i] = r
@@ -368,38 +379,38 @@ func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
 		return kids, true
 	}
 	// u0: the first unverified node (fresh, or at or after the watermark).
-	u0 := sort.Search(len(kids), func(p int) bool { return tr.seq[kids[p]] >= tr.wm })
+	u0 := sort.Search(len(kids), func(p int) bool { return tr.seq(kids[p]) >= tr.wm })
 	var fresh []*Node
 	for _, n := range tr.fresh {
-		if _, ok := tr.seq[n]; ok {
+		if n.rootSeq != 0 {
 			fresh = append(fresh, n)
 			if p := tr.pos(kids, n); p < u0 {
 				u0 = p
 			}
 		}
 	}
-	sort.Slice(fresh, func(x, y int) bool { return tr.seq[fresh[x]] < tr.seq[fresh[y]] })
+	sort.Slice(fresh, func(x, y int) bool { return tr.seq(fresh[x]) < tr.seq(fresh[y]) })
 	// Phase 1: verified nodes before u0 against the fresh nodes.
 	if u0 > 0 && len(fresh) > 0 {
-		limit := tr.seq[kids[u0-1]]
+		limit := tr.seq(kids[u0-1])
 		var cands []*Node
 		var buf [4][]entry
 		for _, b := range fresh {
 			for _, l := range tr.candidates(b, &buf) {
 				for _, e := range l {
-					if tr.live(e) && e.s <= limit && e.s < tr.seq[b] {
+					if tr.live(e) && e.s <= limit && e.s < tr.seq(b) {
 						cands = append(cands, e.n)
 					}
 				}
 			}
 		}
-		sort.Slice(cands, func(x, y int) bool { return tr.seq[cands[x]] < tr.seq[cands[y]] })
+		sort.Slice(cands, func(x, y int) bool { return tr.seq(cands[x]) < tr.seq(cands[y]) })
 		for c, a := range cands {
 			if c > 0 && cands[c-1] == a {
 				continue
 			}
 			for _, b := range fresh {
-				if tr.seq[b] <= tr.seq[a] {
+				if tr.seq(b) <= tr.seq(a) {
 					continue
 				}
 				if out, ok := fire(a, b); ok {
@@ -415,7 +426,7 @@ func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
 	var buf [4][]entry
 	for i := u0; i < len(kids); i++ {
 		a := kids[i]
-		sa := tr.seq[a]
+		sa := tr.seq(a)
 		lists := tr.candidates(a, &buf)
 		for l, c := range lists { // drop the nodes at or before a
 			lists[l] = c[sort.Search(len(c), func(n int) bool { return c[n].s > sa }):]
@@ -486,25 +497,25 @@ type entry struct {
 // number (see entry); a dead node (consumed by a rewrite) has no number
 // and is skipped where met. Fresh nodes are those built since the previous nodeStep.
 type rootTracker struct {
-	seq   map[*Node]int64
+	// A live kid's number is in its node (Node.rootSeq, Node.rootDirty):
+	// field reads, where maps keyed by node cost most of the tracker.
 	lists [listKinds]map[junction][]entry
 	fresh []*Node
 	wm    int64 // the watermark (see nodeStep)
 
 	// The leaf scan's state (see leafPassRoot).
-	dirty map[*Node]bool
 	heap  []entry // dirty nodes, by number (stale entries skipped)
 	aside []entry // dirty nodes before the scan's position
 	cur   int64   // the scan's position, as a number
 }
 
 func newRootTracker(kids []*Node) *rootTracker {
-	tr := &rootTracker{seq: make(map[*Node]int64, len(kids)), dirty: make(map[*Node]bool, len(kids))}
+	tr := &rootTracker{}
 	for i := range tr.lists {
-		tr.lists[i] = map[junction][]entry{}
+		tr.lists[i] = make(map[junction][]entry, len(kids)/4)
 	}
 	for p, n := range kids {
-		tr.seq[n] = int64(p)
+		tr.setSeq(n, int64(p))
 		tr.add(n)
 		tr.mark(n)
 	}
@@ -513,14 +524,23 @@ func newRootTracker(kids []*Node) *rootTracker {
 
 // live reports whether an entry's node is still a kid.
 func (tr *rootTracker) live(e entry) bool {
-	_, ok := tr.seq[e.n]
-	return ok
+	return e.n.rootSeq != 0
 }
+
+// seq is the live node n's number (0 for a node that is not a live kid).
+func (tr *rootTracker) seq(n *Node) int64 {
+	if n.rootSeq == 0 {
+		return 0
+	}
+	return n.rootSeq - 1
+}
+
+func (tr *rootTracker) setSeq(n *Node, s int64) { n.rootSeq = s + 1 }
 
 // pos is the live node n's position in kids.
 func (tr *rootTracker) pos(kids []*Node, n *Node) int {
-	s := tr.seq[n]
-	return sort.Search(len(kids), func(p int) bool { return tr.seq[kids[p]] >= s })
+	s := tr.seq(n)
+	return sort.Search(len(kids), func(p int) bool { return tr.seq(kids[p]) >= s })
 }
 
 // nodeCandidate reports whether n can take part in a node rule at all.
@@ -530,7 +550,7 @@ func nodeCandidate(n *Node) bool {
 
 // add lists the live node n at its junctions, in number order.
 func (tr *rootTracker) add(n *Node) {
-	s := tr.seq[n]
+	s := tr.seq(n)
 	ins := func(kind int, key junction) {
 		l := tr.lists[kind][key]
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
@@ -554,10 +574,9 @@ func (tr *rootTracker) add(n *Node) {
 // replace records a rewrite: r takes first's place and number, and first
 // and second leave.
 func (tr *rootTracker) replace(first, second, r *Node) {
-	s := tr.seq[first]
-	delete(tr.seq, first)
-	delete(tr.seq, second)
-	tr.seq[r] = s
+	s := tr.seq(first)
+	first.rootSeq, second.rootSeq = 0, 0
+	tr.setSeq(r, s)
 	tr.add(r)
 	tr.fresh = append(tr.fresh, r)
 }
@@ -619,7 +638,6 @@ func (k *kernel) reduce(n *Node) []*Node {
 func (k *kernel) structuralFixpoint(root *Node) []*Node {
 	kids := k.reduce(root)
 	k.tr = newRootTracker(kids)
-	defer func() { k.tr = nil }()
 	for k.err == nil {
 		var fired bool
 		kids, fired = k.nodeStep(root.Frame, kids)
@@ -628,6 +646,10 @@ func (k *kernel) structuralFixpoint(root *Node) []*Node {
 		}
 		kids = k.leafPassRoot(root.Frame, kids)
 	}
+	for _, n := range kids { // the tracker's marks leave with it
+		n.rootSeq, n.rootDirty = 0, false
+	}
+	k.tr = nil
 	return kids
 }
 
@@ -722,7 +744,7 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 		if c == nil || c.Label != Arbitrage {
 			continue
 		}
-		if d := c.Delta.At(c.Origin(), c.TokIn()); d.Sign() <= 0 {
+		if d := c.BalanceAt(c.Origin(), c.TokIn()); d.Sign() <= 0 {
 			c.Label, c.Downgraded = Cycle, true
 			k.steps = append(k.steps, Step{Rule: R16, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c),
 				Note: fmt.Sprintf("%s: δ[%s, %s] = %s", k.gist(c), ShortAddr(c.Origin()), k.cfg.TokenName(c.TokIn()), d)})
@@ -790,17 +812,17 @@ func (k *kernel) leafPassRoot(f *Frame, kids []*Node) []*Node {
 				continue
 			}
 		}
-		delete(tr.dirty, x) // its check failed on its current three nodes
-		tr.cur = tr.seq[x] + 1
+		x.rootDirty = false // its check failed on its current three nodes
+		tr.cur = tr.seq(x) + 1
 	}
 	return kids
 }
 
 // mark makes n dirty.
 func (tr *rootTracker) mark(n *Node) {
-	if !tr.dirty[n] {
-		tr.dirty[n] = true
-		tr.heap = heapPush(tr.heap, entry{n, tr.seq[n]})
+	if !n.rootDirty {
+		n.rootDirty = true
+		tr.heap = heapPush(tr.heap, entry{n, tr.seq(n)})
 	}
 }
 
@@ -831,7 +853,7 @@ func (tr *rootTracker) backUp(kids []*Node, i int) {
 	if i > 0 {
 		i--
 	}
-	tr.cur = tr.seq[kids[i]]
+	tr.cur = tr.seq(kids[i])
 	keep := tr.aside[:0]
 	for _, e := range tr.aside {
 		if e.s >= tr.cur {
@@ -848,7 +870,7 @@ func (tr *rootTracker) backUp(kids []*Node, i int) {
 func (tr *rootTracker) nextDirty() *Node {
 	for len(tr.heap) > 0 {
 		e := tr.heap[0]
-		if s, ok := tr.seq[e.n]; !ok || s != e.s || !tr.dirty[e.n] {
+		if e.n.rootSeq == 0 || tr.seq(e.n) != e.s || !e.n.rootDirty {
 			tr.heap = heapPop(tr.heap)
 			continue
 		}

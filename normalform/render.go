@@ -10,8 +10,15 @@ import (
 
 // ShortAddr renders an address as 0x1234…abcd.
 func ShortAddr(a Address) string {
-	s := lowerHex(a)
-	return s[:6] + "…" + s[38:]
+	return string(appendShortAddr(make([]byte, 0, 13), a))
+}
+
+// appendShortAddr appends ShortAddr(a) to b.
+func appendShortAddr(b []byte, a Address) []byte {
+	const digits = "0123456789abcdef"
+	b = append(b, '0', 'x', digits[a[0]>>4], digits[a[0]&0xf], digits[a[1]>>4], digits[a[1]&0xf])
+	b = append(b, "…"...)
+	return append(b, digits[a[18]>>4], digits[a[18]&0xf], digits[a[19]>>4], digits[a[19]&0xf])
 }
 
 // FormatUnits renders an amount in base units as an exact decimal with the

@@ -130,7 +130,7 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 			tags += " [inner: origin is not a principal]"
 		}
 		fmt.Fprintf(b, "  C%d %s at %s  %s→%s  δ %s  (%d transfers)%s\n", ch.ID, ch.Label, ShortAddr(ch.Origin()),
-			c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()), c.FormatDelta(ch.Delta.OfAddr(ch.Origin())), ch.N, tags)
+			c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()), c.FormatDelta(ch.BalanceOf(ch.Origin())), ch.N, tags)
 		c.WriteChain(b, ch, "    ")
 	}
 	if len(open) > 0 {
@@ -284,7 +284,7 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 				continue
 			}
 			cj := CycleJSON{ID: ch.ID, Label: ch.Label.String(), Origin: AddrKey(ch.Origin()), TokenIn: ch.TokIn().Key(),
-				TokenOut: ch.TokOut().Key(), Delta: deltaMap(ch.Delta.OfAddr(ch.Origin())), Transfers: positions(ch.Transfers(nil)),
+				TokenOut: ch.TokOut().Key(), Delta: deltaMap(ch.BalanceOf(ch.Origin())), Transfers: positions(ch.Transfers(nil)),
 				Counted: a.Counted(ch), Promoted: ch.Promoted, Inner: ch.Label == Arbitrage && !a.Principal(ch.Origin()), Rule: ch.Rule.String()}
 			if ch.Closed() {
 				j.Cycles = append(j.Cycles, cj)

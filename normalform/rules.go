@@ -41,7 +41,7 @@ func r5(cfg *Config, a, b *Transfer) bool {
 
 // balCont is BalCont(j): the junction is left short in no token.
 func balCont(c1, c2 *Chain, j Address) bool {
-	sum, err := c1.Delta.OfAddr(j).Sum(c2.Delta.OfAddr(j))
+	sum, err := c1.BalanceOf(j).Sum(c2.BalanceOf(j))
 	if err != nil {
 		return false
 	}
@@ -115,23 +115,18 @@ func wrapUnwrap(cfg *Config, c *Chain) bool {
 	if c.Leaf != nil {
 		return false
 	}
-	m := c.Middlemen()
-	if !hasContractOf(cfg, m, c.TokIn()) && !hasContractOf(cfg, m, c.TokOut()) {
+	if !hasContractOf(cfg, c, c.TokIn()) && !hasContractOf(cfg, c, c.TokOut()) {
 		return false
 	}
 	return (c.Left.Leaf != nil && c.Right.Leaf != nil) || (wrapUnwrap(cfg, c.Left) && wrapUnwrap(cfg, c.Right))
 }
 
-func hasContractOf(cfg *Config, m []Address, t Token) bool {
+// hasContractOf reports whether M(C) contains a contract of t.
+func hasContractOf(cfg *Config, c *Chain, t Token) bool {
 	if t.Kind != Native {
-		return containsAddr(m, t.Addr)
+		return c.InMiddlemen(t.Addr)
 	}
-	for _, a := range m {
-		if cfg.IsWrappedNative(a) {
-			return true
-		}
-	}
-	return false
+	return c.anyMiddleman(cfg.IsWrappedNative)
 }
 
 // r14: a closed chain leaving and returning in token-equivalent assets,

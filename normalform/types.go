@@ -216,6 +216,12 @@ type Node struct {
 	Chain    *Chain    // non-nil for a chain node
 	Frame    *Frame    // non-nil for a call node
 	Children []*Node
+
+	// The kernel's bookkeeping while n is a kid of the root during the
+	// structural fixpoint (rootTracker): its number + 1 (0: not a live
+	// kid), and whether its leaf check is pending.
+	rootSeq   int64
+	rootDirty bool
 }
 
 // IsLeaf reports whether n is a leaf.

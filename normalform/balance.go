@@ -1,0 +1,182 @@
+package normalform
+
+import (
+	"bytes"
+	"slices"
+)
+
+// A chain's balance δ_C is the sum of its transfers' balances. Copying δ
+// at every join made a route of n transfers cost n² (each hop adds a pool
+// whose entries do not cancel), so a chain keeps its δ in one of two forms:
+//
+//   - small (at most flatMax entries): an immutable sorted Delta, summed
+//     into a new slice at each join, as cheap as it gets for the few
+//     transfers of a typical transaction;
+//   - large: a balance, a map from address to that address's entries,
+//     which has one owner. join moves the larger operand's balance into
+//     the chain it builds and adds the smaller operand's entries to it
+//     (smaller into larger), so assembling n transfers costs O(n log n)
+//     entry updates.
+//
+// A chain whose balance was moved on (an operand of a later join) rebuilds
+// its own from its operands when it is read, the same way. The engine
+// reads the balances of the chains of the current tree, which own theirs;
+// rebuilding serves the rare reader of an inner chain, and keeps every
+// reading exact. Per entry, every form adds δ_Left and δ_Right of the same
+// joins in the same association, so sums, cancellations and overflow are
+// those of summing sorted Deltas join by join.
+
+// flatMax is the largest δ kept as a sorted slice.
+const flatMax = 32
+
+// balance is a large δ: entries per address, each list sorted by token,
+// no zero amounts.
+type balance struct {
+	owner  *Chain
+	byAddr map[Address]Delta
+	n      int // number of entries
+}
+
+func newBalance(d Delta) *balance {
+	b := &balance{byAddr: make(map[Address]Delta, len(d)), n: len(d)}
+	for i := 0; i < len(d); {
+		j := i + 1
+		for j < len(d) && d[j].Addr == d[i].Addr {
+			j++
+		}
+		b.byAddr[d[i].Addr] = slices.Clone(d[i:j])
+		i = j
+	}
+	return b
+}
+
+// add adds the entries of one address (sorted by token) to b.
+func (b *balance) add(addr Address, d Delta) error {
+	cur := b.byAddr[addr]
+	sum, err := cur.Sum(d)
+	if err != nil {
+		return err
+	}
+	b.n += len(sum) - len(cur)
+	if len(sum) == 0 {
+		delete(b.byAddr, addr)
+	} else {
+		b.byAddr[addr] = sum
+	}
+	return nil
+}
+
+// flat returns b's entries as one sorted Delta.
+func (b *balance) flat() Delta {
+	addrs := make([]Address, 0, len(b.byAddr))
+	for a := range b.byAddr {
+		addrs = append(addrs, a)
+	}
+	slices.SortFunc(addrs, func(x, y Address) int { return bytes.Compare(x[:], y[:]) })
+	out := make(Delta, 0, b.n)
+	for _, a := range addrs {
+		out = append(out, b.byAddr[a]...)
+	}
+	return out
+}
+
+// balanceParts returns c's δ: the small form, or the large one (owned by c).
+func (c *Chain) balanceParts() (Delta, *balance, error) {
+	if c.big == nil {
+		return c.delta, nil, nil
+	}
+	if c.big.owner != c {
+		if err := c.setBalance(c.Left, c.Right); err != nil {
+			return nil, nil, err
+		}
+		if c.big == nil {
+			return c.delta, nil, nil
+		}
+	}
+	return nil, c.big, nil
+}
+
+// setBalance sets c's δ to δ_a + δ_b.
+func (c *Chain) setBalance(a, b *Chain) error {
+	da, ba, err := a.balanceParts()
+	if err != nil {
+		return err
+	}
+	db, bb, err := b.balanceParts()
+	if err != nil {
+		return err
+	}
+	if ba == nil && bb == nil && len(da)+len(db) <= flatMax {
+		d, err := da.Sum(db)
+		if err != nil {
+			return err
+		}
+		c.delta, c.big = d, nil
+		return nil
+	}
+	// The larger side is the target. Each entry's sum is still
+	// δ_a[k] + δ_b[k]: Signed addition is exact, so the order of the
+	// operands changes neither a sum nor whether it overflows.
+	size := func(d Delta, bl *balance) int {
+		if bl != nil {
+			return bl.n
+		}
+		return len(d)
+	}
+	if size(db, bb) > size(da, ba) {
+		da, ba, db, bb = db, bb, da, ba
+	}
+	target, from, fromBig := ba, db, bb
+	if target == nil {
+		target = newBalance(da)
+	}
+	target.owner = nil // partly updated until the sum completes
+	if fromBig != nil {
+		for addr, d := range fromBig.byAddr {
+			if err := target.add(addr, d); err != nil {
+				return err
+			}
+		}
+	} else {
+		for i := 0; i < len(from); {
+			j := i + 1
+			for j < len(from) && from[j].Addr == from[i].Addr {
+				j++
+			}
+			if err := target.add(from[i].Addr, from[i:j]); err != nil {
+				return err
+			}
+			i = j
+		}
+	}
+	target.owner = c
+	c.delta, c.big = nil, target
+	return nil
+}
+
+// Balance returns δ_C, sorted by address then token.
+func (c *Chain) Balance() Delta {
+	d, b, err := c.balanceParts()
+	if err != nil || b == nil {
+		return d
+	}
+	return b.flat()
+}
+
+// BalanceOf returns δ_C's entries at addr, sorted by token. The slice is
+// the chain's own: read it, do not keep it across another join.
+func (c *Chain) BalanceOf(addr Address) Delta {
+	d, b, err := c.balanceParts()
+	if err != nil {
+		return nil
+	}
+	if b == nil {
+		return d.OfAddr(addr)
+	}
+	return b.byAddr[addr]
+}
+
+// BalanceAt returns δ_C[addr, tok].
+func (c *Chain) BalanceAt(addr Address, tok Token) Signed {
+	return c.BalanceOf(addr).At(addr, tok)
+}
