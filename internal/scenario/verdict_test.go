@@ -357,7 +357,7 @@ func checkVerdict(t *testing.T, tr *Truth, tc *TruthCase, cfg *normalform.Config
 		if c.Origin() != origin {
 			t.Errorf("%s: the arbitrage cycle closes at %s, the truth's origin is %s (%s)", shape, normalform.AddrKey(c.Origin()), tc.Origin, tc.OriginName)
 		}
-		if got := engineAt(t, cfg, c.Delta, origin); !got.equal(truthGross) {
+		if got := engineAt(t, cfg, c.Balance(), origin); !got.equal(truthGross) {
 			t.Errorf("%s: δ at %s %v, the chain's gross %v", shape, tc.OriginName, got, truthGross)
 		}
 		if a.Principal(origin) {
