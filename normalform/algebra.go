@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -207,7 +208,7 @@ func (n *namer) addr(a Address) string {
 	if v, ok := n.addrs[a]; ok {
 		return v
 	}
-	v := fmt.Sprintf("a%d", len(n.addrs)+1)
+	v := "a" + strconv.Itoa(len(n.addrs)+1)
 	n.addrs[a] = v
 	return v
 }
@@ -225,36 +226,48 @@ func (n *namer) token(t Token) string {
 	if v, ok := n.tokens[t]; ok {
 		return v
 	}
-	v := fmt.Sprintf("τ%d", len(n.tokens)+1)
+	v := "τ" + strconv.Itoa(len(n.tokens)+1)
 	n.tokens[t] = v
 	return v
 }
+
+var termNames = map[TermKind]string{TStar: "Star", TCycle: "Cycle", TPath: "Path", TLeft: "Left", TCost: "Cost"}
 
 // render writes a term; amounts only at the exact level.
 func (n *namer) render(b *strings.Builder, t *Term) {
 	switch t.Kind {
 	case TStar, TCycle, TPath:
-		name := map[TermKind]string{TStar: "Star", TCycle: "Cycle", TPath: "Path"}[t.Kind]
+		name := termNames[t.Kind]
 		if t.Kind == TCycle && t.Label != Cycle {
 			name = "Cycle:" + t.Label.String()
 		}
-		if n.level == Family {
-			fmt.Fprintf(b, "%s(%s, ", name, n.token(t.In))
-		} else {
-			fmt.Fprintf(b, "%s@%s(%s, ", name, n.addr(t.At), n.token(t.In))
+		b.WriteString(name)
+		if n.level != Family {
+			b.WriteByte('@')
+			b.WriteString(n.addr(t.At))
 		}
+		b.WriteByte('(')
+		b.WriteString(n.token(t.In))
+		b.WriteString(", ")
 		if len(t.Parts) == 1 && !(t.Parts[0].Kind == TSeq && len(t.Parts[0].Parts) == 0) {
 			n.render(b, t.Parts[0])
 		} else {
 			b.WriteString("ε")
 		}
-		fmt.Fprintf(b, ", %s)", n.token(t.Out))
+		b.WriteString(", ")
+		b.WriteString(n.token(t.Out))
+		b.WriteByte(')')
 	case TSwap:
-		if n.level == Family {
-			fmt.Fprintf(b, "Swap(%s,%s)", n.token(t.In), n.token(t.Out))
-		} else {
-			fmt.Fprintf(b, "Swap@%s(%s,%s)", n.addr(t.At), n.token(t.In), n.token(t.Out))
+		b.WriteString("Swap")
+		if n.level != Family {
+			b.WriteByte('@')
+			b.WriteString(n.addr(t.At))
 		}
+		b.WriteByte('(')
+		b.WriteString(n.token(t.In))
+		b.WriteByte(',')
+		b.WriteString(n.token(t.Out))
+		b.WriteByte(')')
 	case TSeq:
 		for i, p := range t.Parts {
 			if i > 0 {
@@ -275,14 +288,20 @@ func (n *namer) render(b *strings.Builder, t *Term) {
 			b.WriteByte(')')
 		}
 	case TLC:
-		fmt.Fprintf(b, "LC@%s(%s", n.addr(t.At), n.token(t.In))
+		b.WriteString("LC@")
+		b.WriteString(n.addr(t.At))
+		b.WriteByte('(')
+		b.WriteString(n.token(t.In))
 		if n.level == Exact {
 			b.WriteString(", " + t.Amount)
 		}
 		b.WriteByte(')')
 	case TLeft, TCost:
-		name := map[TermKind]string{TLeft: "Left", TCost: "Cost"}[t.Kind]
-		fmt.Fprintf(b, "%s@%s(%s", name, n.addr(t.At), n.token(t.In))
+		b.WriteString(termNames[t.Kind])
+		b.WriteByte('@')
+		b.WriteString(n.addr(t.At))
+		b.WriteByte('(')
+		b.WriteString(n.token(t.In))
 		if n.level == Exact {
 			b.WriteString(", " + t.Amount)
 		}
@@ -369,13 +388,12 @@ func (a *Analysis) Canonical(l Level) string {
 	case Exact:
 		return a.exactText()
 	case Family:
-		return a.familyText()
+		return a.familyText(a.Terms())
 	}
 	return canonicalText(l, a.Terms())
 }
 
-func (a *Analysis) familyText() string {
-	terms := a.Terms()
+func (a *Analysis) familyText(terms []*Term) string {
 	var stars, closed, lcs []*Term
 	for _, t := range terms {
 		switch t.Kind {
@@ -423,14 +441,26 @@ func (a *Analysis) exactText() string {
 			writeTransfer(&b, n.Leaf)
 			continue
 		}
-		fmt.Fprintf(&b, "%s:", n.Chain.Label)
+		b.WriteString(n.Chain.Label.String())
+		b.WriteByte(':')
 		writeChain(&b, n.Chain)
 	}
 	return b.String()
 }
 
 func writeTransfer(b *strings.Builder, t *Transfer) {
-	fmt.Fprintf(b, "%s>%s:%s:%s", AddrKey(t.From), AddrKey(t.To), t.Amount.Dec(), t.Token.Key())
+	var buf [42]byte
+	b.Write(appendHex(buf[:0], t.From))
+	b.WriteByte('>')
+	b.Write(appendHex(buf[:0], t.To))
+	b.WriteByte(':')
+	b.WriteString(t.Amount.Dec())
+	b.WriteByte(':')
+	b.Write(appendHex(buf[:0], t.Token.Addr))
+	if t.Token.HasID() {
+		b.WriteByte('/')
+		b.WriteString(t.Token.ID.Dec())
+	}
 	if t.Flags&(Mint|Burn) != 0 {
 		b.WriteString(":" + (t.Flags & (Mint | Burn)).String())
 	}
@@ -454,7 +484,8 @@ func writeChain(b *strings.Builder, c *Chain) {
 		b.WriteByte(')')
 		return
 	}
-	fmt.Fprintf(b, "%s(", c.Rule)
+	b.WriteString(c.Rule.String())
+	b.WriteByte('(')
 	writeChain(b, c.Left)
 	b.WriteString(", ")
 	writeChain(b, c.Right)
@@ -464,10 +495,17 @@ func writeChain(b *strings.Builder, c *Chain) {
 // Hashes returns the normal form's hashes at the four levels: SHA-256 of
 // "flowq/nf/v<AlgebraVersion>/<level>\x00" and the level's canonical form.
 func (a *Analysis) Hashes() Hashes {
-	h := func(l Level) Hash {
-		return sha256.Sum256([]byte(fmt.Sprintf("flowq/nf/v%d/%s\x00%s", AlgebraVersion, l, a.Canonical(l))))
+	terms := a.Terms() // once for the three levels built on them
+	h := func(l Level, canonical string) Hash {
+		d := sha256.New()
+		d.Write([]byte("flowq/nf/v" + strconv.Itoa(AlgebraVersion) + "/" + l.String() + "\x00"))
+		d.Write([]byte(canonical))
+		var out Hash
+		d.Sum(out[:0])
+		return out
 	}
-	return Hashes{Exact: h(Exact), Shape: h(Shape), Tokens: h(Tokens), Family: h(Family)}
+	return Hashes{Exact: h(Exact, a.exactText()), Shape: h(Shape, canonicalText(Shape, terms)),
+		Tokens: h(Tokens, canonicalText(Tokens, terms)), Family: h(Family, a.familyText(terms))}
 }
 
 // --- families ---------------------------------------------------------------

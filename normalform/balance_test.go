@@ -125,4 +125,3 @@ func shuffled(r *rand.Rand, cs []*Chain) []*Chain {
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
 }
-

@@ -72,14 +72,18 @@ func (t Token) Key() string {
 }
 
 func lowerHex(a Address) string {
-	const digits = "0123456789abcdef"
 	var b [42]byte
-	b[0], b[1] = '0', 'x'
-	for i, c := range a {
-		b[2+2*i] = digits[c>>4]
-		b[3+2*i] = digits[c&0xf]
+	return string(appendHex(b[:0], a))
+}
+
+// appendHex appends a's 0x-prefixed lower-case hex to b.
+func appendHex(b []byte, a Address) []byte {
+	const digits = "0123456789abcdef"
+	b = append(b, '0', 'x')
+	for _, c := range a {
+		b = append(b, digits[c>>4], digits[c&0xf])
 	}
-	return string(b[:])
+	return b
 }
 
 // AddrKey is the lowercase 0x form of an address.
