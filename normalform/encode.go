@@ -29,7 +29,7 @@ const EncodingVersion = 2
 // operands as numbers, notes as a reference to the chain they describe
 // when they say what the kernel's gist says of it).
 func EncodeNF(a *Analysis) []byte {
-	e := &encoder{addrIdx: map[Address]int{}, tokIdx: map[Token]int{}}
+	e := &encoder{}
 	e.collect(a)
 	var body []byte
 	body = e.analysisBody(body, a)
@@ -52,7 +52,7 @@ func EncodeNF(a *Analysis) []byte {
 	out = binary.AppendUvarint(out, uint64(len(e.toks)))
 	for _, t := range e.toks {
 		out = append(out, byte(t.Kind))
-		out = binary.AppendUvarint(out, uint64(e.addrIdx[t.Addr]))
+		out = binary.AppendUvarint(out, e.ai(t.Addr))
 		if t.HasID() {
 			out = appendU256(out, &t.ID)
 		}
@@ -60,25 +60,76 @@ func EncodeNF(a *Analysis) []byte {
 	return append(out, body...)
 }
 
+// encoder holds the address and token tables. A transaction has few of
+// each: the tables are searched linearly until they grow past
+// smallTable entries, then through a map.
 type encoder struct {
 	addrs   []Address
-	addrIdx map[Address]int
+	addrMap map[Address]int
 	toks    []Token
-	tokIdx  map[Token]int
+	tokMap  map[Token]int
 }
 
+const smallTable = 16
+
+func (e *encoder) addrIdx(a Address) (int, bool) {
+	if e.addrMap != nil {
+		i, ok := e.addrMap[a]
+		return i, ok
+	}
+	for i := range e.addrs {
+		if e.addrs[i] == a {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (e *encoder) tokIdx(t Token) (int, bool) {
+	if e.tokMap != nil {
+		i, ok := e.tokMap[t]
+		return i, ok
+	}
+	for i := range e.toks {
+		if e.toks[i] == t {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// ai and ti are the table indexes of an address and a token collected.
+func (e *encoder) ai(a Address) uint64 { i, _ := e.addrIdx(a); return uint64(i) }
+func (e *encoder) ti(t Token) uint64   { i, _ := e.tokIdx(t); return uint64(i) }
+
 func (e *encoder) addr(a Address) {
-	if _, ok := e.addrIdx[a]; !ok {
-		e.addrIdx[a] = len(e.addrs)
-		e.addrs = append(e.addrs, a)
+	if _, ok := e.addrIdx(a); ok {
+		return
+	}
+	e.addrs = append(e.addrs, a)
+	if e.addrMap != nil {
+		e.addrMap[a] = len(e.addrs) - 1
+	} else if len(e.addrs) > smallTable {
+		e.addrMap = make(map[Address]int, 2*len(e.addrs))
+		for i, x := range e.addrs {
+			e.addrMap[x] = i
+		}
 	}
 }
 
 func (e *encoder) tok(t Token) {
 	e.addr(t.Addr)
-	if _, ok := e.tokIdx[t]; !ok {
-		e.tokIdx[t] = len(e.toks)
-		e.toks = append(e.toks, t)
+	if _, ok := e.tokIdx(t); ok {
+		return
+	}
+	e.toks = append(e.toks, t)
+	if e.tokMap != nil {
+		e.tokMap[t] = len(e.toks) - 1
+	} else if len(e.toks) > smallTable {
+		e.tokMap = make(map[Token]int, 2*len(e.toks))
+		for i, x := range e.toks {
+			e.tokMap[x] = i
+		}
 	}
 }
 
@@ -137,7 +188,7 @@ func appendBool(b []byte, v bool) []byte {
 func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	m := &a.Tx.Meta
 	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
-	ai := func(ad Address) { u(uint64(e.addrIdx[ad])) }
+	ai := func(ad Address) { u(e.ai(ad)) }
 	// metadata
 	var flags uint64
 	for i, f := range []bool{m.HasHash, m.HasBlock, m.HasIndex, m.HasFrom, m.HasTo, m.HasReceipt, m.HasHeader, m.HasBaseFee} {
@@ -169,7 +220,7 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 		ai(t.From)
 		ai(t.To)
 		b = appendU256(b, &t.Amount)
-		u(uint64(e.tokIdx[t.Token]))
+		u(e.ti(t.Token))
 		ai(t.Sender)
 		b = append(b, byte(t.Flags), byte(t.Event))
 		u(uint64(t.LogIndex + 1))
@@ -221,8 +272,8 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 func (e *encoder) delta(b []byte, d Delta) []byte {
 	b = binary.AppendUvarint(b, uint64(len(d)))
 	for _, x := range d {
-		b = binary.AppendUvarint(b, uint64(e.addrIdx[x.Addr]))
-		b = binary.AppendUvarint(b, uint64(e.tokIdx[x.Token]))
+		b = binary.AppendUvarint(b, e.ai(x.Addr))
+		b = binary.AppendUvarint(b, e.ti(x.Token))
 		b = appendBool(b, x.Amount.Neg)
 		b = appendU256(b, &x.Amount.Abs)
 	}
@@ -255,7 +306,7 @@ func (e *encoder) chain(b []byte, c *Chain) []byte {
 	}
 	b = append(b, byte(c.Label), byte(c.Rule), f)
 	b = binary.AppendUvarint(b, uint64(c.Frame))
-	b = binary.AppendUvarint(b, uint64(e.addrIdx[c.FrameSender]))
+	b = binary.AppendUvarint(b, e.ai(c.FrameSender))
 	b = e.chain(b, c.Left)
 	return e.chain(b, c.Right)
 }
