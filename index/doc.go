@@ -5,20 +5,27 @@
 //
 // # What it keeps
 //
-// One Record per transaction, keyed by its hash: block and position,
+// One Record per transaction, keyed by its position (block, index): its
+// hash,
 // from, to, recipient, status, verdict, tier, reasons, gross and net
 // balance per token (and whether costs were known), counts (cycles, pools,
 // hops, leftovers), the four structural hashes (exact, shape, tokens,
 // family), the addresses and tokens it touches, the encoded normal form
 // (normalform.EncodeNF) and the analysis time. Record.Encode is a compact
-// versioned binary encoding (record.go).
+// versioned binary encoding (record.go) whose header (hash, verdict,
+// tier, reasons, counts, structural hashes) scans decode alone to filter
+// and group, decoding the rest only for the records they emit.
 //
 // Secondary keys let queries reach transactions without a scan: by
-// position, by each hash level, by bot (recipient) and shape with the
-// block each shape was first seen, by verdict and tier, by profit per
+// transaction hash, by each hash level, by bot (recipient) and shape with
+// the block each shape was first seen, by verdict and tier, by profit per
 // token in numeric order (losses first), by address and token touched.
-// keys.go documents every key kind by its byte layout; ParseKey is the
-// inverse of Key.Bytes.
+// They end in the transaction's position and lead to its record with one
+// point read; a block range and a full scan read the records themselves in
+// order. Shape, tokens and family hashes are held as small dictionary ids,
+// and hashes, addresses and tokens in keys as 6-byte tags checked against
+// the record. keys.go documents every key kind by its byte layout;
+// ParseKey is the inverse of Key.Bytes.
 //
 // # Invariants
 //
@@ -26,7 +33,12 @@
 //     or nothing.
 //   - Every secondary key of a transaction is a function of its Record
 //     (Record.keys), so replacing a record removes exactly the keys that
-//     no longer hold. Verify checks this over the whole index.
+//     no longer hold; a txhash key lists exactly the positions of the
+//     records with its tag. Verify checks this over the whole index, and
+//     the dictionary.
+//   - A dictionary id is written in the Badger transaction of the first
+//     record that uses it and never changes: no key or record names an id
+//     the dictionary lacks, even after a crash.
 //   - Idempotence: putting a transaction whose analysis is unchanged
 //     writes nothing (the first latency is kept); nothing in a record
 //     depends on the clock but its latency, and the index's content
@@ -45,7 +57,8 @@
 // and position (Loc); Get reads its Record. A BlockRange is inclusive;
 // AllBlocks includes transactions whose block is unknown.
 //
-//	Get(hash) (*Record, error)                             one record (ErrNotFound)
+//	Get(hash) (*Record, error)                             one record (ErrNotFound): two point reads
+//	GetAt(loc) (*Record, error)                            the record at a position
 //	ByHash(ctx, level, h, blocks, fn(Ref))                 same hash at a level, by position
 //	ByBot(ctx, bot, blocks, fn(shape, Ref))                a recipient's transactions, by shape then position
 //	ByBotShape(ctx, bot, shape, blocks, fn(Ref))           one shape of a recipient, by position
@@ -57,8 +70,10 @@
 //	ByProfit(ctx, side, token, lo, hi, fn(amount, Ref))    a balance component in [lo, hi] (nil: open), by amount then position
 //	ByAddress(ctx, addr, blocks, fn(Ref))                  transactions touching an address, by position
 //	ByToken(ctx, token, blocks, fn(Ref))                   transactions moving a token, by position
-//	Records(ctx, blocks, fn(*Record))                      full records of a block range, by position
-//	Scan(ctx, fn(*Record))                                 every record, by hash
+//	Records(ctx, blocks, fn(*Record))                      full records of a block range, by position (read on all cores, pscan.go)
+//	Filter(ctx, blocks, addrs, match, whole, fn(*Record))  the same, deciding on each record's header (match, concurrent) first
+//	Fetch(ctx, Lookup, fn(*Record))                        the records a secondary-key path finds (what By* find), one read each
+//	Scan(ctx, fn(*Record))                                 every record, by position
 //	Count(ctx), Stats(ctx)                                 transactions; keys and bytes per kind
 //	Failures(ctx, fn(Failure)), Inputs(ctx, fn(InputMark)), Input(name)
 //	Verify(ctx)                                            check the invariants above

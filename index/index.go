@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/ristretto/v2/z"
 
 	"github.com/flowq/flowq/normalform"
@@ -19,6 +21,7 @@ import (
 type Index struct {
 	db   *badger.DB
 	path string
+	dict *dictCache
 	// hook, when set (tests), is called before every write of put; an
 	// error aborts the write transaction.
 	hook func(op string, key []byte) error
@@ -40,8 +43,12 @@ func open(path string, readOnly bool) (*Index, error) {
 			return nil, fmt.Errorf("no index at %s (run flowq ingest first): %w", path, err)
 		}
 	}
+	// Tables are not compressed, and so need no block cache: scans read
+	// every record, and on this workload Snappy's decoding and the block
+	// cache's churn cost a scan of a million records more than its reads
+	// (BENCHMARKS.md); the tables take about half as much disk again.
 	opt := badger.DefaultOptions(path).WithLogger(nil).WithReadOnly(readOnly).
-		WithMemTableSize(32 << 20).WithBlockCacheSize(64 << 20)
+		WithMemTableSize(32 << 20).WithCompression(options.None).WithBlockCacheSize(0)
 	db, err := badger.Open(opt)
 	if err != nil && !readOnly && strings.Contains(err.Error(), z.NewFile.Error()) {
 		// A process killed between creating a value-log file and sizing
@@ -55,12 +62,24 @@ func open(path string, readOnly bool) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening index %s: %w", path, err)
 	}
-	ix := &Index{db: db, path: path}
+	ix := &Index{db: db, path: path, dict: newDictCache()}
 	if err := ix.checkSchema(readOnly); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return ix, nil
+}
+
+// SchemaError is Open's error for an index written by a flowq of
+// another schema (keys.go's SchemaVersion, RecordVersion).
+type SchemaError struct {
+	Path            string
+	Schema, Records uint32 // the index's
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("index %s has schema %d (records v%d); this flowq uses schema %d (records v%d): ingest into a new directory",
+		e.Path, e.Schema, e.Records, SchemaVersion, RecordVersion)
 }
 
 // Path is the index directory.
@@ -94,8 +113,7 @@ func (ix *Index) checkSchema(readOnly bool) error {
 		return fmt.Errorf("reading index %s: %w", ix.path, err)
 	case !bytes.Equal(have, schemaValue()):
 		if len(have) == 8 {
-			return fmt.Errorf("index %s has schema %d (records v%d); this flowq uses schema %d (records v%d): ingest into a new directory",
-				ix.path, binary.BigEndian.Uint32(have), binary.BigEndian.Uint32(have[4:]), SchemaVersion, RecordVersion)
+			return &SchemaError{Path: ix.path, Schema: binary.BigEndian.Uint32(have), Records: binary.BigEndian.Uint32(have[4:])}
 		}
 		return fmt.Errorf("index %s: bad schema key %x", ix.path, have)
 	}
@@ -117,14 +135,18 @@ func (ix *Index) Put(a *normalform.Analysis, latency time.Duration) error {
 
 // PutRecord stores a record and its keys, as Put does.
 func (ix *Index) PutRecord(rec *Record) error {
-	enc := rec.Encode()
-	kvs := rec.keys(enc)
+	e := rec.encode()
 	var err error
 	for range 10 {
+		var w *wtx
 		err = ix.db.Update(func(txn *badger.Txn) error {
-			_, err := ix.put(txn, rec, enc, kvs)
+			w = ix.newWtx(txn)
+			_, err := w.put(rec, e)
 			return err
 		})
+		if err == nil {
+			w.committed()
+		}
 		if !errors.Is(err, badger.ErrConflict) {
 			break
 		}
@@ -167,45 +189,55 @@ func (e *PositionError) Error() string {
 		e.Tx.Hex(), e.Loc.Block, e.Loc.Index, e.Other.Hex())
 }
 
-// put writes rec (encoded as enc, with keys kvs) in txn. It reports
+// put writes rec (encoded as e) in the write transaction. It reports
 // whether anything changed.
-func (ix *Index) put(txn *badger.Txn, rec *Record, enc []byte, kvs []kv) (bool, error) {
-	if rec.Loc.Known() {
-		item, err := txn.Get(kvs[1].k)
-		if err == nil {
-			var other normalform.Hash
-			if err := item.Value(func(v []byte) error { copy(other[:], v); return nil }); err != nil {
-				return false, err
-			}
-			if other != rec.Hash {
-				return false, &PositionError{Tx: rec.Hash, Other: other, Loc: rec.Loc}
-			}
-		} else if !errors.Is(err, badger.ErrKeyNotFound) {
-			return false, err
-		}
+func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
+	ix, txn := w.ix, w.txn
+	id, err := w.ids(rec)
+	if err != nil {
+		return false, err
 	}
+	enc := e.join(id)
+	kvs := rec.keys(enc, id)
+	// The record at this position, or this transaction's elsewhere.
 	var old *Record
+	var oldID ids
+	var oldEnc []byte
+	var locs []Loc // the txhash key's positions, when read
 	item, err := txn.Get(kvs[0].k)
 	switch {
 	case errors.Is(err, badger.ErrKeyNotFound):
-	case err != nil:
-		return false, err
-	default:
-		prev, err := item.ValueCopy(nil)
+		if locs, err = locsOf(txn, rec.Hash); err != nil {
+			return false, err
+		}
+		old, oldID, oldEnc, err = w.findIn(rec.Hash, locs)
 		if err != nil {
 			return false, err
 		}
-		if sameContent(prev, enc) {
-			return false, nil
-		}
-		if old, err = DecodeRecord(rec.Hash, prev); err != nil {
+	case err != nil:
+		return false, err
+	default:
+		if oldEnc, err = item.ValueCopy(nil); err != nil {
 			return false, err
 		}
+		if h, ok := hashOf(oldEnc); !ok {
+			return false, fmt.Errorf("record at %s: %w", rec.Loc, ErrBadRecord)
+		} else if h != rec.Hash {
+			return false, &PositionError{Tx: rec.Hash, Other: h, Loc: rec.Loc}
+		}
+		if sameContent(oldEnc, enc) {
+			return false, nil
+		}
+		if old, oldID, err = decodeRecordIDs(rec.Loc, oldEnc, w.resolve(), depthFull); err != nil {
+			return false, err
+		}
+	}
+	if old != nil {
 		keep := make(map[string]bool, len(kvs))
 		for _, x := range kvs {
 			keep[string(x.k)] = true
 		}
-		for _, x := range old.keys(prev) {
+		for _, x := range old.keys(oldEnc, oldID) {
 			if !keep[string(x.k)] {
 				if err := ix.del(txn, x.k); err != nil {
 					return false, err
@@ -218,52 +250,186 @@ func (ix *Index) put(txn *badger.Txn, rec *Record, enc []byte, kvs []kv) (bool, 
 			return false, err
 		}
 	}
-	if err := ix.firstAfter(txn, old, rec); err != nil {
+	if old == nil || old.Loc != rec.Loc {
+		if err := w.txHashAdd(rec.Hash, rec.Loc, old, locs); err != nil {
+			return false, err
+		}
+	}
+	if err := w.firstAfter(old, oldID[normalform.Shape], rec, id[normalform.Shape]); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
+// ids returns the dictionary ids of a record's hashes, assigning those
+// it lacks.
+func (w *wtx) ids(rec *Record) (ids, error) {
+	var id ids
+	for l := normalform.Shape; l <= normalform.Family; l++ {
+		x, err := w.id(l, rec.Hashes.Of(l))
+		if err != nil {
+			return id, err
+		}
+		id[l] = x
+	}
+	return id, nil
+}
+
+// locsOf reads the positions of the transactions whose hash begins as
+// tx's does (nil: none).
+func locsOf(txn *badger.Txn, tx normalform.Hash) ([]Loc, error) {
+	item, err := txn.Get(TxHashKey(tx).Bytes())
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	var locs []Loc
+	err = item.Value(func(v []byte) (err error) { locs, err = parseLocs(v); return })
+	return locs, err
+}
+
+// recordOf reads the record of a transaction by hash: its encoding and
+// position (nil: not in the index).
+func recordOf(txn *badger.Txn, tx normalform.Hash) (Loc, []byte, error) {
+	locs, err := locsOf(txn, tx)
+	if err != nil {
+		return Loc{}, nil, err
+	}
+	return recordAmong(txn, tx, locs)
+}
+
+// recordAmong reads the record of a transaction among the positions of
+// its txhash key.
+func recordAmong(txn *badger.Txn, tx normalform.Hash, locs []Loc) (Loc, []byte, error) {
+	for _, l := range locs {
+		item, err := txn.Get(TxKey(l).Bytes())
+		if err != nil {
+			return Loc{}, nil, fmt.Errorf("txhash key of %s: its record at %s: %w", tx.Hex(), l, err)
+		}
+		var enc []byte
+		if err := item.Value(func(v []byte) error {
+			if h, ok := hashOf(v); ok && h == tx {
+				enc = append([]byte(nil), v...)
+			}
+			return nil
+		}); err != nil {
+			return Loc{}, nil, err
+		}
+		if enc != nil {
+			return l, enc, nil
+		}
+	}
+	return Loc{}, nil, nil
+}
+
+// find reads a transaction's record by hash (nil: none).
+func (w *wtx) find(tx normalform.Hash) (*Record, ids, []byte, error) {
+	locs, err := locsOf(w.txn, tx)
+	if err != nil {
+		return nil, ids{}, nil, err
+	}
+	return w.findIn(tx, locs)
+}
+
+// findIn reads a transaction's record among the positions of its txhash
+// key (nil: none).
+func (w *wtx) findIn(tx normalform.Hash, locs []Loc) (*Record, ids, []byte, error) {
+	l, enc, err := recordAmong(w.txn, tx, locs)
+	if err != nil || enc == nil {
+		return nil, ids{}, nil, err
+	}
+	rec, id, err := decodeRecordIDs(l, enc, w.resolve(), depthFull)
+	return rec, id, enc, err
+}
+
+// txHashAdd records tx at l in its txhash key, and removes old's position
+// (the transaction moved). locs are the key's positions when the caller
+// read them (nil: read them).
+func (w *wtx) txHashAdd(tx normalform.Hash, l Loc, old *Record, locs []Loc) error {
+	if locs == nil {
+		var err error
+		if locs, err = locsOf(w.txn, tx); err != nil {
+			return err
+		}
+	}
+	out := make([]Loc, 0, len(locs)+1)
+	for _, x := range locs {
+		if x != l && (old == nil || x != old.Loc) {
+			out = append(out, x)
+		}
+	}
+	return w.setLocs(tx, append(out, l))
+}
+
+// txHashRemove removes a position from tx's txhash key.
+func (w *wtx) txHashRemove(tx normalform.Hash, l Loc) error {
+	locs, err := locsOf(w.txn, tx)
+	if err != nil {
+		return err
+	}
+	out := make([]Loc, 0, len(locs))
+	for _, x := range locs {
+		if x != l {
+			out = append(out, x)
+		}
+	}
+	return w.setLocs(tx, out)
+}
+
+// setLocs writes a txhash key's positions, in key order (or deletes it
+// when there are none).
+func (w *wtx) setLocs(tx normalform.Hash, locs []Loc) error {
+	k := TxHashKey(tx).Bytes()
+	if len(locs) == 0 {
+		return w.ix.del(w.txn, k)
+	}
+	sort.Slice(locs, func(i, j int) bool { return locs[i].Less(locs[j]) })
+	var v []byte
+	for _, l := range locs {
+		v = l.append(v)
+	}
+	return w.ix.set(w.txn, k, v)
+}
+
 // firstAfter maintains the first-seen keys after old (nil: none) was
 // replaced by rec (nil: deleted).
-func (ix *Index) firstAfter(txn *badger.Txn, old, rec *Record) error {
+// oldShape and shape are their shapes' ids.
+func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32) error {
 	// The bot's first-seen key: the least location under bot|shape. A new
 	// transaction can only lower it; a replaced one may have been it.
-	if old != nil && (rec == nil || old.Recipient != rec.Recipient || old.Hashes.Shape != rec.Hashes.Shape) {
-		if err := ix.refreshFirst(txn, old.Recipient, old.Hashes.Shape, old.Hash); err != nil {
+	if old != nil && (rec == nil || old.Recipient != rec.Recipient || oldShape != shape) {
+		if err := w.refreshFirst(old.Recipient, oldShape, old.Hash); err != nil {
 			return err
 		}
 	}
 	if rec == nil {
 		return nil
 	}
-	return ix.lowerFirst(txn, rec)
+	return w.lowerFirst(rec, shape)
 }
 
 // Delete removes a transaction's record and all its keys (ErrNotFound
 // when it is not there).
 func (ix *Index) Delete(tx normalform.Hash) error {
 	return ix.db.Update(func(txn *badger.Txn) error {
-		item, err := txn.Get(TxKey(tx).Bytes())
-		if errors.Is(err, badger.ErrKeyNotFound) {
+		w := ix.newWtx(txn)
+		old, id, enc, err := w.find(tx)
+		if err != nil {
+			return err
+		}
+		if old == nil {
 			return fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
-		} else if err != nil {
-			return err
 		}
-		enc, err := item.ValueCopy(nil)
-		if err != nil {
-			return err
-		}
-		old, err := DecodeRecord(tx, enc)
-		if err != nil {
-			return err
-		}
-		for _, x := range old.keys(enc) {
+		for _, x := range old.keys(enc, id) {
 			if err := ix.del(txn, x.k); err != nil {
 				return err
 			}
 		}
-		return ix.firstAfter(txn, old, nil)
+		if err := w.txHashRemove(tx, old.Loc); err != nil {
+			return err
+		}
+		return w.firstAfter(old, id[normalform.Shape], nil, 0)
 	})
 }
 
@@ -287,12 +453,12 @@ func parseFirstValue(v []byte) (Ref, error) {
 	return r, nil
 }
 
-func (ix *Index) lowerFirst(txn *badger.Txn, rec *Record) error {
-	key := FirstKey(rec.Recipient, rec.Hashes.Shape).Bytes()
-	item, err := txn.Get(key)
+func (w *wtx) lowerFirst(rec *Record, shape uint32) error {
+	key := FirstKey(rec.Recipient, shape).Bytes()
+	item, err := w.txn.Get(key)
 	switch {
 	case errors.Is(err, badger.ErrKeyNotFound):
-		return ix.set(txn, key, firstValue(rec.Loc, rec.Hash))
+		return w.ix.set(w.txn, key, firstValue(rec.Loc, rec.Hash))
 	case err != nil:
 		return err
 	}
@@ -302,17 +468,18 @@ func (ix *Index) lowerFirst(txn *badger.Txn, rec *Record) error {
 	}
 	if cur.Hash == rec.Hash && cur.Loc != rec.Loc {
 		// This transaction was the first and has moved: recompute.
-		return ix.refreshFirst(txn, rec.Recipient, rec.Hashes.Shape, rec.Hash)
+		return w.refreshFirst(rec.Recipient, shape, rec.Hash)
 	}
 	if rec.Loc.Less(cur.Loc) {
-		return ix.set(txn, key, firstValue(rec.Loc, rec.Hash))
+		return w.ix.set(w.txn, key, firstValue(rec.Loc, rec.Hash))
 	}
 	return nil
 }
 
 // refreshFirst recomputes a first-seen key from the bot keys (as txn sees
 // them) when it may have named tx.
-func (ix *Index) refreshFirst(txn *badger.Txn, bot normalform.Address, shape normalform.Hash, tx normalform.Hash) error {
+func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, tx normalform.Hash) error {
+	txn := w.txn
 	key := FirstKey(bot, shape).Bytes()
 	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
@@ -327,46 +494,75 @@ func (ix *Index) refreshFirst(txn *badger.Txn, bot normalform.Address, shape nor
 	if cur.Hash != tx {
 		return nil
 	}
+	first, err := leastOfBot(txn, w.resolve(), bot, shape)
+	if err != nil {
+		return err
+	}
+	if first == nil {
+		return w.ix.del(txn, key)
+	}
+	return w.ix.set(txn, key, firstValue(first.Loc, first.Hash))
+}
+
+// leastOfBot is the bot's first transaction of a shape (id), from its
+// bot keys (nil: none): the first whose record's recipient is the bot
+// (another bot may share its tag).
+func leastOfBot(txn *badger.Txn, names Names, bot normalform.Address, shape uint32) (*Ref, error) {
 	prefix := botShapePrefix(bot, shape)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-	it.Seek(prefix)
-	var first *Ref
-	if it.ValidForPrefix(prefix) {
-		var r Ref
-		err := it.Item().Value(func(v []byte) (err error) { r, err = refOf(txn, it.Item().Key(), v); return err })
-		if err == nil {
-			first = &r
-		}
+	defer it.Close()
+	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+		l, err := locOf(it.Item().Key())
 		if err != nil {
-			it.Close()
-			return err
+			return nil, err
+		}
+		rec, err := recordIn(txn, l, names, depthAddrs)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Recipient == bot {
+			return &Ref{Hash: rec.Hash, Loc: rec.Loc}, nil
 		}
 	}
-	it.Close()
-	if first == nil {
-		return ix.del(txn, key)
-	}
-	return ix.set(txn, key, firstValue(first.Loc, first.Hash))
+	return nil, nil
 }
 
 // Get returns the record of a transaction, or ErrNotFound.
 func (ix *Index) Get(tx normalform.Hash) (*Record, error) {
 	var rec *Record
-	err := ix.db.View(func(txn *badger.Txn) (err error) {
-		rec, err = getRecord(txn, tx)
+	err := ix.db.View(func(txn *badger.Txn) error {
+		l, enc, err := recordOf(txn, tx)
+		if err != nil {
+			return err
+		}
+		if enc == nil {
+			return fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
+		}
+		rec, err = decodeRecord(l, enc, ix.namesIn(txn), depthFull)
 		return err
 	})
 	return rec, err
 }
 
-func getRecord(txn *badger.Txn, tx normalform.Hash) (*Record, error) {
-	item, err := txn.Get(TxKey(tx).Bytes())
+// GetAt returns the record of the transaction at a position, or
+// ErrNotFound.
+func (ix *Index) GetAt(l Loc) (*Record, error) {
+	var rec *Record
+	err := ix.db.View(func(txn *badger.Txn) (err error) {
+		rec, err = ix.recordAt(txn, l, depthFull)
+		return err
+	})
+	return rec, err
+}
+
+func (ix *Index) recordAt(txn *badger.Txn, l Loc, d depth) (*Record, error) {
+	item, err := txn.Get(TxKey(l).Bytes())
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
+		return nil, fmt.Errorf("position %s: %w", l, ErrNotFound)
 	} else if err != nil {
 		return nil, err
 	}
 	var rec *Record
-	err = item.Value(func(v []byte) (err error) { rec, err = DecodeRecord(tx, v); return })
+	err = item.Value(func(v []byte) (err error) { rec, err = decodeRecord(l, v, ix.namesIn(txn), d); return })
 	return rec, err
 }

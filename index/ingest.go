@@ -253,12 +253,19 @@ type result struct {
 	failure   *Failure
 }
 
-// entry is an analysed transaction ready to write.
+// entry is an analysed transaction ready to write: its record, encoded
+// but for the dictionary ids, which the writer assigns.
 type entry struct {
 	rec *Record
-	enc []byte
-	kvs []kv
+	enc *encoded
 }
+
+// resultsQueue is how many analysed transactions (and input headers) may
+// wait for the writer: enough for the analysers to go on while the writer
+// writes a batch (BatchTxs), instead of stopping after a few. Memory stays
+// bounded by the inputs in flight (4×Workers), whose transactions these
+// are.
+const resultsQueue = 1024
 
 // NewIngester starts an ingest.
 func (ix *Index) NewIngester(ctx context.Context, opt IngestOptions) *Ingester {
@@ -276,7 +283,7 @@ func (ix *Index) NewIngester(ctx context.Context, opt IngestOptions) *Ingester {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	g := &Ingester{ix: ix, opt: opt, ctx: ctx, cancel: cancel, fp: ConfigFingerprint(opt.Config),
-		jobs: make(chan job), tasks: make(chan task, 4*opt.Workers), results: make(chan any, 4*opt.Workers),
+		jobs: make(chan job), tasks: make(chan task, 4*opt.Workers), results: make(chan any, resultsQueue),
 		slots: make(chan struct{}, 4*opt.Workers), done: make(chan struct{}), start: time.Now()}
 	for range opt.Workers {
 		g.decWG.Add(1)
@@ -441,8 +448,7 @@ func (g *Ingester) analyse(t task) (r *result) {
 		return fail(StageIndex, err.Error())
 	}
 	rec.Latency = g.opt.clock().Sub(start)
-	enc := rec.Encode()
-	r.entry = &entry{rec: rec, enc: enc, kvs: rec.keys(enc)}
+	r.entry = &entry{rec: rec, enc: rec.encode()}
 	return r
 }
 
@@ -620,10 +626,27 @@ func (w *writer) flush() error {
 }
 
 func (w *writer) commit(ops []op) error {
+	for range 10 {
+		wt, err := w.try(ops)
+		if errors.Is(err, badger.ErrConflict) {
+			continue // a concurrent Put assigned dictionary ids: again
+		}
+		if err == nil && wt != nil {
+			wt.committed()
+		}
+		return err
+	}
+	return fmt.Errorf("writing a batch: %w", badger.ErrConflict)
+}
+
+// try writes ops in one Badger transaction; it returns the transaction's
+// state after its commit (nil when a split or retry wrote the batch).
+func (w *writer) try(ops []op) (*wtx, error) {
 	txn := w.g.ix.db.NewTransaction(true)
 	defer txn.Discard()
+	wt := w.g.ix.newWtx(txn)
 	for i := range ops {
-		err := w.apply(txn, &ops[i])
+		err := w.apply(wt, &ops[i])
 		var pe *PositionError
 		switch {
 		case err == nil:
@@ -632,26 +655,26 @@ func (w *writer) commit(ops []op) error {
 			// Not this transaction; the batch again without it.
 			txn.Discard()
 			w.drop(&ops[i], pe.Error())
-			return w.commit(ops)
+			return nil, w.commit(ops)
 		case errors.Is(err, badger.ErrTxnTooBig):
 			txn.Discard()
 			if len(ops) > 1 {
 				half := len(ops) / 2
 				if err := w.commit(ops[:half]); err != nil {
-					return err
+					return nil, err
 				}
-				return w.commit(ops[half:])
+				return nil, w.commit(ops[half:])
 			}
 			if ops[0].e == nil {
-				return fmt.Errorf("%s: the input's failures and marker do not fit in one write", ops[0].fin.h.name)
+				return nil, fmt.Errorf("%s: the input's failures and marker do not fit in one write", ops[0].fin.h.name)
 			}
 			w.drop(&ops[0], fmt.Sprintf("tx %s: its record and keys do not fit in one Badger write", ops[0].e.rec.Hash.Hex()))
-			return nil
+			return nil, nil
 		default:
-			return err
+			return nil, err
 		}
 	}
-	return txn.Commit()
+	return wt, txn.Commit()
 }
 
 // drop turns a transaction that cannot be written into a failure of its
@@ -662,10 +685,10 @@ func (w *writer) drop(o *op, msg string) {
 	o.e = nil
 }
 
-func (w *writer) apply(txn *badger.Txn, o *op) error {
-	ix := w.g.ix
+func (w *writer) apply(wt *wtx, o *op) error {
+	ix, txn := w.g.ix, wt.txn
 	if o.e != nil {
-		changed, err := ix.put(txn, o.e.rec, o.e.enc, o.e.kvs)
+		changed, err := wt.put(o.e.rec, o.e.enc)
 		o.changed = changed
 		return err
 	}

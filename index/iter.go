@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -45,16 +47,11 @@ func (ix *Index) scan(ctx context.Context, prefix, lo []byte, values bool, fn fu
 	})
 }
 
-// scanWith is scan with the read transaction given to fn (to resolve
-// references).
-func (ix *Index) scanWith(ctx context.Context, prefix, lo []byte, values bool, fn func(txn *badger.Txn, k, v []byte) (seek []byte, stop bool, err error)) error {
-	return ix.db.View(func(txn *badger.Txn) error {
-		return scanTxn(ctx, txn, prefix, lo, values, func(k, v []byte) ([]byte, bool, error) { return fn(txn, k, v) })
-	})
-}
-
 func scanTxn(ctx context.Context, txn *badger.Txn, prefix, lo []byte, values bool, fn func(k, v []byte) ([]byte, bool, error)) error {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: values, PrefetchSize: 64})
+	// Values are read in place (item.Value), not prefetched: every value
+	// of this index is small enough to live in the LSM tree beside its
+	// key, and prefetching copies each one (in a goroutine per item).
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	if lo == nil {
 		lo = prefix
@@ -90,10 +87,10 @@ func scanTxn(ctx context.Context, txn *badger.Txn, prefix, lo []byte, values boo
 	return ctx.Err()
 }
 
-// scanGroups walks keys prefix | group | loc, where group has gw bytes,
-// keeping the locations in blocks: within each group it seeks to the
-// range's first block and skips past its last.
-func (ix *Index) scanGroups(ctx context.Context, prefix []byte, gw int, blocks BlockRange, fn func(txn *badger.Txn, k, v []byte) error) error {
+// scanGroupsTxn walks keys prefix | group | loc, where group has gw
+// bytes, keeping the locations in blocks: within each group it seeks to
+// the range's first block and skips past its last.
+func scanGroupsTxn(ctx context.Context, txn *badger.Txn, prefix []byte, gw int, blocks BlockRange, fn func(k, v []byte) error) error {
 	if blocks.From > blocks.To {
 		return nil
 	}
@@ -102,7 +99,7 @@ func (ix *Index) scanGroups(ctx context.Context, prefix []byte, gw int, blocks B
 	if gw == 0 {
 		lo, _ = blockBounds(prefix, blocks.From, blocks.To)
 	}
-	return ix.scanWith(ctx, prefix, lo, true, func(txn *badger.Txn, k, v []byte) ([]byte, bool, error) {
+	return scanTxn(ctx, txn, prefix, lo, false, func(k, v []byte) ([]byte, bool, error) {
 		if len(k) < at+locWidth {
 			return nil, true, fmt.Errorf("%w: %x", ErrBadKey, k)
 		}
@@ -118,100 +115,291 @@ func (ix *Index) scanGroups(ctx context.Context, prefix []byte, gw int, blocks B
 			}
 			return next, false, nil
 		}
-		return nil, false, fn(txn, k, v)
+		return nil, false, fn(k, v)
 	})
 }
 
-// refOf reads a secondary key's location and the transaction's hash: the
-// key's own when the position is unknown (it is part of the key), else
-// the by-position key's value (keys.go: secondary keys carry no value; a
-// position key carries the hash).
-func refOf(txn *badger.Txn, k, v []byte) (Ref, error) {
+// locOf reads a key's position (the per-transaction kinds').
+func locOf(k []byte) (Loc, error) {
 	key, err := ParseKey(k)
-	if err != nil {
-		return Ref{}, err
-	}
-	r := Ref{Loc: key.Loc}
-	switch {
-	case len(v) == 32:
-		copy(r.Hash[:], v)
-	case len(v) != 0:
-		return Ref{}, fmt.Errorf("%s key %x: value is not a transaction hash", key.Kind, k)
-	case !key.Loc.Known():
-		r.Hash = key.Loc.Tx
-	case key.Kind == KindPos:
-		return Ref{}, fmt.Errorf("pos key %x: no transaction hash", k)
-	default:
-		item, err := txn.Get(PosKey(key.Loc).Bytes())
-		if err != nil {
-			return Ref{}, fmt.Errorf("%s key %x: its position: %w", key.Kind, k, err)
-		}
-		if err := item.Value(func(v []byte) error {
-			if len(v) != 32 {
-				return fmt.Errorf("pos key %x: value is not a transaction hash", item.Key())
-			}
-			copy(r.Hash[:], v)
-			return nil
-		}); err != nil {
-			return Ref{}, err
-		}
-	}
-	return r, nil
+	return key.Loc, err
 }
 
-func refs(fn func(Ref) error) func(txn *badger.Txn, k, v []byte) error {
-	return func(txn *badger.Txn, k, v []byte) error {
-		r, err := refOf(txn, k, v)
+// The By* functions and Fetch read secondary keys, whose addresses,
+// tokens and exact hashes are tags (keys.go): each key found is checked
+// against the record at its position, which is read anyway, so that a tag
+// two addresses (tokens, hashes) share never gives a transaction of the
+// other. find is the walk they share.
+
+// find streams the records a lookup finds, in its order, each once,
+// decoded to depth d (at least what the lookup's check reads). key is the
+// secondary key that found the record (parsed).
+func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, fn func(rec *Record, key *Key) error) error {
+	names := ix.namesIn(txn)
+	if lk.By == KindAddr || lk.By == KindToken || lk.By == KindProfit {
+		d = depthFull // the check reads the addresses, tokens or balances
+	} else if lk.By == KindBot && d < depthAddrs {
+		d = depthAddrs
+	}
+	n := 0
+	get := func(key *Key) error {
+		if n++; n%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		item, err := txn.Get(TxKey(key.Loc).Bytes())
+		if err != nil {
+			return fmt.Errorf("%s key at %s: its record: %w", key.Kind, key.Loc, err)
+		}
+		var rec *Record
+		if err := item.Value(func(v []byte) (err error) { rec, err = decodeRecord(key.Loc, v, names, d); return }); err != nil {
+			return err
+		}
+		if !lk.holds(rec, key) {
+			return nil // another hash, address or token with the same tag
+		}
+		return fn(rec, key)
+	}
+	keys := func(prefix []byte, gw int) error {
+		return scanGroupsTxn(ctx, txn, prefix, gw, lk.Blocks, func(k, _ []byte) error {
+			key, err := ParseKey(k)
+			if err != nil {
+				return err
+			}
+			return get(&key)
+		})
+	}
+	switch lk.By {
+	case KindHash:
+		var id uint32
+		if lk.Level != normalform.Exact {
+			var ok bool
+			var err error
+			if id, ok, err = ix.idIn(txn, lk.Level, lk.Hash); err != nil || !ok {
+				return err
+			}
+		}
+		return keys(hashPrefix(lk.Level, lk.Hash, id), 0)
+	case KindBot:
+		ids, err := ix.botShapes(ctx, txn, lk.Addr)
 		if err != nil {
 			return err
 		}
-		return fn(r)
+		for _, id := range ids {
+			if err := keys(botShapePrefix(lk.Addr, id), 0); err != nil {
+				return err
+			}
+		}
+		return nil
+	case KindAddr:
+		if !lk.AsToken {
+			return keys(addrPrefix(lk.Addr), 0)
+		}
+		// The address's keys and the token's, merged in position order.
+		var found []Key
+		seen := map[Loc]bool{}
+		collect := func(k, _ []byte) error {
+			key, err := ParseKey(k)
+			if err == nil && !seen[key.Loc] {
+				seen[key.Loc] = true
+				found = append(found, key)
+			}
+			return err
+		}
+		if err := scanGroupsTxn(ctx, txn, addrPrefix(lk.Addr), 0, lk.Blocks, collect); err != nil {
+			return err
+		}
+		if err := scanGroupsTxn(ctx, txn, tokenPrefix(normalform.FungibleToken(lk.Addr)), 0, lk.Blocks, collect); err != nil {
+			return err
+		}
+		sort.SliceStable(found, func(i, j int) bool { return found[i].Loc.Less(found[j].Loc) })
+		for i := range found {
+			if err := get(&found[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	case KindToken:
+		return keys(tokenPrefix(lk.Token), 0)
+	case KindVerdict:
+		if lk.Tier != nil {
+			return keys(verdictPrefix(lk.Verdict, *lk.Tier), 0)
+		}
+		return keys([]byte{byte(KindVerdict), byte(lk.Verdict)}, 1)
+	case KindProfit:
+		seen := map[Loc]bool{}
+		return profitKeys(ctx, txn, lk.Side, lk.Token, lk.Lo, lk.Hi, func(k *Key) error {
+			if seen[k.Loc] {
+				return nil
+			}
+			seen[k.Loc] = true
+			return get(k)
+		})
 	}
+	return fmt.Errorf("index: no lookup by %s", lk.By)
+}
+
+// holds reports whether the record found through key is one the lookup
+// asks for (false: a tag collision).
+func (lk *Lookup) holds(rec *Record, key *Key) bool {
+	switch lk.By {
+	case KindHash:
+		return rec.Hashes.Of(lk.Level) == lk.Hash
+	case KindBot:
+		return rec.Recipient == lk.Addr
+	case KindAddr:
+		if slices.Contains(rec.Addresses, lk.Addr) {
+			return true
+		}
+		return lk.AsToken && slices.Contains(rec.Tokens, normalToken(normalform.FungibleToken(lk.Addr)))
+	case KindToken:
+		return slices.Contains(rec.Tokens, normalToken(lk.Token))
+	case KindProfit:
+		as := rec.Gross
+		if lk.Side == Net {
+			if !rec.CostsKnown {
+				return false
+			}
+			as = rec.Net
+		}
+		for _, a := range as {
+			if normalToken(a.Token) == normalToken(lk.Token) && a.Amount.Cmp(key.Amount) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// refs adapts a Ref callback to find.
+func refs(fn func(Ref) error) func(*Record, *Key) error {
+	return func(rec *Record, _ *Key) error { return fn(Ref{Hash: rec.Hash, Loc: rec.Loc}) }
+}
+
+func (ix *Index) view(ctx context.Context, lk Lookup, d depth, fn func(*Record, *Key) error) error {
+	return ix.db.View(func(txn *badger.Txn) error { return ix.find(ctx, txn, lk, d, fn) })
 }
 
 // ByHash streams the transactions whose hash at level is h, in position
 // order.
 func (ix *Index) ByHash(ctx context.Context, level normalform.Level, h normalform.Hash, blocks BlockRange, fn func(Ref) error) error {
-	return ix.scanGroups(ctx, hashPrefix(level, h), 0, blocks, refs(fn))
+	return ix.view(ctx, Lookup{By: KindHash, Level: level, Hash: h, Blocks: blocks}, depthHeader, refs(fn))
+}
+
+// botShapes lists the ids of the shapes under a bot's tag, in the order
+// of their hashes.
+func (ix *Index) botShapes(ctx context.Context, txn *badger.Txn, bot normalform.Address) ([]uint32, error) {
+	prefix := botPrefix(bot)
+	names := ix.namesIn(txn)
+	type shape struct {
+		id uint32
+		h  normalform.Hash
+	}
+	var out []shape
+	err := scanTxn(ctx, txn, prefix, nil, false, func(k, _ []byte) ([]byte, bool, error) {
+		key, err := ParseKey(k)
+		if err != nil {
+			return nil, true, err
+		}
+		h, ok := names(normalform.Shape, key.ID)
+		if !ok {
+			return nil, true, fmt.Errorf("bot key %x: shape id %d is not in the dictionary", k, key.ID)
+		}
+		out = append(out, shape{key.ID, h})
+		return prefixEnd(k[:len(prefix)+4]), false, nil // the next shape
+	})
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].h[:], out[j].h[:]) < 0 })
+	ids := make([]uint32, len(out))
+	for i, s := range out {
+		ids[i] = s.id
+	}
+	return ids, err
 }
 
 // ByBot streams a recipient's transactions, by shape hash and then
 // position.
 func (ix *Index) ByBot(ctx context.Context, bot normalform.Address, blocks BlockRange, fn func(shape normalform.Hash, r Ref) error) error {
-	return ix.scanGroups(ctx, botPrefix(bot), 32, blocks, func(txn *badger.Txn, k, v []byte) error {
-		key, err := ParseKey(k)
-		if err != nil {
-			return err
-		}
-		r, err := refOf(txn, k, v)
-		if err != nil {
-			return err
-		}
-		return fn(key.Struct, r)
+	return ix.view(ctx, Lookup{By: KindBot, Addr: bot, Blocks: blocks}, depthAddrs, func(rec *Record, _ *Key) error {
+		return fn(rec.Hashes.Shape, Ref{Hash: rec.Hash, Loc: rec.Loc})
 	})
 }
 
 // ByBotShape streams a recipient's transactions of one shape, in position
 // order.
 func (ix *Index) ByBotShape(ctx context.Context, bot normalform.Address, shape normalform.Hash, blocks BlockRange, fn func(Ref) error) error {
-	return ix.scanGroups(ctx, botShapePrefix(bot, shape), 0, blocks, refs(fn))
+	return ix.db.View(func(txn *badger.Txn) error {
+		id, ok, err := ix.idIn(txn, normalform.Shape, shape)
+		if err != nil || !ok {
+			return err
+		}
+		names := ix.namesIn(txn)
+		return scanGroupsTxn(ctx, txn, botShapePrefix(bot, id), 0, blocks, func(k, _ []byte) error {
+			l, err := locOf(k)
+			if err != nil {
+				return err
+			}
+			rec, err := recordIn(txn, l, names, depthAddrs)
+			if err != nil || rec.Recipient != bot {
+				return err
+			}
+			return fn(Ref{Hash: rec.Hash, Loc: rec.Loc})
+		})
+	})
+}
+
+// recordIn reads the record at a position, decoded to depth d.
+func recordIn(txn *badger.Txn, l Loc, names Names, d depth) (*Record, error) {
+	item, err := txn.Get(TxKey(l).Bytes())
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, fmt.Errorf("position %s: %w", l, ErrNotFound)
+	} else if err != nil {
+		return nil, err
+	}
+	var rec *Record
+	err = item.Value(func(v []byte) (err error) { rec, err = decodeRecord(l, v, names, d); return })
+	return rec, err
 }
 
 // BotShapes streams the shapes a recipient has used, each with its first
 // transaction (the least position), in shape-hash order. "Shapes bot B
 // had not used before block N" are those whose first block is N or more.
 func (ix *Index) BotShapes(ctx context.Context, bot normalform.Address, fn func(shape normalform.Hash, first Ref) error) error {
-	return ix.scan(ctx, firstPrefix(bot), nil, true, func(k, v []byte) ([]byte, bool, error) {
-		key, err := ParseKey(k)
-		if err != nil {
-			return nil, true, err
-		}
-		r, err := parseFirstValue(v)
-		if err != nil {
-			return nil, true, err
-		}
-		return nil, false, fn(key.Struct, r)
+	type hit struct {
+		shape normalform.Hash
+		r     Ref
+	}
+	var hits []hit
+	err := ix.db.View(func(txn *badger.Txn) error {
+		names := ix.namesIn(txn)
+		return scanTxn(ctx, txn, firstPrefix(bot), nil, true, func(k, v []byte) ([]byte, bool, error) {
+			key, err := ParseKey(k)
+			if err != nil {
+				return nil, true, err
+			}
+			r, err := parseFirstValue(v)
+			if err != nil {
+				return nil, true, err
+			}
+			h, ok := names(normalform.Shape, key.ID)
+			if !ok {
+				return nil, true, fmt.Errorf("first key %x: shape id %d is not in the dictionary", k, key.ID)
+			}
+			hits = append(hits, hit{h, r})
+			return nil, false, nil
+		})
 	})
+	if err != nil {
+		return err
+	}
+	sort.Slice(hits, func(i, j int) bool { return bytes.Compare(hits[i].shape[:], hits[j].shape[:]) < 0 })
+	for _, h := range hits {
+		if err := fn(h.shape, h.r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // FirstSeen returns a recipient's first transaction of a shape.
@@ -219,7 +407,11 @@ func (ix *Index) FirstSeen(bot normalform.Address, shape normalform.Hash) (Ref, 
 	var r Ref
 	found := false
 	err := ix.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(FirstKey(bot, shape).Bytes())
+		id, ok, err := ix.idIn(txn, normalform.Shape, shape)
+		if err != nil || !ok {
+			return err
+		}
+		item, err := txn.Get(FirstKey(bot, id).Bytes())
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil
 		} else if err != nil {
@@ -233,25 +425,50 @@ func (ix *Index) FirstSeen(bot normalform.Address, shape normalform.Hash) (Ref, 
 
 // ByBlocks streams the transactions of a block range in position order.
 func (ix *Index) ByBlocks(ctx context.Context, blocks BlockRange, fn func(Ref) error) error {
-	return ix.scanGroups(ctx, kindPrefix(KindPos), 0, blocks, refs(fn))
+	return ix.db.View(func(txn *badger.Txn) error {
+		return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
+			h, ok := hashOf(v)
+			if !ok {
+				return fmt.Errorf("record at %s: %w", l, ErrBadRecord)
+			}
+			return fn(Ref{Hash: h, Loc: l})
+		})
+	})
+}
+
+// recordsTxn walks the record keys of a block range in position order.
+func recordsTxn(ctx context.Context, txn *badger.Txn, blocks BlockRange, fn func(l Loc, v []byte) error) error {
+	if blocks.From > blocks.To {
+		return nil
+	}
+	prefix := kindPrefix(KindTx)
+	lo, _ := blockBounds(prefix, blocks.From, blocks.To)
+	var key Key
+	return scanTxn(ctx, txn, prefix, lo, true, func(k, v []byte) ([]byte, bool, error) {
+		r := keyReader{b: k[1:]}
+		key.Loc = r.loc()
+		if r.err != nil || len(r.b) != 0 {
+			return nil, true, fmt.Errorf("%w: tx key %x", ErrBadKey, k)
+		}
+		if !blocks.has(key.Loc.Block) {
+			return nil, true, nil
+		}
+		return nil, false, fn(key.Loc, v)
+	})
 }
 
 // ByVerdict streams the transactions with a verdict, by tier and then
 // position.
 func (ix *Index) ByVerdict(ctx context.Context, v normalform.Verdict, blocks BlockRange, fn func(t normalform.Tier, r Ref) error) error {
-	return ix.scanGroups(ctx, []byte{byte(KindVerdict), byte(v)}, 1, blocks, func(txn *badger.Txn, k, val []byte) error {
-		r, err := refOf(txn, k, val)
-		if err != nil {
-			return err
-		}
-		return fn(normalform.Tier(k[2]), r)
+	return ix.view(ctx, Lookup{By: KindVerdict, Verdict: v, Blocks: blocks}, depthHeader, func(rec *Record, _ *Key) error {
+		return fn(rec.Tier, Ref{Hash: rec.Hash, Loc: rec.Loc})
 	})
 }
 
 // ByTier streams the transactions with a verdict and tier, in position
 // order.
 func (ix *Index) ByTier(ctx context.Context, v normalform.Verdict, t normalform.Tier, blocks BlockRange, fn func(Ref) error) error {
-	return ix.scanGroups(ctx, verdictPrefix(v, t), 0, blocks, refs(fn))
+	return ix.view(ctx, Lookup{By: KindVerdict, Verdict: v, Tier: &t, Blocks: blocks}, depthHeader, refs(fn))
 }
 
 // ByProfit streams the transactions whose balance (side) has a component
@@ -259,6 +476,13 @@ func (ix *Index) ByTier(ctx context.Context, v normalform.Verdict, t normalform.
 // then position. Transactions with no component in tok are not there (an
 // absent component is zero, and zero components are not stored).
 func (ix *Index) ByProfit(ctx context.Context, side Side, tok normalform.Token, lo, hi *normalform.Signed, fn func(amount normalform.Signed, r Ref) error) error {
+	lk := Lookup{By: KindProfit, Side: side, Token: tok, Lo: lo, Hi: hi, Blocks: AllBlocks}
+	return ix.view(ctx, lk, depthFull, func(rec *Record, key *Key) error {
+		return fn(key.Amount, Ref{Hash: rec.Hash, Loc: rec.Loc})
+	})
+}
+
+func profitKeys(ctx context.Context, txn *badger.Txn, side Side, tok normalform.Token, lo, hi *normalform.Signed, fn func(*Key) error) error {
 	prefix := profitPrefix(side, tok)
 	var start, end []byte
 	if lo != nil {
@@ -267,7 +491,7 @@ func (ix *Index) ByProfit(ctx context.Context, side Side, tok normalform.Token, 
 	if hi != nil {
 		end = prefixEnd(append(append([]byte(nil), prefix...), AmountBytes(*hi)...))
 	}
-	return ix.scanWith(ctx, prefix, start, true, func(txn *badger.Txn, k, v []byte) ([]byte, bool, error) {
+	return scanTxn(ctx, txn, prefix, start, false, func(k, v []byte) ([]byte, bool, error) {
 		if end != nil && bytes.Compare(k, end) >= 0 {
 			return nil, true, nil
 		}
@@ -275,60 +499,82 @@ func (ix *Index) ByProfit(ctx context.Context, side Side, tok normalform.Token, 
 		if err != nil {
 			return nil, true, err
 		}
-		r, err := refOf(txn, k, v)
-		if err != nil {
-			return nil, true, err
-		}
-		return nil, false, fn(key.Amount, r)
+		return nil, false, fn(&key)
 	})
 }
 
 // ByAddress streams the transactions that touch an address (as from, to,
 // or an endpoint of a transfer), in position order.
 func (ix *Index) ByAddress(ctx context.Context, a normalform.Address, blocks BlockRange, fn func(Ref) error) error {
-	return ix.scanGroups(ctx, addrPrefix(a), 0, blocks, refs(fn))
+	return ix.view(ctx, Lookup{By: KindAddr, Addr: a, Blocks: blocks}, depthFull, refs(fn))
 }
 
 // ByToken streams the transactions that move a token, in position order.
 func (ix *Index) ByToken(ctx context.Context, tok normalform.Token, blocks BlockRange, fn func(Ref) error) error {
-	return ix.scanGroups(ctx, tokenPrefix(tok), 0, blocks, refs(fn))
+	return ix.view(ctx, Lookup{By: KindToken, Token: tok, Blocks: blocks}, depthFull, refs(fn))
 }
 
-// Records streams the records of a block range in position order.
+// Records streams the records of a block range in position order. The
+// records are keyed by position: the range is read with iterators, on all
+// cores, and fn is called in order on the caller's goroutine (pscan.go).
 func (ix *Index) Records(ctx context.Context, blocks BlockRange, fn func(*Record) error) error {
 	return ix.db.View(func(txn *badger.Txn) error {
-		prefix := kindPrefix(KindPos)
-		lo, _ := blockBounds(prefix, blocks.From, blocks.To)
-		return scanTxn(ctx, txn, prefix, lo, true, func(k, v []byte) ([]byte, bool, error) {
-			r, err := refOf(txn, k, v)
-			if err != nil {
-				return nil, true, err
-			}
-			if !blocks.has(r.Loc.Block) {
-				return nil, true, nil
-			}
-			rec, err := getRecord(txn, r.Hash)
-			if err != nil {
-				return nil, true, err
-			}
-			return nil, false, fn(rec)
-		})
+		return ix.scanRecords(ctx, txn, blocks, depthFull, nil, true, fn)
 	})
 }
 
-// Scan streams every record, in transaction-hash order.
-func (ix *Index) Scan(ctx context.Context, fn func(*Record) error) error {
-	return ix.scan(ctx, kindPrefix(KindTx), nil, true, func(k, v []byte) ([]byte, bool, error) {
-		key, err := ParseKey(k)
-		if err != nil {
-			return nil, true, err
-		}
-		rec, err := DecodeRecord(key.Tx, v)
-		if err != nil {
-			return nil, true, err
-		}
-		return nil, false, fn(rec)
+// Filter streams the records of a block range in position order as
+// Records does, deciding on each record's header first: match receives
+// a Partial record (Record.Partial says which fields it has; From, To and
+// Recipient only when addrs is set) and is called from several goroutines
+// at once, so it must only read it; nil matches every record. fn is
+// called in position order on the caller's goroutine with each record
+// matched: decoded whole when whole is set (a scan that filters on the
+// header decodes only the records it emits), else the partial record
+// match saw.
+func (ix *Index) Filter(ctx context.Context, blocks BlockRange, addrs bool, match func(*Record) (bool, error), whole bool, fn func(*Record) error) error {
+	d := depthHeader
+	if addrs {
+		d = depthAddrs
+	}
+	return ix.db.View(func(txn *badger.Txn) error {
+		return ix.scanRecords(ctx, txn, blocks, d, match, whole, fn)
 	})
+}
+
+// Lookup names a secondary-key access path for Fetch: the transactions
+// with a structural hash (By KindHash: Level, Hash), of a bot (KindBot:
+// Addr; by shape hash then position), touching an address (KindAddr: Addr;
+// with AsToken, or the token at that address, merged in position order),
+// moving a token (KindToken: Token), with a verdict (KindVerdict: Verdict,
+// and Tier when set; by tier then position), or with a balance component
+// in a range (KindProfit: Side, Token, Lo, Hi as ByProfit; by amount then
+// position; Blocks is ignored). Blocks bounds the positions.
+type Lookup struct {
+	By      Kind
+	Level   normalform.Level
+	Hash    normalform.Hash
+	Addr    normalform.Address
+	AsToken bool
+	Token   normalform.Token
+	Verdict normalform.Verdict
+	Tier    *normalform.Tier
+	Side    Side
+	Lo, Hi  *normalform.Signed
+	Blocks  BlockRange
+}
+
+// Fetch streams the records a lookup finds, in its order, each once. It
+// reads each record by its position in the lookup's own read transaction:
+// one point read a transaction (the By* functions give Refs, and Get then
+// reads each record again).
+func (ix *Index) Fetch(ctx context.Context, lk Lookup, fn func(*Record) error) error {
+	return ix.view(ctx, lk, depthFull, func(rec *Record, _ *Key) error { return fn(rec) })
+}
+
+// Scan streams every record, in position order.
+func (ix *Index) Scan(ctx context.Context, fn func(*Record) error) error {
+	return ix.Records(ctx, AllBlocks, fn)
 }
 
 // KindStats count the keys of one kind and their bytes.

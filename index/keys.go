@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -18,28 +19,54 @@ import (
 // of keys. Nothing else in the package builds or parses key bytes.
 //
 // Notation: u8, u32, u64 are big-endian unsigned integers of 1, 4 and 8
-// bytes; hash is 32 bytes; addr is 20 bytes; loc and token and amount are
-// defined below the table.
+// bytes; hash is 32 bytes; addr is 20 bytes; id is a u32 dictionary id
+// (below); tag is 6 bytes standing for a hash, an address or a token
+// (below); loc and amount are defined below the table.
 //
-//	kind        key                                               value
-//	0x01 schema  0x01                                              u32 schema version, u32 record version
-//	0x02 input   0x02 src[16]                                      input marker (inputValue: content hash, versions, counts, name)
-//	0x03 failure 0x03 src[16] u32 seq                              failure (failureValue: source, stage, tx, message)
-//	0x10 tx      0x10 txhash                                       Record (record.go)
-//	0x11 pos     0x11 loc                                          txhash
-//	0x12 hash    0x12 u8 level, hash, loc                          (none)
-//	0x13 bot     0x13 addr recipient, hash shape, loc              (none)
-//	0x14 first   0x14 addr recipient, hash shape                   loc of the bot's first transaction of that shape, txhash
-//	0x15 verdict 0x15 u8 verdict, u8 tier, loc                     (none)
-//	0x16 profit  0x16 u8 side (0 gross, 1 net), token, amount, loc (none)
-//	0x17 addr    0x17 addr, loc                                    (none)
-//	0x18 token   0x18 token, loc                                   (none)
+//	kind         key                                                  value
+//	0x01 schema  0x01                                                 u32 schema version, u32 record version
+//	0x02 input   0x02 src[16]                                         input marker (inputValue: content hash, versions, counts, name)
+//	0x03 failure 0x03 src[16] u32 seq                                 failure (failureValue: source, stage, tx, message)
+//	0x04 dict    0x04 u8 level (1 shape, 2 tokens, 3 family), hash    id
+//	0x05 name    0x05 id                                              u8 level, hash
+//	0x06 next    0x06                                                 u32: the next id to assign
+//	0x10 tx      0x10 loc                                             Record (record.go)
+//	0x11 txhash  0x11 tag of the transaction hash                     loc, loc, ...: the positions of the transactions with that tag, in key order
+//	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, loc        (none)
+//	             0x12 u8 level (1 shape, 2 tokens, 3 family), id, loc (none)
+//	0x13 bot     0x13 tag of the recipient, id of the shape, loc      (none)
+//	0x14 first   0x14 addr recipient, id of the shape                 u64 block, u32 index, txhash of the bot's first transaction of that shape
+//	0x15 verdict 0x15 u8 verdict, u8 tier, loc                        (none)
+//	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
+//	0x17 addr    0x17 tag of the address, loc                         (none)
+//	0x18 token   0x18 tag of the token, loc                           (none)
 //
-// The secondary keys 0x12 to 0x18 (but 0x14) carry no value: their
-// transaction is the one at their loc, whose hash the pos key holds (or,
-// when the position is unknown, the hash that ends the loc). A lookup
-// through them costs one more point read per transaction found, and saves
-// 32 bytes per key.
+// Records are keyed by position, so a block range or a full scan reads
+// them in order with one iterator. The secondary keys 0x12 to 0x18 (but
+// 0x14) carry no value: their transaction is the record at their loc.
+// The txhash key finds a transaction by hash with one point read (then
+// the record's).
+//
+// Tags: a key holds 6 bytes in place of a transaction or exact hash (its
+// first 6 bytes), an address (the first 6 bytes of SHA-256 of
+// "flowq/addr" and the address: vanity addresses share leading bytes)
+// or a token (of SHA-256 of "flowq/token" and the token as below). Two
+// values may share a tag: every reader checks what it finds against the
+// record at the key's position (its hash, exact hash, recipient,
+// addresses, tokens or balance), which it reads anyway, and the txhash
+// key lists every position of its tag. A collision costs a lookup one
+// more record read, never a wrong answer; with 6 bytes it takes about 17
+// million distinct values for one pair to be likely.
+//
+// The dictionary (0x04, 0x05, 0x06) gives each distinct shape, tokens and
+// family hash a small id (from 1, in the order they were first written),
+// which hash and bot keys and records hold instead of the 32 bytes: those
+// hashes repeat across transactions (the same strategy through other
+// pools). An id is assigned in the same Badger transaction as the first
+// record that uses it, and never changes or goes away (a transaction's
+// Delete leaves it), so no record or key names an id the dictionary does
+// not hold, and readers may cache it. Exact hashes, mostly distinct, get
+// no id.
 //
 // loc is a transaction's position: u40 block, u24 index in the block (5
 // and 3 bytes: blocks up to MaxBlock, indexes up to MaxIndex; a record
@@ -49,8 +76,8 @@ import (
 // either, the block is 0xffffffffff. Such transactions sort after every
 // known position (of their block).
 //
-// token is u8 kind (normalform.TokenKind), addr, and for ERC-721 and
-// ERC-1155 tokens the id as 32 bytes.
+// A token (tagged) is u8 kind (normalform.TokenKind), addr, and for
+// ERC-721 and ERC-1155 tokens the id as 32 bytes.
 //
 // amount is a signed 256-bit integer in 33 bytes whose byte order is its
 // numeric order: a class byte (0x00 negative, 0x01 zero, 0x02 positive)
@@ -64,10 +91,13 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 2:
-// secondary keys without values, locs in 8 bytes, record version 2,
-// normal form encoding version 2 (issue 8).
-const SchemaVersion = 2
+// encodings. Open refuses an index written with another. Version 3:
+// records keyed by position with a header the scans filter on, a txhash
+// key in place of the position key, dictionary ids for the shape, tokens
+// and family hashes, 6-byte tags for transaction and exact hashes,
+// addresses and tokens in keys, record version 3 (issue 8). Version 2:
+// secondary keys without values, locs in 8 bytes.
+const SchemaVersion = 3
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -77,8 +107,11 @@ const (
 	KindSchema  Kind = 0x01
 	KindInput   Kind = 0x02
 	KindFailure Kind = 0x03
+	KindDict    Kind = 0x04
+	KindName    Kind = 0x05
+	KindNext    Kind = 0x06
 	KindTx      Kind = 0x10
-	KindPos     Kind = 0x11
+	KindTxHash  Kind = 0x11
 	KindHash    Kind = 0x12
 	KindBot     Kind = 0x13
 	KindFirst   Kind = 0x14
@@ -88,11 +121,12 @@ const (
 	KindToken   Kind = 0x18
 )
 
-var kindNames = map[Kind]string{KindSchema: "schema", KindInput: "input", KindFailure: "failure", KindTx: "tx", KindPos: "pos",
+var kindNames = map[Kind]string{KindSchema: "schema", KindInput: "input", KindFailure: "failure", KindDict: "dict", KindName: "name",
+	KindNext: "next", KindTx: "tx", KindTxHash: "txhash",
 	KindHash: "hash", KindBot: "bot", KindFirst: "first", KindVerdict: "verdict", KindProfit: "profit", KindAddr: "addr", KindToken: "token"}
 
 // Kinds lists the key kinds in byte order.
-var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindTx, KindPos, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken}
+var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -134,6 +168,16 @@ type Loc struct {
 	Tx    normalform.Hash
 }
 
+func (l Loc) String() string {
+	switch {
+	case l.Known():
+		return fmt.Sprintf("block %d index %d", l.Block, l.Index)
+	case l.Block != UnknownBlock:
+		return fmt.Sprintf("block %d, tx %s", l.Block, l.Tx.Hex())
+	}
+	return "tx " + l.Tx.Hex()
+}
+
 // Known reports whether the position is known (the input gave the index).
 func (l Loc) Known() bool { return l.Index != UnknownIndex }
 
@@ -167,6 +211,27 @@ func locBlock(b []byte) uint64 {
 	return v
 }
 
+// Bytes is the loc as keys hold it.
+func (l Loc) Bytes() []byte { return l.append(make([]byte, 0, 40)) }
+
+// parseLocs reads a txhash key's value: locs one after another.
+func parseLocs(b []byte) ([]Loc, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("%w: empty txhash value", ErrBadKey)
+	}
+	var out []Loc
+	for len(b) > 0 {
+		r := &keyReader{b: b}
+		l := r.loc()
+		if r.err != nil {
+			return nil, fmt.Errorf("%w: txhash value %x", ErrBadKey, b)
+		}
+		out = append(out, l)
+		b = r.b
+	}
+	return out, nil
+}
+
 func (l Loc) append(dst []byte) []byte {
 	dst = appendBlock(dst, l.Block)
 	i := l.Index
@@ -192,19 +257,51 @@ func (l Loc) normal() Loc {
 // name.
 type SourceID [16]byte
 
+// Tag is what a key holds in place of a hash, an address or a token: 6
+// bytes (keys.go, "tags").
+type Tag [6]byte
+
+// Short is the tag of a transaction or exact hash: its first 6 bytes.
+func Short(h normalform.Hash) (s Tag) {
+	copy(s[:], h[:6])
+	return s
+}
+
+// AddrTag is the tag of an address: the first 6 bytes of SHA-256 of
+// "flowq/addr" and the address (not the address's own bytes, which
+// vanity addresses share: leading zeros).
+func AddrTag(a normalform.Address) (t Tag) {
+	var b [30]byte
+	copy(b[:], "flowq/addr")
+	copy(b[10:], a[:])
+	h := sha256.Sum256(b[:])
+	copy(t[:], h[:])
+	return t
+}
+
+// TokenTag is the tag of a token: the first 6 bytes of SHA-256 of
+// "flowq/token", its kind, address, and the id of an ERC-721 or
+// ERC-1155 token.
+func TokenTag(tok normalform.Token) (t Tag) {
+	b := appendToken([]byte("flowq/token"), normalToken(tok))
+	h := sha256.Sum256(b)
+	copy(t[:], h[:])
+	return t
+}
+
 // Key is a parsed key. Which fields are meaningful depends on Kind (see
 // the table above); the others are zero.
 type Key struct {
 	Kind    Kind
-	Tx      normalform.Hash    // KindTx
-	Loc     Loc                // every per-transaction secondary kind except KindFirst
-	Level   normalform.Level   // KindHash
-	Struct  normalform.Hash    // KindHash: the hash at Level; KindBot, KindFirst: the shape hash
-	Addr    normalform.Address // KindBot, KindFirst: the recipient; KindAddr: the address touched
+	Tag     Tag                // KindTxHash: of the transaction hash; KindHash at level exact: of the exact hash; KindBot: of the recipient; KindAddr: of the address; KindProfit, KindToken: of the token
+	ID      uint32             // KindHash (levels but exact), KindBot, KindFirst: the id of the hash (the shape's for bot and first); KindName
+	Loc     Loc                // KindTx and every per-transaction secondary kind except KindFirst
+	Level   normalform.Level   // KindHash, KindDict
+	Struct  normalform.Hash    // KindDict: the hash named
+	Addr    normalform.Address // KindFirst: the recipient
 	Verdict normalform.Verdict // KindVerdict
 	Tier    normalform.Tier    // KindVerdict
 	Side    Side               // KindProfit
-	Token   normalform.Token   // KindProfit, KindToken
 	Amount  normalform.Signed  // KindProfit
 	Source  SourceID           // KindInput, KindFailure
 	Seq     uint32             // KindFailure
@@ -221,25 +318,44 @@ func InputKey(src SourceID) Key { return Key{Kind: KindInput, Source: src} }
 // FailureKey is the key of an input's seq-th failure.
 func FailureKey(src SourceID, seq uint32) Key { return Key{Kind: KindFailure, Source: src, Seq: seq} }
 
-// TxKey is the key of a transaction's record.
-func TxKey(tx normalform.Hash) Key { return Key{Kind: KindTx, Tx: tx} }
-
-// PosKey is the by-position key.
-func PosKey(l Loc) Key { return Key{Kind: KindPos, Loc: l.normal()} }
-
-// HashKey is the key of a structural hash at a level.
-func HashKey(level normalform.Level, h normalform.Hash, l Loc) Key {
-	return Key{Kind: KindHash, Level: level, Struct: h, Loc: l.normal()}
+// DictKey is the key of a hash's dictionary id (levels shape, tokens,
+// family).
+func DictKey(level normalform.Level, h normalform.Hash) Key {
+	return Key{Kind: KindDict, Level: level, Struct: h}
 }
 
-// BotKey is the key of a recipient (bot) and the shape of its transaction.
-func BotKey(bot normalform.Address, shape normalform.Hash, l Loc) Key {
-	return Key{Kind: KindBot, Addr: bot, Struct: shape, Loc: l.normal()}
+// NameKey is the key of what a dictionary id names.
+func NameKey(id uint32) Key { return Key{Kind: KindName, ID: id} }
+
+// NextKey is the key of the next dictionary id.
+func NextKey() Key { return Key{Kind: KindNext} }
+
+// TxKey is the key of the record of the transaction at l.
+func TxKey(l Loc) Key { return Key{Kind: KindTx, Loc: l.normal()} }
+
+// TxHashKey is the key of the positions of the transactions whose hash
+// begins as tx does.
+func TxHashKey(tx normalform.Hash) Key { return Key{Kind: KindTxHash, Tag: Short(tx)} }
+
+// HashKey is the key of a structural hash at a level: for level exact,
+// its tag (Short); for the others, its dictionary id (id).
+func HashKey(level normalform.Level, tag Tag, id uint32, l Loc) Key {
+	if level == normalform.Exact {
+		return Key{Kind: KindHash, Level: level, Tag: tag, Loc: l.normal()}
+	}
+	return Key{Kind: KindHash, Level: level, ID: id, Loc: l.normal()}
 }
 
-// FirstKey is the key of the first transaction of a shape at a bot.
-func FirstKey(bot normalform.Address, shape normalform.Hash) Key {
-	return Key{Kind: KindFirst, Addr: bot, Struct: shape}
+// BotKey is the key of a recipient (bot) and the shape (its id) of its
+// transaction.
+func BotKey(bot normalform.Address, shape uint32, l Loc) Key {
+	return Key{Kind: KindBot, Tag: AddrTag(bot), ID: shape, Loc: l.normal()}
+}
+
+// FirstKey is the key of the first transaction of a shape (its id) at a
+// bot.
+func FirstKey(bot normalform.Address, shape uint32) Key {
+	return Key{Kind: KindFirst, Addr: bot, ID: shape}
 }
 
 // VerdictKey is the key of a verdict and tier.
@@ -252,15 +368,17 @@ func ProfitKey(side Side, tok normalform.Token, amt normalform.Signed, l Loc) Ke
 	if amt.Abs.IsZero() {
 		amt.Neg = false
 	}
-	return Key{Kind: KindProfit, Side: side, Token: normalToken(tok), Amount: amt, Loc: l.normal()}
+	return Key{Kind: KindProfit, Side: side, Tag: TokenTag(tok), Amount: amt, Loc: l.normal()}
 }
 
 // AddrKey is the key of an address a transaction touches.
-func AddrKey(a normalform.Address, l Loc) Key { return Key{Kind: KindAddr, Addr: a, Loc: l.normal()} }
+func AddrKey(a normalform.Address, l Loc) Key {
+	return Key{Kind: KindAddr, Tag: AddrTag(a), Loc: l.normal()}
+}
 
 // TokenKey is the key of a token a transaction touches.
 func TokenKey(tok normalform.Token, l Loc) Key {
-	return Key{Kind: KindToken, Token: normalToken(tok), Loc: l.normal()}
+	return Key{Kind: KindToken, Tag: TokenTag(tok), Loc: l.normal()}
 }
 
 // normalToken drops an id the token's kind does not carry.
@@ -284,34 +402,41 @@ func (k Key) Append(dst []byte) []byte {
 	case KindFailure:
 		dst = append(dst, k.Source[:]...)
 		dst = binary.BigEndian.AppendUint32(dst, k.Seq)
-	case KindTx:
-		dst = append(dst, k.Tx[:]...)
-	case KindPos:
-		dst = k.Loc.append(dst)
-	case KindHash:
+	case KindDict:
 		dst = append(dst, byte(k.Level))
 		dst = append(dst, k.Struct[:]...)
+	case KindName:
+		dst = binary.BigEndian.AppendUint32(dst, k.ID)
+	case KindNext:
+	case KindTx:
+		dst = k.Loc.append(dst)
+	case KindTxHash:
+		dst = append(dst, k.Tag[:]...)
+	case KindHash:
+		dst = append(dst, byte(k.Level))
+		if k.Level == normalform.Exact {
+			dst = append(dst, k.Tag[:]...)
+		} else {
+			dst = binary.BigEndian.AppendUint32(dst, k.ID)
+		}
 		dst = k.Loc.append(dst)
 	case KindBot:
-		dst = append(dst, k.Addr[:]...)
-		dst = append(dst, k.Struct[:]...)
+		dst = append(dst, k.Tag[:]...)
+		dst = binary.BigEndian.AppendUint32(dst, k.ID)
 		dst = k.Loc.append(dst)
 	case KindFirst:
 		dst = append(dst, k.Addr[:]...)
-		dst = append(dst, k.Struct[:]...)
+		dst = binary.BigEndian.AppendUint32(dst, k.ID)
 	case KindVerdict:
 		dst = append(dst, byte(k.Verdict), byte(k.Tier))
 		dst = k.Loc.append(dst)
 	case KindProfit:
 		dst = append(dst, byte(k.Side))
-		dst = appendToken(dst, k.Token)
+		dst = append(dst, k.Tag[:]...)
 		dst = appendAmount(dst, k.Amount)
 		dst = k.Loc.append(dst)
-	case KindAddr:
-		dst = append(dst, k.Addr[:]...)
-		dst = k.Loc.append(dst)
-	case KindToken:
-		dst = appendToken(dst, k.Token)
+	case KindAddr, KindToken:
+		dst = append(dst, k.Tag[:]...)
 		dst = k.Loc.append(dst)
 	default:
 		panic(fmt.Sprintf("index: key of unknown kind %v", k.Kind))
@@ -404,17 +529,6 @@ func (r *keyReader) loc() Loc {
 	return l
 }
 
-func (r *keyReader) token() normalform.Token {
-	t := normalform.Token{Kind: normalform.TokenKind(r.u8()), Addr: r.addr()}
-	if t.Kind > normalform.Multi1155 {
-		r.err = ErrBadKey
-	}
-	if t.HasID() {
-		t.ID.SetBytes32(r.take(32))
-	}
-	return t
-}
-
 func (r *keyReader) amount() normalform.Signed {
 	class := r.u8()
 	b := r.take(32)
@@ -462,24 +576,37 @@ func ParseKey(b []byte) (Key, error) {
 	case KindFailure:
 		copy(k.Source[:], r.take(16))
 		k.Seq = r.u32()
-	case KindTx:
-		k.Tx = r.hash()
-	case KindPos:
-		k.Loc = r.loc()
-	case KindHash:
+	case KindDict:
 		k.Level = normalform.Level(r.u8())
-		if k.Level > normalform.Family {
+		if k.Level == normalform.Exact || k.Level > normalform.Family {
 			r.err = ErrBadKey
 		}
 		k.Struct = r.hash()
+	case KindName:
+		k.ID = r.u32()
+	case KindNext:
+	case KindTx:
+		k.Loc = r.loc()
+	case KindTxHash:
+		copy(k.Tag[:], r.take(6))
+	case KindHash:
+		k.Level = normalform.Level(r.u8())
+		switch {
+		case k.Level == normalform.Exact:
+			copy(k.Tag[:], r.take(6))
+		case k.Level <= normalform.Family:
+			k.ID = r.u32()
+		default:
+			r.err = ErrBadKey
+		}
 		k.Loc = r.loc()
 	case KindBot:
-		k.Addr = r.addr()
-		k.Struct = r.hash()
+		copy(k.Tag[:], r.take(6))
+		k.ID = r.u32()
 		k.Loc = r.loc()
 	case KindFirst:
 		k.Addr = r.addr()
-		k.Struct = r.hash()
+		k.ID = r.u32()
 	case KindVerdict:
 		k.Verdict = normalform.Verdict(r.u8())
 		k.Tier = normalform.Tier(r.u8())
@@ -492,14 +619,11 @@ func ParseKey(b []byte) (Key, error) {
 		if k.Side > Net {
 			r.err = ErrBadKey
 		}
-		k.Token = r.token()
+		copy(k.Tag[:], r.take(6))
 		k.Amount = r.amount()
 		k.Loc = r.loc()
-	case KindAddr:
-		k.Addr = r.addr()
-		k.Loc = r.loc()
-	case KindToken:
-		k.Token = r.token()
+	case KindAddr, KindToken:
+		copy(k.Tag[:], r.take(6))
 		k.Loc = r.loc()
 	default:
 		return Key{}, fmt.Errorf("%w: unknown kind 0x%02x", ErrBadKey, b[0])
@@ -517,14 +641,22 @@ func ParseKey(b []byte) (Key, error) {
 
 func kindPrefix(k Kind) []byte { return []byte{byte(k)} }
 
-func hashPrefix(level normalform.Level, h normalform.Hash) []byte {
-	return append([]byte{byte(KindHash), byte(level)}, h[:]...)
+// hashPrefix is the prefix of the hash keys of an exact hash (its h8) or
+// of another level's id.
+func hashPrefix(level normalform.Level, h normalform.Hash, id uint32) []byte {
+	if level == normalform.Exact {
+		return append([]byte{byte(KindHash), byte(level)}, h[:6]...)
+	}
+	return binary.BigEndian.AppendUint32([]byte{byte(KindHash), byte(level)}, id)
 }
 
-func botPrefix(bot normalform.Address) []byte { return append([]byte{byte(KindBot)}, bot[:]...) }
+func botPrefix(bot normalform.Address) []byte {
+	t := AddrTag(bot)
+	return append([]byte{byte(KindBot)}, t[:]...)
+}
 
-func botShapePrefix(bot normalform.Address, shape normalform.Hash) []byte {
-	return append(botPrefix(bot), shape[:]...)
+func botShapePrefix(bot normalform.Address, shape uint32) []byte {
+	return binary.BigEndian.AppendUint32(botPrefix(bot), shape)
 }
 
 func firstPrefix(bot normalform.Address) []byte { return append([]byte{byte(KindFirst)}, bot[:]...) }
@@ -534,13 +666,18 @@ func verdictPrefix(v normalform.Verdict, t normalform.Tier) []byte {
 }
 
 func profitPrefix(side Side, tok normalform.Token) []byte {
-	return appendToken([]byte{byte(KindProfit), byte(side)}, normalToken(tok))
+	t := TokenTag(tok)
+	return append([]byte{byte(KindProfit), byte(side)}, t[:]...)
 }
 
-func addrPrefix(a normalform.Address) []byte { return append([]byte{byte(KindAddr)}, a[:]...) }
+func addrPrefix(a normalform.Address) []byte {
+	t := AddrTag(a)
+	return append([]byte{byte(KindAddr)}, t[:]...)
+}
 
-func tokenPrefix(t normalform.Token) []byte {
-	return appendToken([]byte{byte(KindToken)}, normalToken(t))
+func tokenPrefix(tok normalform.Token) []byte {
+	t := TokenTag(tok)
+	return append([]byte{byte(KindToken)}, t[:]...)
 }
 
 // blockBounds returns the key range [lo, hi) of the locations of blocks

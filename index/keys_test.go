@@ -47,14 +47,15 @@ func allKinds() []Key {
 	multi := normalform.Token{Kind: normalform.Multi1155, Addr: ad(4), ID: *new(uint256.Int).SetAllOne()}
 	weth := normalform.FungibleToken(ad(5))
 	var out []Key
-	out = append(out, SchemaKey(), InputKey(SourceOf("/tmp/a.json")), FailureKey(SourceOf("rpc:block:1"), 3), TxKey(h(1)))
+	out = append(out, SchemaKey(), InputKey(SourceOf("/tmp/a.json")), FailureKey(SourceOf("rpc:block:1"), 3), TxHashKey(h(1)),
+		DictKey(normalform.Shape, h(4)), DictKey(normalform.Family, h(5)), NameKey(1), NameKey(1<<31), NextKey())
 	for _, l := range []Loc{known, noIndex, noBlock, {}} {
-		out = append(out, PosKey(l), HashKey(normalform.Family, h(2), l), BotKey(ad(1), h(3), l),
+		out = append(out, TxKey(l), HashKey(normalform.Family, Tag{}, 7, l), HashKey(normalform.Exact, Short(h(2)), 0, l), BotKey(ad(1), 3, l),
 			VerdictKey(normalform.VerdictWarning, normalform.TierProbable, l), AddrKey(ad(2), l), TokenKey(nft, l), TokenKey(multi, l),
 			TokenKey(normalform.NativeToken, l), ProfitKey(Gross, weth, signed(true, "5"), l), ProfitKey(Net, nft, signed(false, "1"), l),
 			ProfitKey(Gross, multi, normalform.Signed{}, l), ProfitKey(Net, weth, signed(true, maxU256), l))
 	}
-	out = append(out, FirstKey(ad(1), h(3)))
+	out = append(out, FirstKey(ad(1), 3))
 	return out
 }
 
@@ -82,7 +83,8 @@ func TestKeyRoundTrip(t *testing.T) {
 			t.Errorf("%v: trailing byte accepted", k.Kind)
 		}
 	}
-	for _, bad := range [][]byte{nil, {0x7f}, append([]byte{byte(KindHash), 9}, make([]byte, 44)...)} {
+	for _, bad := range [][]byte{nil, {0x7f}, append([]byte{byte(KindHash), 9}, make([]byte, 12)...),
+		append([]byte{byte(KindDict), 0}, make([]byte, 32)...)} {
 		if _, err := ParseKey(bad); err == nil {
 			t.Errorf("%x parsed", bad)
 		}
@@ -118,11 +120,15 @@ func randomKey(r *rand.Rand) Key {
 	}
 	switch r.IntN(6) {
 	case 0:
-		return PosKey(l)
+		return TxKey(l)
 	case 1:
-		return HashKey(normalform.Level(r.IntN(4)), hh, l)
+		lv := normalform.Level(r.IntN(4))
+		if lv == normalform.Exact {
+			return HashKey(lv, Short(hh), 0, l)
+		}
+		return HashKey(lv, Tag{}, r.Uint32(), l)
 	case 2:
-		return BotKey(a, hh, l)
+		return BotKey(a, r.Uint32(), l)
 	case 3:
 		return ProfitKey(Side(r.IntN(2)), tok, randomSigned(r), l)
 	case 4:
@@ -177,7 +183,7 @@ func TestKeyOrder(t *testing.T) {
 		ProfitKey(Gross, weth, signed(false, "7000000000000000000"), Loc{Block: 0}),
 		ProfitKey(Gross, weth, signed(false, "7000000000000000000"), Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(0)}),
 		ProfitKey(Net, weth, signed(true, "1"), Loc{}),
-		PosKey(Loc{Block: 255, Index: 1}).withKind(KindAddr),
+		TxKey(Loc{Block: 255, Index: 1}).withKind(KindAddr),
 	}
 	for i := 1; i < len(ordered); i++ {
 		if bytes.Compare(ordered[i-1].Bytes(), ordered[i].Bytes()) >= 0 {
@@ -194,7 +200,7 @@ func TestKeyOrder(t *testing.T) {
 	locs = append(locs, Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)}, Loc{Block: 1 << 40, Index: 3})
 	keys := make([][]byte, len(locs))
 	for i, l := range locs {
-		keys[i] = PosKey(l).Bytes()
+		keys[i] = TxKey(l).Bytes()
 	}
 	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
 	var prev *Loc
@@ -222,10 +228,10 @@ func TestKeyOrder(t *testing.T) {
 func (k Key) withKind(kind Kind) Key { k.Kind = kind; return k }
 
 func TestBlockBounds(t *testing.T) {
-	p := []byte{byte(KindPos)}
+	p := []byte{byte(KindTx)}
 	lo, hi := blockBounds(p, 10, 20)
-	in := [][]byte{PosKey(Loc{Block: 10}).Bytes(), PosKey(Loc{Block: 20, Index: UnknownIndex, Tx: h(1)}).Bytes()}
-	out := [][]byte{PosKey(Loc{Block: 9, Index: UnknownIndex, Tx: h(2)}).Bytes(), PosKey(Loc{Block: 21}).Bytes()}
+	in := [][]byte{TxKey(Loc{Block: 10}).Bytes(), TxKey(Loc{Block: 20, Index: UnknownIndex, Tx: h(1)}).Bytes()}
+	out := [][]byte{TxKey(Loc{Block: 9, Index: UnknownIndex, Tx: h(2)}).Bytes(), TxKey(Loc{Block: 21}).Bytes()}
 	for _, k := range in {
 		if bytes.Compare(k, lo) < 0 || bytes.Compare(k, hi) >= 0 {
 			t.Errorf("%x not in [%x, %x)", k, lo, hi)
@@ -236,7 +242,7 @@ func TestBlockBounds(t *testing.T) {
 			t.Errorf("%x in [%x, %x)", k, lo, hi)
 		}
 	}
-	if _, hi := blockBounds(p, 0, UnknownBlock); !bytes.Equal(hi, []byte{byte(KindPos) + 1}) {
+	if _, hi := blockBounds(p, 0, UnknownBlock); !bytes.Equal(hi, []byte{byte(KindTx) + 1}) {
 		t.Errorf("open range ends at %x", hi)
 	}
 	if prefixEnd([]byte{0xff, 0xff}) != nil || !bytes.Equal(prefixEnd([]byte{1, 0xff}), []byte{2}) {
@@ -257,7 +263,7 @@ func TestLocWidth(t *testing.T) {
 		{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)},
 	}
 	for i, l := range locs {
-		k := PosKey(l)
+		k := TxKey(l)
 		b := k.Bytes()
 		want := 1 + locWidth
 		if !l.Known() {
@@ -274,16 +280,16 @@ func TestLocWidth(t *testing.T) {
 			t.Errorf("%+v does not sort before %+v", locs[i-1], l)
 		}
 	}
-	unknown := PosKey(Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)}).Bytes()
-	lo, hi := blockBounds(kindPrefix(KindPos), MaxBlock, MaxBlock+7)
-	last := PosKey(Loc{Block: MaxBlock, Index: MaxIndex}).Bytes()
+	unknown := TxKey(Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)}).Bytes()
+	lo, hi := blockBounds(kindPrefix(KindTx), MaxBlock, MaxBlock+7)
+	last := TxKey(Loc{Block: MaxBlock, Index: MaxIndex}).Bytes()
 	if bytes.Compare(lo, last) > 0 || bytes.Compare(last, hi) >= 0 {
 		t.Errorf("MaxBlock outside its own range")
 	}
 	if bytes.Compare(unknown, hi) < 0 {
 		t.Errorf("a closed range past MaxBlock includes unknown blocks")
 	}
-	if _, hi := blockBounds(kindPrefix(KindPos), 0, UnknownBlock); bytes.Compare(unknown, hi) >= 0 {
+	if _, hi := blockBounds(kindPrefix(KindTx), 0, UnknownBlock); bytes.Compare(unknown, hi) >= 0 {
 		t.Errorf("AllBlocks excludes unknown blocks")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 )
 
 // RecordVersion is the version of the record encoding below.
-const RecordVersion = 2
+const RecordVersion = 3
 
 // Record is what the index keeps of one analysed transaction. Every
 // secondary key of the transaction is a function of its Record (keys), so
@@ -59,7 +60,18 @@ type Record struct {
 	// encoding). It is the only measured value of a record, and the only
 	// field a re-ingest of the same transaction does not overwrite.
 	Latency time.Duration
+
+	// Partial is set on a record read by a header scan (Index.Filter):
+	// Hash, Loc, Status, Verdict, Tier, Reasons, Counts, Hashes,
+	// CostsKnown, HasFrom, HasTo, AlgebraVersion and Latency are set, and
+	// From, To and Recipient when the scan asked for addresses; Gross,
+	// Net, GasUsed, Costs, Addresses, Tokens and NF are not.
+	Partial bool
 }
+
+// ids are the dictionary ids of a record's shape, tokens and family
+// hashes (ids[level]; ids[0] unused).
+type ids = [4]uint32
 
 // Amount is one component of a balance.
 type Amount struct {
@@ -137,21 +149,20 @@ func (r *Record) Analysis() (*normalform.Analysis, error) { return normalform.De
 // kv is one key and its value.
 type kv struct{ k, v []byte }
 
-// keys returns every key of the record, the record's own first, then its
-// position key, whose value is the transaction hash; the other secondary
-// keys carry no value (refOf reads the hash from the position key, or
-// from the key itself when the position is unknown). The bot's
-// first-seen key (KindFirst) is not among them: it depends on the other
-// transactions of the bot (see put).
-func (r *Record) keys(enc []byte) []kv {
-	h := r.Hash[:]
-	out := make([]kv, 0, 8+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
+// keys returns every key of the record that is a function of it alone:
+// the record's own first (value enc), then its secondary keys, which
+// carry no value. The txhash key (which lists every transaction whose
+// hash begins alike) and the bot's first-seen key (which depends on the
+// bot's other transactions) are not among them: put maintains them. ids
+// are the record's dictionary ids.
+func (r *Record) keys(enc []byte, id ids) []kv {
+	out := make([]kv, 0, 7+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
 	add := func(k Key) { out = append(out, kv{k.Bytes(), nil}) }
-	out = append(out, kv{TxKey(r.Hash).Bytes(), enc}, kv{PosKey(r.Loc).Bytes(), h})
+	out = append(out, kv{TxKey(r.Loc).Bytes(), enc})
 	for l := normalform.Exact; l <= normalform.Family; l++ {
-		add(HashKey(l, r.Hashes.Of(l), r.Loc))
+		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc))
 	}
-	add(BotKey(r.Recipient, r.Hashes.Shape, r.Loc))
+	add(BotKey(r.Recipient, id[normalform.Shape], r.Loc))
 	add(VerdictKey(r.Verdict, r.Tier, r.Loc))
 	for _, a := range r.Gross {
 		add(ProfitKey(Gross, a.Token, a.Amount, r.Loc))
@@ -172,28 +183,31 @@ func (r *Record) keys(enc []byte) []kv {
 
 // --- encoding ----------------------------------------------------------------
 //
-// A record value (version 2):
+// A record value (version 3) is a header, which scans decode to filter
+// and group without the rest, and a body:
 //
 //	u8      RecordVersion
 //	u8      AlgebraVersion
-//	u64     Latency in nanoseconds, big-endian (fixed width and place: the
-//	        bytes after it are the record's content, compared on re-ingest)
-//	u8, bytes NF: 1 and the NF without the transaction's hash (which the
-//	        key holds; normalform.NFHashAt says where it goes), or 0 and
-//	        the NF
-//	u8      flags: 1 block known, 2 index known, 4 from known, 8 to known,
-//	        16 costs known, 32 recipient differs from to (recipient follows)
-//	uvarint block, uvarint index        (when known)
-//	aref    from, [aref to], [aref recipient]
+//	uvarint Latency in nanoseconds (the bytes after it are the record's
+//	        content, compared on re-ingest)
+//	hash    the transaction hash
+//	u8      flags: 1 from known, 2 to known, 4 costs known, 8 recipient
+//	        differs from to (recipient follows)
 //	u8      status, u8 verdict, u8 tier
+//	uvarint cycles, pools, hops, leftovers
+//	uvarint dictionary ids of the shape, tokens and family hashes
+//	hash    exact
 //	uvarint number of reasons, each: u8 code (reasonCodes), or 0 and a string
+//	-- the body
+//	u8, bytes NF: 1 and the NF without the transaction's hash
+//	        (normalform.NFHashAt says where it goes), or 0 and the NF
+//	aref    from, [aref to], [aref recipient]
 //	amounts gross
 //	when costs known: amounts net, uvarint gas used, uint costs
-//	uvarint cycles, pools, hops, leftovers
-//	hash    exact, shape, tokens, family
 //	uvarint number of addresses, each aref
 //	uvarint number of tokens, each tref
 //
+// The position is the record's key (keys.go), not part of the value.
 // aref and tref refer to the address and token tables at the head of the
 // NF (normalform.NFTables), which hold every address and token of the
 // record: uvarint i > 0 is entry i-1; 0 is followed by the address (20
@@ -203,20 +217,14 @@ func (r *Record) keys(enc []byte) []kv {
 // ERC-721/1155 the id as uint. signed: u8 sign (0 or 1), uint. uint: u8
 // length and the minimal big-endian bytes (0..32). string and bytes:
 // uvarint length and the bytes. The encoding is deterministic: equal
-// records have equal bytes.
+// records (with equal ids) have equal bytes.
 
 const (
-	flagBlock = 1 << iota
-	flagIndex
-	flagFrom
+	flagFrom = 1 << iota
 	flagTo
 	flagCosts
 	flagRecipient
 )
-
-// contentOffset is where the record's content starts (after the versions
-// and the latency).
-const contentOffset = 10
 
 // reasonCodes are the one-byte codes of the reasons; append only.
 var reasonCodes = []normalform.Reason{"", normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
@@ -275,21 +283,26 @@ func (t *tables) appendToken(b []byte, x normalform.Token) []byte {
 	return appendRecToken(append(b, 0), x)
 }
 
-// Encode returns the record's value bytes.
-func (r *Record) Encode() []byte {
-	t := nfTables(r.NF)
-	t.index()
-	b := make([]byte, 0, 256+len(r.NF))
-	b = append(b, RecordVersion, r.AlgebraVersion)
-	b = binary.BigEndian.AppendUint64(b, uint64(r.Latency))
-	b = appendNF(b, r.NF, r.Hash)
+// encoded is a record's value in two parts around the dictionary ids,
+// which only the writer knows: the analysers encode the parts, the
+// writer joins them (join).
+type encoded struct {
+	pre  []byte // versions, latency, hash, flags, status, verdict, tier, counts
+	post []byte // exact hash, reasons, body
+}
+
+// join is the whole value with the record's ids.
+func (e *encoded) join(id ids) []byte {
+	b := make([]byte, 0, len(e.pre)+15+len(e.post))
+	b = append(b, e.pre...)
+	for l := normalform.Shape; l <= normalform.Family; l++ {
+		b = binary.AppendUvarint(b, uint64(id[l]))
+	}
+	return append(b, e.post...)
+}
+
+func (r *Record) flags() byte {
 	var f byte
-	if r.Loc.Block != UnknownBlock {
-		f |= flagBlock
-	}
-	if r.Loc.Known() {
-		f |= flagIndex
-	}
 	if r.HasFrom {
 		f |= flagFrom
 	}
@@ -302,21 +315,24 @@ func (r *Record) Encode() []byte {
 	if !r.HasTo || r.Recipient != r.To {
 		f |= flagRecipient
 	}
-	b = append(b, f)
-	if f&flagBlock != 0 {
-		b = binary.AppendUvarint(b, r.Loc.Block)
+	return f
+}
+
+// encode returns the record's value in its two parts.
+func (r *Record) encode() *encoded {
+	t := nfTables(r.NF)
+	t.index()
+	pre := make([]byte, 0, 64)
+	pre = append(pre, RecordVersion, r.AlgebraVersion)
+	pre = binary.AppendUvarint(pre, uint64(r.Latency))
+	pre = append(pre, r.Hash[:]...)
+	f := r.flags()
+	pre = append(pre, f, byte(r.Status), byte(r.Verdict), byte(r.Tier))
+	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
+		pre = binary.AppendUvarint(pre, uint64(n))
 	}
-	if f&flagIndex != 0 {
-		b = binary.AppendUvarint(b, uint64(r.Loc.Index))
-	}
-	b = t.appendAddr(b, r.From)
-	if f&flagTo != 0 {
-		b = t.appendAddr(b, r.To)
-	}
-	if f&flagRecipient != 0 {
-		b = t.appendAddr(b, r.Recipient)
-	}
-	b = append(b, byte(r.Status), byte(r.Verdict), byte(r.Tier))
+	b := make([]byte, 0, 128+len(r.NF))
+	b = append(b, r.Hashes.Exact[:]...)
 	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
 	for _, x := range r.Reasons {
 		c := reasonCode(x)
@@ -325,18 +341,19 @@ func (r *Record) Encode() []byte {
 			b = appendBytes(b, []byte(x))
 		}
 	}
+	b = appendNF(b, r.NF, r.Hash)
+	b = t.appendAddr(b, r.From)
+	if f&flagTo != 0 {
+		b = t.appendAddr(b, r.To)
+	}
+	if f&flagRecipient != 0 {
+		b = t.appendAddr(b, r.Recipient)
+	}
 	b = t.appendAmounts(b, r.Gross)
 	if r.CostsKnown {
 		b = t.appendAmounts(b, r.Net)
 		b = binary.AppendUvarint(b, r.GasUsed)
 		b = appendUint(b, &r.Costs)
-	}
-	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
-		b = binary.AppendUvarint(b, uint64(n))
-	}
-	for l := normalform.Exact; l <= normalform.Family; l++ {
-		h := r.Hashes.Of(l)
-		b = append(b, h[:]...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(r.Addresses)))
 	for _, a := range r.Addresses {
@@ -346,8 +363,12 @@ func (r *Record) Encode() []byte {
 	for _, x := range r.Tokens {
 		b = t.appendToken(b, x)
 	}
-	return b
+	return &encoded{pre: pre, post: b}
 }
+
+// Encode returns the record's value bytes, with its hashes' dictionary
+// ids.
+func (r *Record) Encode(id ids) []byte { return r.encode().join(id) }
 
 // appendNF writes the NF: u8 1 and the NF without the transaction hash
 // when it holds the record's hash (normalform.NFHashAt), else u8 0 and the
@@ -364,18 +385,27 @@ func appendNF(b, nf []byte, hash normalform.Hash) []byte {
 
 // nf reads what appendNF wrote.
 func (r *recReader) nf(hash normalform.Hash) []byte {
-	cut := r.u8()
-	b := r.take(r.count(1))
+	cut, b := r.nfRaw()
 	if r.err != nil || cut == 0 {
 		return append([]byte(nil), b...)
 	}
 	at, err := normalform.NFHashAt(b)
-	if cut != 1 || err != nil || at > len(b) {
+	if err != nil || at > len(b) {
 		r.fail()
 		return nil
 	}
 	out := make([]byte, 0, len(b)+32)
 	return append(append(append(out, b[:at]...), hash[:]...), b[at:]...)
+}
+
+// nfRaw reads the NF's bytes as stored, without copying them.
+func (r *recReader) nfRaw() (byte, []byte) {
+	cut := r.u8()
+	b := r.take(r.count(1))
+	if cut > 1 {
+		r.fail()
+	}
+	return cut, b
 }
 
 func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
@@ -407,11 +437,35 @@ func (t *tables) appendAmounts(b []byte, as []Amount) []byte {
 	return b
 }
 
+// contentOf is the record's content: the value after the versions and the
+// latency (nil when they do not read).
+func contentOf(b []byte) []byte {
+	if len(b) < 3 {
+		return nil
+	}
+	_, n := binary.Uvarint(b[2:])
+	if n <= 0 {
+		return nil
+	}
+	return b[2+n:]
+}
+
 // sameContent reports whether two encoded records differ at most in their
 // latency.
 func sameContent(a, b []byte) bool {
-	return len(a) >= contentOffset && len(b) >= contentOffset && a[0] == b[0] && a[1] == b[1] &&
-		bytes.Equal(a[contentOffset:], b[contentOffset:])
+	ca, cb := contentOf(a), contentOf(b)
+	return ca != nil && cb != nil && a[0] == b[0] && a[1] == b[1] && bytes.Equal(ca, cb)
+}
+
+// hashOf reads the transaction hash from a record value.
+func hashOf(b []byte) (normalform.Hash, bool) {
+	var h normalform.Hash
+	c := contentOf(b)
+	if len(c) < 32 || b[0] != RecordVersion {
+		return h, false
+	}
+	copy(h[:], c)
+	return h, true
 }
 
 // ErrBadRecord reports a record value that does not decode.
@@ -547,35 +601,115 @@ func (r *recReader) amounts(t *tables) []Amount {
 	return out
 }
 
-// DecodeRecord decodes a record value; hash is the transaction hash from
-// its key.
-func DecodeRecord(hash normalform.Hash, b []byte) (*Record, error) {
+// Names resolves a dictionary id of a level to its hash (false: the
+// dictionary has no such id at that level).
+type Names func(level normalform.Level, id uint32) (normalform.Hash, bool)
+
+// Decode depths: a record's header only, the header and the principals'
+// addresses, or all of it.
+type depth uint8
+
+const (
+	depthHeader depth = iota
+	depthAddrs
+	depthFull
+)
+
+// DecodeRecord decodes a record value; loc is its key's position, names
+// resolves its dictionary ids.
+func DecodeRecord(loc Loc, b []byte, names Names) (*Record, error) {
+	return decodeRecord(loc, b, names, depthFull)
+}
+
+func decodeRecord(loc Loc, b []byte, names Names, d depth) (*Record, error) {
+	rec, _, err := decodeRecordIDs(loc, b, names, d)
+	return rec, err
+}
+
+// decodeRecordIDs decodes a record and its dictionary ids.
+func decodeRecordIDs(loc Loc, b []byte, names Names, d depth) (*Record, ids, error) {
+	return decodeInto(&Record{}, loc, b, names, d)
+}
+
+// decodeInto decodes into rec (a scan's reused header: its Reasons'
+// array is reused).
+func decodeInto(rec *Record, loc Loc, b []byte, names Names, d depth) (*Record, ids, error) {
+	var id ids
 	r := &recReader{b: b}
-	rec := &Record{Hash: hash}
+	*rec = Record{Loc: loc.normal(), Partial: d != depthFull, Reasons: rec.Reasons[:0]}
 	if v := r.u8(); v != RecordVersion && r.err == nil {
-		return nil, fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, v, RecordVersion)
+		return nil, id, fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, v, RecordVersion)
 	}
 	rec.AlgebraVersion = r.u8()
-	rec.Latency = time.Duration(binary.BigEndian.Uint64(r.take(8)))
-	rec.NF = r.nf(hash)
-	t := nfTables(rec.NF)
+	lat := r.uvarint()
+	if lat > math.MaxInt64 {
+		r.fail()
+	}
+	rec.Latency = time.Duration(lat)
+	copy(rec.Hash[:], r.take(32))
+	if !loc.Known() && loc.Tx != rec.Hash {
+		r.fail() // an unknown position's key holds the hash
+	}
 	f := r.u8()
-	rec.Loc = Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: hash}
-	if f&flagBlock != 0 {
-		rec.Loc.Block = r.uvarint()
-		if rec.Loc.Block > MaxBlock {
-			r.fail()
-		}
+	if f >= flagRecipient<<1 {
+		r.fail()
 	}
-	if f&flagIndex != 0 {
-		i := r.uvarint()
-		if i > uint64(MaxIndex) || f&flagBlock == 0 {
-			r.fail()
-		}
-		rec.Loc.Index = uint32(i)
-	}
-	rec.Loc = rec.Loc.normal()
 	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
+	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
+	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain {
+		r.fail()
+	}
+	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {
+		n := r.uvarint()
+		if n > math.MaxInt32 {
+			r.fail()
+		}
+		*p = int(n)
+	}
+	for l := normalform.Shape; l <= normalform.Family && r.err == nil; l++ {
+		n := r.uvarint()
+		if n == 0 || n > math.MaxUint32 {
+			r.fail()
+			break
+		}
+		id[l] = uint32(n)
+		h, ok := names(l, id[l])
+		if !ok {
+			if r.err == nil {
+				r.err = fmt.Errorf("%w: %s id %d is not in the dictionary", ErrBadRecord, l, n)
+			}
+			break
+		}
+		*[...]*normalform.Hash{nil, &rec.Hashes.Shape, &rec.Hashes.Tokens, &rec.Hashes.Family}[l] = h
+	}
+	copy(rec.Hashes.Exact[:], r.take(32))
+	n := r.count(1)
+	for i := 0; i < n && r.err == nil; i++ {
+		c := int(r.u8())
+		switch {
+		case c == 0:
+			s := r.take(r.count(1))
+			if reasonCode(normalform.Reason(s)) != 0 {
+				r.fail() // not canonical: it has a code
+			}
+			rec.Reasons = append(rec.Reasons, normalform.Reason(s))
+		case c < len(reasonCodes):
+			rec.Reasons = append(rec.Reasons, reasonCodes[c])
+		default:
+			r.fail()
+		}
+	}
+	if d == depthHeader {
+		return rec.done(r, id)
+	}
+	var t *tables
+	if d == depthAddrs {
+		_, nf := r.nfRaw()
+		t = nfTables(nf)
+	} else {
+		rec.NF = r.nf(rec.Hash)
+		t = nfTables(rec.NF)
+	}
 	rec.From = r.aref(t)
 	if rec.HasTo {
 		rec.To = r.aref(t)
@@ -583,34 +717,17 @@ func DecodeRecord(hash normalform.Hash, b []byte) (*Record, error) {
 	rec.Recipient = rec.To
 	if f&flagRecipient != 0 {
 		rec.Recipient = r.aref(t)
-	}
-	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
-	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain {
+	} else if !rec.HasTo {
 		r.fail()
 	}
-	n := r.count(1)
-	for i := 0; i < n && r.err == nil; i++ {
-		c := int(r.u8())
-		switch {
-		case c == 0:
-			rec.Reasons = append(rec.Reasons, normalform.Reason(r.take(r.count(1))))
-		case c < len(reasonCodes):
-			rec.Reasons = append(rec.Reasons, reasonCodes[c])
-		default:
-			r.fail()
-		}
+	if d == depthAddrs {
+		return rec.done(r, id)
 	}
 	rec.Gross = r.amounts(t)
 	if rec.CostsKnown {
 		rec.Net = r.amounts(t)
 		rec.GasUsed = r.uvarint()
 		r.uint(&rec.Costs)
-	}
-	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {
-		*p = int(r.uvarint())
-	}
-	for _, h := range []*normalform.Hash{&rec.Hashes.Exact, &rec.Hashes.Shape, &rec.Hashes.Tokens, &rec.Hashes.Family} {
-		copy(h[:], r.take(32))
 	}
 	n = r.count(1)
 	for i := 0; i < n && r.err == nil; i++ {
@@ -623,8 +740,12 @@ func DecodeRecord(hash normalform.Hash, b []byte) (*Record, error) {
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()
 	}
+	return rec.done(r, id)
+}
+
+func (rec *Record) done(r *recReader, id ids) (*Record, ids, error) {
 	if r.err != nil {
-		return nil, fmt.Errorf("tx %s: %w", hash.Hex(), r.err)
+		return nil, id, fmt.Errorf("tx %s: %w", rec.Hash.Hex(), r.err)
 	}
-	return rec, nil
+	return rec, id, nil
 }

@@ -12,24 +12,74 @@ import (
 	"github.com/flowq/flowq/normalform"
 )
 
+// testDict is a dictionary of structural hashes for records that no index
+// wrote: assign gives a record's hashes ids, names resolves them.
+type testDict struct {
+	ids   map[dictName]uint32
+	names map[uint32]dictName
+}
+
+func newTestDict() *testDict {
+	return &testDict{ids: map[dictName]uint32{}, names: map[uint32]dictName{}}
+}
+
+func (d *testDict) assign(r *Record) ids {
+	var out ids
+	for l := normalform.Shape; l <= normalform.Family; l++ {
+		n := dictName{l, r.Hashes.Of(l)}
+		id, ok := d.ids[n]
+		if !ok {
+			id = uint32(len(d.ids) + 1)
+			d.ids[n], d.names[id] = id, n
+		}
+		out[l] = id
+	}
+	return out
+}
+
+// enc is a record's encoding with ids from d.
+func (d *testDict) enc(r *Record) []byte { return r.Encode(d.assign(r)) }
+
+func (d *testDict) resolve(l normalform.Level, id uint32) (normalform.Hash, bool) {
+	n, ok := d.names[id]
+	return n.h, ok && n.level == l
+}
+
 // TestRecordRoundTrip: every corpus record decodes to itself, and encodes
 // deterministically; latency is outside the compared content.
 func TestRecordRoundTrip(t *testing.T) {
+	td := newTestDict()
 	for _, a := range analyseCorpus(t) {
 		rec, err := NewRecord(a, 1234*time.Microsecond)
 		if err != nil {
 			t.Fatal(err)
 		}
-		enc := rec.Encode()
-		got, err := DecodeRecord(rec.Hash, enc)
+		enc := td.enc(rec)
+		got, err := DecodeRecord(rec.Loc, enc, td.resolve)
 		if err != nil {
 			t.Fatalf("tx %s: %v", rec.Hash.Hex(), err)
 		}
 		if !reflect.DeepEqual(got, rec) {
 			t.Fatalf("tx %s: decoded\n%+v\nwant\n%+v", rec.Hash.Hex(), got, rec)
 		}
+		// The header alone, and with the principals.
+		for _, d := range []depth{depthHeader, depthAddrs} {
+			p, err := decodeRecord(rec.Loc, enc, td.resolve, d)
+			if err != nil {
+				t.Fatalf("tx %s: header: %v", rec.Hash.Hex(), err)
+			}
+			want := &Record{Hash: rec.Hash, Loc: rec.Loc, Status: rec.Status, Verdict: rec.Verdict, Tier: rec.Tier,
+				Reasons: rec.Reasons, Counts: rec.Counts, Hashes: rec.Hashes, CostsKnown: rec.CostsKnown, HasFrom: rec.HasFrom,
+				HasTo: rec.HasTo, AlgebraVersion: rec.AlgebraVersion, Latency: rec.Latency, Partial: true}
+			if d == depthAddrs {
+				want.From, want.To, want.Recipient = rec.From, rec.To, rec.Recipient
+			}
+			if !reflect.DeepEqual(p, want) {
+				t.Fatalf("tx %s: header at depth %d\n%+v\nwant\n%+v", rec.Hash.Hex(), d, p, want)
+			}
+		}
 		again, _ := NewRecord(a, time.Second)
-		if !sameContent(enc, again.Encode()) || bytes.Equal(enc, again.Encode()) {
+		if !sameContent(enc, td.enc(again)) || bytes.Equal(enc, td.enc(again)) {
 			t.Errorf("tx %s: records of one analysis with other latencies", rec.Hash.Hex())
 		}
 	}
@@ -51,11 +101,12 @@ func TestRecordEdgeCases(t *testing.T) {
 			AlgebraVersion: 1, Addresses: []normalform.Address{ad(1), ad(2)}, Tokens: []normalform.Token{nft}, NF: []byte{1, 2, 3}, Latency: time.Hour},
 		{Hash: h(3), Loc: Loc{Block: 0, Index: 0}, HasTo: true, To: ad(5), Recipient: ad(6), Gross: []Amount{}},
 	}
+	td := newTestDict()
 	for _, rec := range recs {
 		if rec.Gross == nil {
 			rec.Gross = []Amount{}
 		}
-		got, err := DecodeRecord(rec.Hash, rec.Encode())
+		got, err := DecodeRecord(rec.Loc, td.enc(rec), td.resolve)
 		if err != nil {
 			t.Fatalf("%x: %v", rec.Hash[:2], err)
 		}
@@ -69,49 +120,57 @@ func TestRecordEdgeCases(t *testing.T) {
 func TestRecordCorrupt(t *testing.T) {
 	as := analyseCorpus(t)
 	r := rand.New(rand.NewPCG(5, 6))
+	td := newTestDict()
 	for _, a := range as[:40] {
 		rec, _ := NewRecord(a, time.Millisecond)
-		enc := rec.Encode()
+		enc := td.enc(rec)
 		for i := 0; i < len(enc); i += 1 + len(enc)/50 {
-			if _, err := DecodeRecord(rec.Hash, enc[:i]); err == nil {
+			if _, err := DecodeRecord(rec.Loc, enc[:i], td.resolve); err == nil {
 				t.Fatalf("tx %s: truncated at %d of %d decoded", rec.Hash.Hex(), i, len(enc))
 			}
 		}
-		if _, err := DecodeRecord(rec.Hash, append(enc, 0)); err == nil {
+		if _, err := DecodeRecord(rec.Loc, append(enc, 0), td.resolve); err == nil {
 			t.Errorf("tx %s: a trailing byte decoded", rec.Hash.Hex())
 		}
 		for range 50 {
 			b := append([]byte(nil), enc...)
 			b[r.IntN(len(b))] ^= byte(1 + r.IntN(255))
-			DecodeRecord(rec.Hash, b) // must not panic
+			DecodeRecord(rec.Loc, b, td.resolve) // must not panic
+			decodeRecord(rec.Loc, b, td.resolve, depthAddrs)
+		}
+		other := td.assign(rec)
+		other[normalform.Family] = 999
+		if _, err := DecodeRecord(rec.Loc, rec.Encode(other), td.resolve); err == nil {
+			t.Errorf("tx %s: a record naming an id the dictionary does not have decoded", rec.Hash.Hex())
 		}
 	}
-	if _, err := DecodeRecord(h(1), []byte{9}); err == nil {
+	if _, err := DecodeRecord(Loc{}, []byte{9}, td.resolve); err == nil {
 		t.Error("record version 9 decoded")
 	}
 }
 
 // TestRecordSharesNF: a record refers to its NF's address and token
 // tables and leaves out the NF's copy of the transaction hash, so each
-// address is written once and the hash not at all; a record whose block
-// no key can hold does not decode.
+// address and the hash are written once; a record whose key's unknown
+// position names another hash does not decode.
 func TestRecordSharesNF(t *testing.T) {
 	n := 0
+	td := newTestDict()
 	for _, a := range analyseCorpus(t) {
 		rec, err := NewRecord(a, time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
-		enc := rec.Encode()
-		if bytes.Contains(enc, rec.Hash[:]) {
-			t.Fatalf("tx %s: the record holds its hash", rec.Hash.Hex())
+		enc := td.enc(rec)
+		if c := bytes.Count(enc, rec.Hash[:]); c != 1 {
+			t.Fatalf("tx %s: the record holds its hash %d times", rec.Hash.Hex(), c)
 		}
 		for _, ad := range rec.Addresses {
 			if c := bytes.Count(enc, ad[:]); c != 1 {
 				t.Fatalf("tx %s: address %x written %d times", rec.Hash.Hex(), ad, c)
 			}
 		}
-		got, err := DecodeRecord(rec.Hash, enc)
+		got, err := DecodeRecord(rec.Loc, enc, td.resolve)
 		if err != nil || !bytes.Equal(got.NF, rec.NF) {
 			t.Fatalf("tx %s: NF does not come back: %v", rec.Hash.Hex(), err)
 		}
@@ -120,8 +179,8 @@ func TestRecordSharesNF(t *testing.T) {
 	if n < 100 {
 		t.Fatalf("only %d corpus records", n)
 	}
-	rec := &Record{Hash: h(1), Loc: Loc{Block: MaxBlock + 1, Index: 0}, HasFrom: true, From: ad(1), Recipient: ad(1), Gross: []Amount{}}
-	if _, err := DecodeRecord(rec.Hash, rec.Encode()); err == nil {
-		t.Errorf("a record at block %d decodes", rec.Loc.Block)
+	rec := &Record{Hash: h(1), Loc: Loc{Block: 5, Index: UnknownIndex, Tx: h(1)}, HasFrom: true, From: ad(1), Recipient: ad(1), Gross: []Amount{}}
+	if _, err := DecodeRecord(Loc{Block: 5, Index: UnknownIndex, Tx: h(2)}, td.enc(rec), td.resolve); err == nil {
+		t.Errorf("a record under another transaction's unknown position decodes")
 	}
 }

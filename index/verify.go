@@ -7,12 +7,17 @@ import (
 	"fmt"
 
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/normalform"
 )
 
 // Verify checks the index's invariants: every key parses; every record
-// decodes and has all its secondary keys, with its hash as their value;
-// every secondary key belongs to a record that has it; every first-seen
-// key names the least position of its bot and shape. It reports the
+// decodes, names only ids the dictionary holds, and has all its
+// secondary keys; every secondary key belongs to the record at its
+// position, which has it; every txhash key lists, in order, exactly the
+// positions of the records whose hash begins so; every first-seen key
+// names the least position of its bot and shape; the dictionary's two
+// directions agree and its ids are below the next one. It reports the
 // first violations it finds (at most ten).
 func (ix *Index) Verify(ctx context.Context) error {
 	var errs []error
@@ -21,32 +26,41 @@ func (ix *Index) Verify(ctx context.Context) error {
 		return len(errs) >= 10
 	}
 	err := ix.db.View(func(txn *badger.Txn) error {
+		names := ix.namesIn(txn)
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true})
 		defer it.Close()
+		var cachedLoc *Loc
 		var cached *Record
+		var cachedID ids
 		var cachedKeys map[string][]byte
-		recordKeys := func(tx [32]byte) (map[string][]byte, error) {
-			if cached != nil && cached.Hash == tx {
-				return cachedKeys, nil
+		recordKeys := func(l Loc) (*Record, map[string][]byte, error) {
+			if cachedLoc != nil && *cachedLoc == l {
+				return cached, cachedKeys, nil
 			}
-			item, err := txn.Get(TxKey(tx).Bytes())
+			item, err := txn.Get(TxKey(l).Bytes())
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			enc, err := item.ValueCopy(nil)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			rec, err := DecodeRecord(tx, enc)
+			rec, id, err := decodeRecordIDs(l, enc, names, depthFull)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			m := map[string][]byte{}
-			for _, x := range rec.keys(enc) {
+			for _, x := range rec.keys(enc, id) {
 				m[string(x.k)] = x.v
 			}
-			cached, cachedKeys = rec, m
-			return m, nil
+			cachedLoc, cached, cachedID, cachedKeys = &l, rec, id, m
+			return rec, m, nil
+		}
+		var next uint32
+		if item, err := txn.Get(NextKey().Bytes()); err == nil {
+			if err := item.Value(func(v []byte) (err error) { next, err = parseID(v); return }); err != nil {
+				report("next key: %v", err)
+			}
 		}
 		n := 0
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -70,9 +84,9 @@ func (ix *Index) Verify(ctx context.Context) error {
 			}
 			switch key.Kind {
 			case KindTx:
-				m, err := recordKeys(key.Tx)
+				rec, m, err := recordKeys(key.Loc)
 				if err != nil {
-					if report("record %x: %v", key.Tx, err) {
+					if report("record at %s: %v", key.Loc, err) {
 						return nil
 					}
 					continue
@@ -80,7 +94,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 				for sk, sv := range m {
 					item, err := txn.Get([]byte(sk))
 					if errors.Is(err, badger.ErrKeyNotFound) {
-						if report("tx %s: missing key %x", key.Tx.Hex(), sk) {
+						if report("tx %s: missing key %x", rec.Hash.Hex(), sk) {
 							return nil
 						}
 						continue
@@ -92,35 +106,58 @@ func (ix *Index) Verify(ctx context.Context) error {
 						return err
 					}
 					if !bytes.Equal(got, sv) {
-						if report("tx %s: key %x has value %x", key.Tx.Hex(), sk, got) {
+						if report("tx %s: key %x has value %x", rec.Hash.Hex(), sk, got) {
 							return nil
 						}
 					}
 				}
-				first := FirstKey(cached.Recipient, cached.Hashes.Shape).Bytes()
-				if _, err := txn.Get(first); err != nil {
-					if report("tx %s: first-seen key %x: %v", key.Tx.Hex(), first, err) {
+				locs, err := locsOf(txn, rec.Hash)
+				found := false
+				for _, l := range locs {
+					found = found || l == rec.Loc
+				}
+				if err != nil || !found {
+					if report("tx %s: its txhash key does not list %s (%v)", rec.Hash.Hex(), rec.Loc, err) {
 						return nil
 					}
 				}
-			case KindPos, KindHash, KindBot, KindVerdict, KindProfit, KindAddr, KindToken:
-				ref, err := refOf(txn, k, v)
+				first := FirstKey(rec.Recipient, cachedID[normalform.Shape]).Bytes()
+				if _, err := txn.Get(first); err != nil {
+					if report("tx %s: first-seen key %x: %v", rec.Hash.Hex(), first, err) {
+						return nil
+					}
+				}
+			case KindTxHash:
+				locs, err := parseLocs(v)
 				if err != nil {
-					if report("key %x: %v", k, err) {
+					if report("%v", err) {
 						return nil
 					}
 					continue
 				}
-				tx := ref.Hash
-				m, err := recordKeys(tx)
+				for i, l := range locs {
+					if i > 0 && !locs[i-1].Less(l) {
+						if report("txhash key %x: positions not in order: %x", k, v) {
+							return nil
+						}
+					}
+					rec, _, err := recordKeys(l)
+					if err != nil || Short(rec.Hash) != key.Tag {
+						if report("txhash key %x lists %s, which is not a transaction of that hash (%v)", k, l, err) {
+							return nil
+						}
+					}
+				}
+			case KindHash, KindBot, KindVerdict, KindProfit, KindAddr, KindToken:
+				rec, m, err := recordKeys(key.Loc)
 				if err != nil {
 					if report("key %x: its record: %v", k, err) {
 						return nil
 					}
 					continue
 				}
-				if _, ok := m[string(k)]; !ok {
-					if report("key %x: not a key of its record %x (stale)", k, tx) {
+				if _, ok := m[string(k)]; !ok || len(v) != 0 {
+					if report("key %x: not a key of its record %s (stale)", k, rec.Hash.Hex()) {
 						return nil
 					}
 				}
@@ -132,17 +169,42 @@ func (ix *Index) Verify(ctx context.Context) error {
 					}
 					continue
 				}
-				var least *Ref
-				err = scanTxn(ctx, txn, botShapePrefix(key.Addr, key.Struct), nil, true, func(k, v []byte) ([]byte, bool, error) {
-					r, err := refOf(txn, k, v)
-					least = &r
-					return nil, true, err
-				})
+				least, err := leastOfBot(txn, names, key.Addr, key.ID)
 				if err != nil {
 					return err
 				}
 				if least == nil || *least != got {
 					if report("first-seen key %x names %+v, the least is %+v", k, got, least) {
+						return nil
+					}
+				}
+			case KindDict:
+				id, err := parseID(v)
+				if err == nil && id >= next {
+					err = fmt.Errorf("id %d is not below the next, %d", id, next)
+				}
+				if err == nil {
+					if h, ok := names(key.Level, id); !ok || h != key.Struct {
+						err = fmt.Errorf("its id %d names another hash", id)
+					}
+				}
+				if err != nil {
+					if report("dict key %x: %v", k, err) {
+						return nil
+					}
+				}
+			case KindName:
+				dn, err := parseNameValue(v)
+				if err == nil && key.ID >= next {
+					err = fmt.Errorf("id %d is not below the next, %d", key.ID, next)
+				}
+				if err == nil {
+					if id, ok, e := ix.idIn(txn, dn.level, dn.h); e != nil || !ok || id != key.ID {
+						err = fmt.Errorf("its hash has id %d (%v)", id, e)
+					}
+				}
+				if err != nil {
+					if report("name key %x: %v", k, err) {
 						return nil
 					}
 				}

@@ -128,8 +128,80 @@ func findGroup(p Plan) *Group {
 	return nil
 }
 
+// lookup is the index lookup of an access path that reads secondary
+// keys (false: the path is not one).
+func lookup(p Plan) (index.Lookup, bool) {
+	switch n := p.(type) {
+	case *HashLookup:
+		return index.Lookup{By: index.KindHash, Level: n.Level, Hash: n.Hash, Blocks: n.Blocks}, true
+	case *BotScan:
+		return index.Lookup{By: index.KindBot, Addr: n.Bot, Blocks: n.Blocks}, true
+	case *AddressScan:
+		return index.Lookup{By: index.KindAddr, Addr: n.Addr, AsToken: n.AsToken, Blocks: n.Blocks}, true
+	case *TokenScan:
+		return index.Lookup{By: index.KindToken, Token: n.Token, Blocks: n.Blocks}, true
+	case *TierScan:
+		return index.Lookup{By: index.KindVerdict, Verdict: n.Verdict, Tier: n.Tier, Blocks: n.Blocks}, true
+	case *ProfitRange:
+		return index.Lookup{By: index.KindProfit, Side: n.Side, Token: n.Token, Lo: n.Lo, Hi: n.Hi, Blocks: index.AllBlocks}, true
+	}
+	return index.Lookup{}, false
+}
+
+// scanRange is the block range of a plan that reads every record of one
+// (a full scan, a block range; false: the plan does not).
+func scanRange(p Plan) (index.BlockRange, bool) {
+	switch n := p.(type) {
+	case *FullScan:
+		return index.AllBlocks, true
+	case *BlockScan:
+		return n.Blocks, true
+	}
+	return index.BlockRange{}, false
+}
+
+// headerScan runs a filter over a full or block-range scan on the
+// records' headers, when the source can (Fetcher) and the predicate needs
+// no more than the header (pred nil: every record). The predicate is
+// evaluated on all cores (it only reads the record); emit receives the
+// records that pass, in position order, whole when whole is set, else as
+// their headers. ok is false when the plan cannot run so.
+func (x *Executor) headerScan(ctx context.Context, p Plan, need needs, whole bool, emit func(*index.Record) error) (ok bool, err error) {
+	f, isFetcher := x.Src.(Fetcher)
+	if !isFetcher {
+		return false, nil
+	}
+	var pred *Pred
+	if flt, isFilter := p.(*Filter); isFilter {
+		pred, p = flt.Pred, flt.Input
+		need = both(need, pred.need)
+	}
+	blocks, isScan := scanRange(p)
+	if !isScan || need == needFull {
+		return false, nil
+	}
+	var match func(*index.Record) (bool, error)
+	if pred != nil {
+		match = pred.Eval
+	}
+	return true, f.Filter(ctx, blocks, need == needAddrs, match, whole, emit)
+}
+
 // records runs a record-producing plan.
 func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record) error) error {
+	if f, ok := x.Src.(Fetcher); ok {
+		if lk, ok := lookup(p); ok {
+			return f.Fetch(ctx, lk, emit)
+		}
+		if b, ok := p.(*BlockScan); ok {
+			return x.Src.Records(ctx, b.Blocks, emit) // one iterator over the records
+		}
+		if _, ok := p.(*Filter); ok {
+			if ok, err := x.headerScan(ctx, p, needHeader, true, emit); ok {
+				return err
+			}
+		}
+	}
 	get := func(r index.Ref) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -499,8 +571,29 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	}
 	buckets := map[string]*bucket{}
 	var order []string
-	err := x.records(ctx, g.Input, func(r *index.Record) error {
-		k, h := groupKey(x.Cfg, r, g.By)
+	// The hex of the hashes that repeat (shape, tokens, family), memoised
+	// for a scan of a million rows; bounded.
+	memo := map[normalform.Hash][2]string{}
+	key := func(r *index.Record) (string, string) {
+		var h normalform.Hash
+		switch g.By {
+		case "family", "shape", "tokens":
+			lvl, _ := normalform.ParseLevel(g.By)
+			h = r.Hashes.Of(lvl)
+		default:
+			return groupKey(x.Cfg, r, g.By)
+		}
+		if m, ok := memo[h]; ok {
+			return m[0], m[1]
+		}
+		k, hu := groupKey(x.Cfg, r, g.By)
+		if len(memo) < 1<<16 {
+			memo[h] = [2]string{k, hu}
+		}
+		return k, hu
+	}
+	tally := func(r *index.Record) error {
+		k, h := key(r)
 		b := buckets[k]
 		if b == nil {
 			b = &bucket{key: k, human: h, distinct: map[string]bool{}, example: r.Hash}
@@ -517,7 +610,17 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 			b.distinct[r.Hashes.Family.Hex()] = true
 		}
 		return nil
-	})
+	}
+	// On the records' headers when the grouping and its filter need no
+	// more, else on whole records.
+	need := needHeader
+	if g.By == "bot" || g.By == "sender" || g.What == "bots" {
+		need = needAddrs
+	}
+	ok, err := x.headerScan(ctx, g.Input, need, false, tally)
+	if !ok {
+		err = x.records(ctx, g.Input, tally)
+	}
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,19 @@ type Source interface {
 
 var _ Source = (*index.Index)(nil)
 
+// Fetcher is what a Source may offer beyond Source (*index.Index does):
+// the records a secondary-key access path finds, each read once in the
+// path's own read transaction (index.Index.Fetch), and a scan of a block
+// range that decides on each record's header before decoding it whole
+// (index.Index.Filter). The executor uses them when its source has them;
+// the rows are the same either way.
+type Fetcher interface {
+	Fetch(ctx context.Context, lk index.Lookup, fn func(*index.Record) error) error
+	Filter(ctx context.Context, blocks index.BlockRange, addrs bool, match func(*index.Record) (bool, error), whole bool, fn func(*index.Record) error) error
+}
+
+var _ Fetcher = (*index.Index)(nil)
+
 // Plan is a node of a query plan. Nodes are immutable once built.
 type Plan interface {
 	// Describe is the node's one-line description.

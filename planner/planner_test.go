@@ -53,7 +53,10 @@ func TestMain(m *testing.M) {
 // run parses, plans and executes a query against the test index, and
 // renders the result as the test file expects: the plan for explain, the
 // rows otherwise (one per line, name=value, machine values), or the error.
-func run(src string) string {
+func run(src string) string { return runOn(testIndex, src) }
+
+// runOn is run against a source.
+func runOn(source Source, src string) string {
 	st, err := lang.ParseOne("q", src)
 	if err != nil {
 		return "error: " + err.Error()
@@ -66,7 +69,7 @@ func run(src string) string {
 	if q.Explain {
 		return strings.TrimRight(Explain(q.Plan), "\n")
 	}
-	x := &Executor{Src: testIndex, Cfg: pl.Cfg}
+	x := &Executor{Src: source, Cfg: pl.Cfg}
 	var lines []string
 	err = x.Run(context.Background(), q, func(r Row) error {
 		var parts []string

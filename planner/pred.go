@@ -15,6 +15,10 @@ import (
 type Pred struct {
 	Text string
 	Eval func(r *index.Record) (bool, error)
+	// need says which fields of a record Eval reads: a header scan
+	// (index.Index.Filter) evaluates the predicate before decoding
+	// records whole when it needs no more than the header.
+	need needs
 	// access is the index access that finds every record the predicate
 	// can hold on, rank its selectivity (0 is the most selective), and
 	// blocks the block range it pins exactly.
@@ -23,15 +27,36 @@ type Pred struct {
 	blocks *index.BlockRange
 }
 
+// needs are the fields of a record a predicate or a grouping reads: the
+// header's (index.Record.Partial), the header's with the principals'
+// addresses, or all of them (the zero value).
+type needs uint8
+
+const (
+	needFull needs = iota
+	needHeader
+	needAddrs
+)
+
+// both is what two predicates together need.
+func both(a, b needs) needs {
+	if a == needFull || b == needFull {
+		return needFull
+	}
+	return max(a, b)
+}
+
 func andPreds(ps []*Pred) *Pred {
 	if len(ps) == 1 {
 		return ps[0]
 	}
 	var texts []string
+	need := needHeader
 	for _, p := range ps {
 		texts = append(texts, p.Text)
+		need = both(need, p.need)
 	}
-	return &Pred{Text: strings.Join(texts, " and "), Eval: func(r *index.Record) (bool, error) {
+	return &Pred{Text: strings.Join(texts, " and "), need: need, Eval: func(r *index.Record) (bool, error) {
 		for _, p := range ps {
 			ok, err := p.Eval(r)
 			if err != nil || !ok {
@@ -62,7 +87,7 @@ func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 	if neg {
 		text = strings.Replace(text, "=", "!=", 1)
 	}
-	p := &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+	p := &Pred{Text: text, need: needHeader, Eval: func(r *index.Record) (bool, error) {
 		ok := r.Verdict == v && (t == nil || r.Tier == *t)
 		return ok != neg, nil
 	}}
@@ -128,7 +153,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		if err := firstErr(err1, err2); err != nil {
 			return nil, err
 		}
-		return &Pred{Text: text, Eval: func(rec *index.Record) (bool, error) {
+		return &Pred{Text: text, need: both(l.need, r.need), Eval: func(rec *index.Record) (bool, error) {
 			if ok, err := l.Eval(rec); err != nil || ok {
 				return ok, err
 			}
@@ -139,7 +164,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Pred{Text: text, Eval: func(rec *index.Record) (bool, error) {
+		return &Pred{Text: text, need: in.need, Eval: func(rec *index.Record) (bool, error) {
 			ok, err := in.Eval(rec)
 			return !ok, err
 		}}, nil
@@ -168,7 +193,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		if !found {
 			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", x.Reason.Name, strings.Join(names, ", "))
 		}
-		return &Pred{Text: text, Eval: func(rec *index.Record) (bool, error) {
+		return &Pred{Text: text, need: needHeader, Eval: func(rec *index.Record) (bool, error) {
 			for _, y := range rec.Reasons {
 				if y == r {
 					return true, nil
@@ -180,7 +205,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		return pl.blocksPred(x, text)
 	case *lang.AddrIs:
 		a := addrOf(x.Addr.Addr)
-		p := &Pred{Text: text}
+		p := &Pred{Text: text, need: needAddrs}
 		if x.Field == "bot" {
 			p.Eval = func(r *index.Record) (bool, error) { return (r.Recipient == a) != x.Neg, nil }
 			if !x.Neg {
@@ -242,7 +267,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		if err != nil {
 			return nil, pl.errAt(x.Hash, "%v", err)
 		}
-		return &Pred{Text: text, access: &HashLookup{Level: lvl, Hash: h}, rank: 0, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{Text: text, need: needHeader, access: &HashLookup{Level: lvl, Hash: h}, rank: 0, Eval: func(r *index.Record) (bool, error) {
 			return r.Hashes.Of(lvl) == h, nil
 		}}, nil
 	}
@@ -280,7 +305,7 @@ func (pl *Planner) blocksPred(x *lang.InBlocks, text string) (*Pred, error) {
 	case "!=":
 		exact = false
 	}
-	p := &Pred{Text: text}
+	p := &Pred{Text: text, need: needHeader}
 	if !exact {
 		p.Eval = func(rec *index.Record) (bool, error) {
 			return rec.Loc.Block != index.UnknownBlock && rec.Loc.Block != from, nil
@@ -309,7 +334,7 @@ func (pl *Planner) compare(x *lang.Compare, text string) (*Pred, error) {
 			"cycles":    func(r *index.Record) int { return r.Counts.Cycles },
 			"leftovers": func(r *index.Record) int { return r.Counts.Leftovers },
 		}[m.Name]
-		return &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{Text: text, need: needHeader, Eval: func(r *index.Record) (bool, error) {
 			n := uint64(get(r))
 			c := 0
 			if n < v {

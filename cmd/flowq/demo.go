@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -64,6 +65,15 @@ func demoCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 		return 2
 	}
 	ix, err := openIndex(path)
+	var old *index.SchemaError
+	if errors.As(err, &old) && *dir == "" {
+		// The demo's own index holds only the bundled examples: an
+		// earlier flowq's is rebuilt, not refused.
+		fmt.Fprintf(stderr, "flowq demo: %s was built by an earlier flowq (schema %d); building it again\n", path, old.Schema)
+		if err = os.RemoveAll(path); err == nil {
+			ix, err = openIndex(path)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq demo: %v\n", err)
 		return 1

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"encoding/binary"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/index"
 )
 
 func TestDemo(t *testing.T) {
@@ -46,5 +52,52 @@ func TestDemo(t *testing.T) {
 	_, errs, code = flowq(t, nil, "", "demo", "--index", idx, "--format", "yaml")
 	if code != 2 || !strings.Contains(errs, `--format "yaml"`) {
 		t.Errorf("bad format: exit %d: %s", code, errs)
+	}
+}
+
+// setSchema rewrites an index's schema key, as an earlier flowq would have
+// written it.
+func setSchema(t *testing.T, dir string, schema, records uint32) {
+	t.Helper()
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, schema), records)
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set([]byte{byte(index.KindSchema)}, v) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDemoOldSchema: the demo's own index, built by an earlier flowq, is
+// built again; an index the user named is refused, not touched.
+func TestDemoOldSchema(t *testing.T) {
+	data := t.TempDir()
+	env := map[string]string{"XDG_DATA_HOME": data}
+	if _, errs, code := flowq(t, env, "", "demo"); code != 0 {
+		t.Fatalf("first demo: exit %d: %s", code, errs)
+	}
+	own := filepath.Join(data, "flowq", "demo")
+	setSchema(t, own, 2, 2)
+	out, errs, code := flowq(t, env, "", "demo")
+	if code != 0 || !strings.Contains(errs, "built by an earlier flowq (schema 2); building it again") ||
+		!strings.Contains(errs, "24 transactions stored") || !strings.Contains(out, "arbitrage  8") {
+		t.Fatalf("demo over an old index: exit %d\n%s\n%s", code, errs, out)
+	}
+
+	named := filepath.Join(t.TempDir(), "mine")
+	if _, errs, code := flowq(t, nil, "", "demo", "--index", named); code != 0 {
+		t.Fatalf("demo --index: exit %d: %s", code, errs)
+	}
+	setSchema(t, named, 2, 2)
+	_, errs, code = flowq(t, nil, "", "demo", "--index", named)
+	if code != 1 || !strings.Contains(errs, "has schema 2 (records v2); this flowq uses schema") {
+		t.Fatalf("demo over a named old index: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(named, "MANIFEST")); err != nil {
+		t.Errorf("the named index was removed: %v", err)
 	}
 }

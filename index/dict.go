@@ -1,0 +1,196 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// The dictionary of structural hashes (keys.go: 0x04 dict, 0x05 name,
+// 0x06 next). Ids are assigned by writes (wtx.id) in the Badger
+// transaction of the record that first uses them, and are immutable once
+// committed, so the cache below only ever holds committed entries and
+// never goes stale: a write's new ids enter it after its commit.
+
+type dictName struct {
+	level normalform.Level
+	h     normalform.Hash
+}
+
+// dictCache holds committed dictionary entries (distinct shape, tokens
+// and family hashes: few).
+type dictCache struct {
+	mu    sync.RWMutex
+	ids   map[dictName]uint32
+	names map[uint32]dictName
+}
+
+func newDictCache() *dictCache {
+	return &dictCache{ids: map[dictName]uint32{}, names: map[uint32]dictName{}}
+}
+
+func (c *dictCache) id(n dictName) (uint32, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	id, ok := c.ids[n]
+	return id, ok
+}
+
+func (c *dictCache) name(id uint32) (dictName, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n, ok := c.names[id]
+	return n, ok
+}
+
+func (c *dictCache) add(n dictName, id uint32) {
+	c.mu.Lock()
+	c.ids[n], c.names[id] = id, n
+	c.mu.Unlock()
+}
+
+func nameValue(n dictName) []byte { return append([]byte{byte(n.level)}, n.h[:]...) }
+
+func parseNameValue(v []byte) (dictName, error) {
+	if len(v) != 33 || v[0] == 0 || v[0] > byte(normalform.Family) {
+		return dictName{}, fmt.Errorf("bad dictionary name %x", v)
+	}
+	n := dictName{level: normalform.Level(v[0])}
+	copy(n.h[:], v[1:])
+	return n, nil
+}
+
+func parseID(v []byte) (uint32, error) {
+	if len(v) != 4 || binary.BigEndian.Uint32(v) == 0 {
+		return 0, fmt.Errorf("bad dictionary id %x", v)
+	}
+	return binary.BigEndian.Uint32(v), nil
+}
+
+// namesIn resolves ids as txn sees the dictionary (committed entries).
+// The function it returns keeps the names it resolved, unlocked, for one
+// goroutine's scan.
+func (ix *Index) namesIn(txn *badger.Txn) Names {
+	var local map[uint32]dictName
+	return func(l normalform.Level, id uint32) (normalform.Hash, bool) {
+		if n, ok := local[id]; ok {
+			return n.h, n.level == l
+		}
+		if n, ok := ix.dict.name(id); ok {
+			if local == nil {
+				local = map[uint32]dictName{}
+			}
+			local[id] = n
+			return n.h, n.level == l
+		}
+		item, err := txn.Get(NameKey(id).Bytes())
+		if err != nil {
+			return normalform.Hash{}, false
+		}
+		var n dictName
+		if err := item.Value(func(v []byte) (err error) { n, err = parseNameValue(v); return }); err != nil {
+			return normalform.Hash{}, false
+		}
+		ix.dict.add(n, id)
+		return n.h, n.level == l
+	}
+}
+
+// idIn is the id of a hash as txn sees the dictionary (false: none).
+func (ix *Index) idIn(txn *badger.Txn, l normalform.Level, h normalform.Hash) (uint32, bool, error) {
+	n := dictName{l, h}
+	if id, ok := ix.dict.id(n); ok {
+		return id, true, nil
+	}
+	item, err := txn.Get(DictKey(l, h).Bytes())
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, false, nil
+	} else if err != nil {
+		return 0, false, err
+	}
+	var id uint32
+	if err := item.Value(func(v []byte) (err error) { id, err = parseID(v); return }); err != nil {
+		return 0, false, err
+	}
+	ix.dict.add(n, id)
+	return id, true, nil
+}
+
+// wtx is a write transaction with the dictionary entries it assigned
+// (not yet committed, so not yet in the cache).
+type wtx struct {
+	ix      *Index
+	txn     *badger.Txn
+	pending map[dictName]uint32
+	names   map[uint32]dictName
+	next    uint32 // the next id; 0 until read
+}
+
+func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }
+
+// id returns a hash's id, assigning the next one when it has none.
+func (w *wtx) id(l normalform.Level, h normalform.Hash) (uint32, error) {
+	n := dictName{l, h}
+	if id, ok := w.pending[n]; ok {
+		return id, nil
+	}
+	id, ok, err := w.ix.idIn(w.txn, l, h)
+	if err != nil || ok {
+		return id, err
+	}
+	if w.next == 0 {
+		w.next = 1
+		item, err := w.txn.Get(NextKey().Bytes())
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+		case err != nil:
+			return 0, err
+		default:
+			if err := item.Value(func(v []byte) (err error) { w.next, err = parseID(v); return }); err != nil {
+				return 0, err
+			}
+		}
+	}
+	id = w.next
+	if id == 0 || id == ^uint32(0) {
+		return 0, errors.New("the dictionary of structural hashes is full")
+	}
+	w.next++
+	if err := w.ix.set(w.txn, DictKey(l, h).Bytes(), binary.BigEndian.AppendUint32(nil, id)); err != nil {
+		return 0, err
+	}
+	if err := w.ix.set(w.txn, NameKey(id).Bytes(), nameValue(n)); err != nil {
+		return 0, err
+	}
+	if err := w.ix.set(w.txn, NextKey().Bytes(), binary.BigEndian.AppendUint32(nil, w.next)); err != nil {
+		return 0, err
+	}
+	if w.pending == nil {
+		w.pending, w.names = map[dictName]uint32{}, map[uint32]dictName{}
+	}
+	w.pending[n], w.names[id] = id, n
+	return id, nil
+}
+
+// resolve resolves ids as the write transaction sees them.
+func (w *wtx) resolve() Names {
+	committed := w.ix.namesIn(w.txn)
+	return func(l normalform.Level, id uint32) (normalform.Hash, bool) {
+		if n, ok := w.names[id]; ok {
+			return n.h, n.level == l
+		}
+		return committed(l, id)
+	}
+}
+
+// committed publishes the transaction's new ids, after its commit.
+func (w *wtx) committed() {
+	for n, id := range w.pending {
+		w.ix.dict.add(n, id)
+	}
+}

@@ -1,0 +1,204 @@
+package index
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// The record scan on all cores. Records are keyed by position, so a block
+// range is a key range; scanRecords cuts it into chunks of consecutive
+// blocks, reads the chunks on several goroutines (each with its own
+// iterator in the one read transaction) and hands their records to fn in
+// position order on the caller's goroutine. What a user sees — rows, their
+// order, the first error — is the sequential scan's.
+//
+// Chunks are sized as the scan goes: the first is one block (the first row
+// comes as soon as a sequential scan's would), then each doubles until a
+// chunk has been read, and from then on a chunk spans the blocks expected
+// to hold chunkRecords records at the density seen so far. Empty block
+// ranges are skipped by seeking to the next record, so a sparse index (or
+// the unknown-block transactions after the last known block) costs nothing.
+// At most workers+1 chunks are read ahead of fn, which bounds memory.
+
+// chunkRecords is the records a chunk aims at (a variable for tests).
+var chunkRecords int64 = 4096
+
+// scanWorkers is the number of goroutines that read chunks.
+var scanWorkers = func() int { return runtime.GOMAXPROCS(0) }
+
+type chunk struct {
+	from, to uint64 // blocks
+	recs     []*Record
+	n        int // records read (matching or not)
+	err      error
+	done     chan struct{}
+}
+
+// scanRecords calls fn, in position order, with every record of blocks
+// whose header match accepts (nil: every record). match runs on a
+// partial record (depth d: header, or header and addresses) on several
+// goroutines at once, and must only read it. fn receives the record
+// decoded whole when whole is set, else the partial record match saw (a
+// fresh one fn may keep).
+func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), whole bool, fn func(*Record) error) error {
+	if blocks.From > blocks.To {
+		return nil
+	}
+	workers := scanWorkers()
+	if workers < 2 {
+		return ix.readChunk(ctx, txn, blocks, d, match, whole, fn, nil)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait() // no iterator outlives the transaction
+	}()
+
+	work := make(chan *chunk)
+	order := make(chan *chunk, workers+1)
+	ahead := make(chan struct{}, workers+1)
+	var seenRecs, seenBlocks atomic.Int64
+
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			names := ix.namesIn(txn) // one per goroutine (it caches unlocked)
+			for c := range work {
+				c.err = ix.readChunk(ctx, txn, BlockRange{c.from, c.to}, d, match, whole, func(r *Record) error {
+					c.recs = append(c.recs, r)
+					return nil
+				}, &chunkState{names: names, n: &c.n})
+				if c.err == nil && c.to-c.from < 1<<40 {
+					seenRecs.Add(int64(c.n))
+					seenBlocks.Add(int64(c.to - c.from + 1))
+				}
+				close(c.done)
+			}
+		}()
+	}
+
+	wg.Add(1)
+	go func() { // the dispatcher: cuts the range into chunks, in order
+		defer wg.Done()
+		defer close(order)
+		defer close(work)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: kindPrefix(KindTx)})
+		defer it.Close()
+		next, span := blocks.From, uint64(1)
+		for {
+			// The next block that holds a record.
+			lo, _ := blockBounds(kindPrefix(KindTx), next, blocks.To)
+			it.Seek(lo)
+			if !it.ValidForPrefix(kindPrefix(KindTx)) {
+				return
+			}
+			r := keyReader{b: it.Item().Key()[1:]}
+			l := r.loc()
+			if r.err != nil || l.Block > blocks.To {
+				// A bad key is left to the chunk that reads it to report.
+				if r.err == nil {
+					return
+				}
+				l.Block = next
+			}
+			from := max(l.Block, next)
+			if recs, bl := seenRecs.Load(), seenBlocks.Load(); recs > 0 {
+				span = max(1, uint64(chunkRecords*bl/recs))
+			} else if next != blocks.From {
+				span *= 2
+			}
+			to := blocks.To
+			if from+span-1 >= from && from+span-1 < to {
+				to = from + span - 1
+			}
+			c := &chunk{from: from, to: to, done: make(chan struct{})}
+			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- c:
+			case <-ctx.Done():
+				return
+			}
+			order <- c
+			if to == blocks.To {
+				return
+			}
+			next = to + 1
+		}
+	}()
+
+	for c := range order {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if c.err != nil {
+			return c.err
+		}
+		for _, r := range c.recs {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		c.recs = nil
+		<-ahead
+	}
+	return ctx.Err()
+}
+
+// chunkState is what a worker keeps across chunks.
+type chunkState struct {
+	names Names
+	n     *int
+}
+
+// readChunk is the sequential scan of one block range.
+func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), whole bool, fn func(*Record) error, st *chunkState) error {
+	var names Names
+	if st != nil {
+		names = st.names
+	} else {
+		names = ix.namesIn(txn)
+	}
+	head := &Record{}
+	return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
+		if st != nil {
+			*st.n++
+		}
+		if match != nil || !whole {
+			var h *Record
+			var err error
+			if whole {
+				h, _, err = decodeInto(head, l, v, names, d) // reused: only match sees it
+			} else {
+				h, err = decodeRecord(l, v, names, d)
+			}
+			if err != nil {
+				return err
+			}
+			if match != nil {
+				if ok, err := match(h); err != nil || !ok {
+					return err
+				}
+			}
+			if !whole {
+				return fn(h)
+			}
+		}
+		rec, err := decodeRecord(l, v, names, depthFull)
+		if err != nil {
+			return err
+		}
+		return fn(rec)
+	})
+}
