@@ -556,13 +556,5 @@ func (ix *Index) GetAt(l Loc) (*Record, error) {
 }
 
 func (ix *Index) recordAt(txn *badger.Txn, l Loc, d depth) (*Record, error) {
-	item, err := txn.Get(TxKey(l).Bytes())
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, fmt.Errorf("position %s: %w", l, ErrNotFound)
-	} else if err != nil {
-		return nil, err
-	}
-	var rec *Record
-	err = item.Value(func(v []byte) (err error) { rec, err = decodeRecord(l, v, ix.namesIn(txn), d); return })
-	return rec, err
+	return recordIn(txn, l, ix.namesIn(txn), d)
 }

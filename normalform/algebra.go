@@ -233,6 +233,17 @@ func (n *namer) token(t Token) string {
 
 var termNames = map[TermKind]string{TStar: "Star", TCycle: "Cycle", TPath: "Path", TLeft: "Left", TCost: "Cost"}
 
+// head writes a term's NAME@AT(IN, without its place at the family level.
+func (n *namer) head(b *strings.Builder, name string, t *Term) {
+	b.WriteString(name)
+	if n.level != Family {
+		b.WriteByte('@')
+		b.WriteString(n.addr(t.At))
+	}
+	b.WriteByte('(')
+	b.WriteString(n.token(t.In))
+}
+
 // render writes a term; amounts only at the exact level.
 func (n *namer) render(b *strings.Builder, t *Term) {
 	switch t.Kind {
@@ -241,13 +252,7 @@ func (n *namer) render(b *strings.Builder, t *Term) {
 		if t.Kind == TCycle && t.Label != Cycle {
 			name = "Cycle:" + t.Label.String()
 		}
-		b.WriteString(name)
-		if n.level != Family {
-			b.WriteByte('@')
-			b.WriteString(n.addr(t.At))
-		}
-		b.WriteByte('(')
-		b.WriteString(n.token(t.In))
+		n.head(b, name, t)
 		b.WriteString(", ")
 		if len(t.Parts) == 1 && !(t.Parts[0].Kind == TSeq && len(t.Parts[0].Parts) == 0) {
 			n.render(b, t.Parts[0])
@@ -258,13 +263,7 @@ func (n *namer) render(b *strings.Builder, t *Term) {
 		b.WriteString(n.token(t.Out))
 		b.WriteByte(')')
 	case TSwap:
-		b.WriteString("Swap")
-		if n.level != Family {
-			b.WriteByte('@')
-			b.WriteString(n.addr(t.At))
-		}
-		b.WriteByte('(')
-		b.WriteString(n.token(t.In))
+		n.head(b, "Swap", t)
 		b.WriteByte(',')
 		b.WriteString(n.token(t.Out))
 		b.WriteByte(')')

@@ -33,7 +33,7 @@ func EncodeNF(a *Analysis) []byte {
 	e.collect(a)
 	var body []byte
 	body = e.analysisBody(body, a)
-	out := make([]byte, 0, 64+len(body)+20*len(e.addrs))
+	out := make([]byte, 0, 64+len(body)+20*len(e.addrs.keys))
 	out = append(out, EncodingVersion)
 	out = binary.AppendUvarint(out, a.cfg.ChainID)
 	wn := a.cfg.WrappedNative()
@@ -45,12 +45,12 @@ func EncodeNF(a *Analysis) []byte {
 			out = append(out, w[:]...)
 		}
 	}
-	out = binary.AppendUvarint(out, uint64(len(e.addrs)))
-	for _, ad := range e.addrs {
+	out = binary.AppendUvarint(out, uint64(len(e.addrs.keys)))
+	for _, ad := range e.addrs.keys {
 		out = append(out, ad[:]...)
 	}
-	out = binary.AppendUvarint(out, uint64(len(e.toks)))
-	for _, t := range e.toks {
+	out = binary.AppendUvarint(out, uint64(len(e.toks.keys)))
+	for _, t := range e.toks.keys {
 		out = append(out, byte(t.Kind))
 		out = binary.AppendUvarint(out, e.ai(t.Addr))
 		if t.HasID() {
@@ -60,77 +60,59 @@ func EncodeNF(a *Analysis) []byte {
 	return append(out, body...)
 }
 
-// encoder holds the address and token tables. A transaction has few of
-// each: the tables are searched linearly until they grow past
-// smallTable entries, then through a map.
+// encoder holds the address and token tables.
 type encoder struct {
-	addrs   []Address
-	addrMap map[Address]int
-	toks    []Token
-	tokMap  map[Token]int
+	addrs table[Address]
+	toks  table[Token]
+}
+
+// table is a list of distinct keys and their indexes. A transaction has
+// few addresses and tokens: a table is searched linearly until it grows
+// past smallTable entries, then through a map.
+type table[K comparable] struct {
+	keys []K
+	idx  map[K]int
 }
 
 const smallTable = 16
 
-func (e *encoder) addrIdx(a Address) (int, bool) {
-	if e.addrMap != nil {
-		i, ok := e.addrMap[a]
+func (t *table[K]) index(k K) (int, bool) {
+	if t.idx != nil {
+		i, ok := t.idx[k]
 		return i, ok
 	}
-	for i := range e.addrs {
-		if e.addrs[i] == a {
+	for i := range t.keys {
+		if t.keys[i] == k {
 			return i, true
 		}
 	}
 	return 0, false
 }
 
-func (e *encoder) tokIdx(t Token) (int, bool) {
-	if e.tokMap != nil {
-		i, ok := e.tokMap[t]
-		return i, ok
+func (t *table[K]) add(k K) {
+	if _, ok := t.index(k); ok {
+		return
 	}
-	for i := range e.toks {
-		if e.toks[i] == t {
-			return i, true
+	t.keys = append(t.keys, k)
+	if t.idx != nil {
+		t.idx[k] = len(t.keys) - 1
+	} else if len(t.keys) > smallTable {
+		t.idx = make(map[K]int, 2*len(t.keys))
+		for i, x := range t.keys {
+			t.idx[x] = i
 		}
 	}
-	return 0, false
 }
 
 // ai and ti are the table indexes of an address and a token collected.
-func (e *encoder) ai(a Address) uint64 { i, _ := e.addrIdx(a); return uint64(i) }
-func (e *encoder) ti(t Token) uint64   { i, _ := e.tokIdx(t); return uint64(i) }
+func (e *encoder) ai(a Address) uint64 { i, _ := e.addrs.index(a); return uint64(i) }
+func (e *encoder) ti(t Token) uint64   { i, _ := e.toks.index(t); return uint64(i) }
 
-func (e *encoder) addr(a Address) {
-	if _, ok := e.addrIdx(a); ok {
-		return
-	}
-	e.addrs = append(e.addrs, a)
-	if e.addrMap != nil {
-		e.addrMap[a] = len(e.addrs) - 1
-	} else if len(e.addrs) > smallTable {
-		e.addrMap = make(map[Address]int, 2*len(e.addrs))
-		for i, x := range e.addrs {
-			e.addrMap[x] = i
-		}
-	}
-}
+func (e *encoder) addr(a Address) { e.addrs.add(a) }
 
 func (e *encoder) tok(t Token) {
 	e.addr(t.Addr)
-	if _, ok := e.tokIdx(t); ok {
-		return
-	}
-	e.toks = append(e.toks, t)
-	if e.tokMap != nil {
-		e.tokMap[t] = len(e.toks) - 1
-	} else if len(e.toks) > smallTable {
-		e.tokMap = make(map[Token]int, 2*len(e.toks))
-		for i, x := range e.toks {
-			e.tokMap[x] = i
-		}
-	}
+	e.toks.add(t)
 }
 
 func (e *encoder) collect(a *Analysis) {
