@@ -6,6 +6,7 @@
 //	flowq fetch --rpc URL --blocks A..B --out DIR
 //	flowq ingest [--index DIR] [flags] FILE|DIR...
 //	flowq export [--index DIR] --format csv|jsonl [--out FILE]
+//	flowq verify [--index DIR]
 //	flowq query [--index DIR] [--format table|json|csv] 'STATEMENTS'
 //	flowq run [--index DIR] FILE...
 //	flowq draw [--view graph|tree] [--format dot|svg|png] [--out FILE] [--tx HASH] FILE|-
@@ -36,6 +37,7 @@ usage:
   flowq fetch --rpc URL --blocks A..B --out DIR   save bundles from a node (JSON-RPC)
   flowq ingest [--index DIR] FILE|DIR...  analyse and store transactions in the index (--retry-failed)
   flowq export [--index DIR] --format csv|jsonl [--out FILE]   write the index's records
+  flowq verify [--index DIR]              check the index's keys against its records
   flowq draw [--view graph|tree] [--format dot|svg|png] [--out FILE] FILE|-|--index DIR TXHASH
                                           draw a transaction's transfer graph or reduced tree
   flowq repl [--index DIR] [--history FILE] [--mode table|json|csv]   query the index interactively
@@ -60,6 +62,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 		return fetchCmd(args[1:], stdout, stderr, lookupEnv)
 	case "ingest":
 		return ingestCmd(args[1:], stdout, stderr, lookupEnv)
+	case "verify":
+		return verifyCmd(args[1:], stdout, stderr, lookupEnv)
 	case "export":
 		return exportCmd(args[1:], stdout, stderr, lookupEnv)
 	case "repl":
