@@ -20,6 +20,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -1200,5 +1201,19 @@ func TestBadInputNullResultAndReceiptType(t *testing.T) {
 	r = Decode([]byte(bundle), Options{Source: "bad.json"})
 	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Error(), "at $.receipts[0].type") || !strings.Contains(r.Errors[0].Error(), "transaction type 511 is not a byte") {
 		t.Errorf("receipt type: %v", r.Errors)
+	}
+}
+
+// TestUnhex: every byte's hex value, as strconv reads a one-digit hex
+// number; 255 for a byte that is not a hex digit.
+func TestUnhex(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := byte(255)
+		if v, err := strconv.ParseUint(string([]byte{byte(c)}), 16, 8); err == nil {
+			want = byte(v)
+		}
+		if got := unhex(byte(c)); got != want {
+			t.Errorf("unhex(%q) = %d, want %d", byte(c), got, want)
+		}
 	}
 }

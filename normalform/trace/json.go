@@ -603,17 +603,26 @@ func parseQuantity(txt []byte, v *uint256.Int) string {
 	return ""
 }
 
-func unhex(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10
+// unhex is a hex digit's value, 255 for a byte that is none.
+func unhex(c byte) byte { return unhexTable[c] }
+
+// unhexTable maps a byte to its hex digit's value, 255 when it is none: a
+// lookup where a comparison chain mispredicts on random digits.
+var unhexTable = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = byte(c - '0')
+		case c >= 'a' && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			t[c] = byte(c - 'A' + 10)
+		default:
+			t[c] = 255
+		}
 	}
-	return 255
-}
+	return t
+}()
 
 // u64 reads a quantity that must fit in 64 bits.
 func (s *scanner) u64() uint64 {
