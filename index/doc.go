@@ -6,8 +6,7 @@
 // # What it keeps
 //
 // One Record per transaction, keyed by its position (block, index): its
-// hash,
-// from, to, recipient, status, verdict, tier, reasons, gross and net
+// hash, from, to, recipient, status, verdict, tier, reasons, gross and net
 // balance per token (and whether costs were known), counts (cycles, pools,
 // hops, leftovers), the four structural hashes (exact, shape, tokens,
 // family), the addresses and tokens it touches, the encoded normal form
