@@ -142,13 +142,13 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if c.err != nil {
-			return c.err
-		}
-		for _, r := range c.recs {
+		for _, r := range c.recs { // those before a chunk's error too, as a sequential scan gives them
 			if err := fn(r); err != nil {
 				return err
 			}
+		}
+		if c.err != nil {
+			return c.err
 		}
 		c.recs = nil
 		<-ahead

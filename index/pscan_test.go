@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 // scanIndex is an index whose records spread over consecutive blocks
@@ -130,4 +132,41 @@ func TestScanRecordsStops(t *testing.T) {
 			t.Fatalf("cancelled scan: %v after %d records", err, seen)
 		}
 	})
+}
+
+// TestScanRecordsBadRecord: a record that does not decode stops the scan
+// with its error after exactly the records before it, as the sequential
+// scan does, whatever the chunking.
+func TestScanRecordsBadRecord(t *testing.T) {
+	ix := scanIndex(t)
+	ctx := context.Background()
+	var all []Loc
+	if err := ix.Records(ctx, AllBlocks, func(r *Record) error { all = append(all, r.Loc); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	bad := all[len(all)/3]
+	if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(TxKey(bad).Bytes(), []byte{0xff, 0x01}) }); err != nil {
+		t.Fatal(err)
+	}
+	scan := func() ([]Loc, error) {
+		var got []Loc
+		err := ix.Records(ctx, AllBlocks, func(r *Record) error { got = append(got, r.Loc); return nil })
+		return got, err
+	}
+	var want []Loc
+	var wantErr error
+	withWorkers(1, 4096, func() { want, wantErr = scan() })
+	if wantErr == nil || len(want) != len(all)/3 {
+		t.Fatalf("sequential scan over a bad record: %d records, err %v", len(want), wantErr)
+	}
+	for _, w := range []int{2, 3} {
+		for _, per := range []int64{1, 37, 4096} {
+			withWorkers(w, per, func() {
+				got, err := scan()
+				if err == nil || err.Error() != wantErr.Error() || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%d workers, chunks of %d: %d records, err %v; want %d, %v", w, per, len(got), err, len(want), wantErr)
+				}
+			})
+		}
+	}
 }
