@@ -6,11 +6,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/internal/textdiff"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/repl"
 )
@@ -79,7 +79,7 @@ func TestQueries(t *testing.T) {
 				t.Fatalf("%v (go test ./examples -update writes it)", err)
 			}
 			if got := out.String(); got != string(want) {
-				t.Errorf("%s differs from %s (go test ./examples -update rewrites it; review the diff):\n%s", q.Name, golden, firstDiff(got, string(want)))
+				t.Errorf("%s differs from %s (go test ./examples -update rewrites it; review the diff):\n%s", q.Name, golden, textdiff.FirstLine(string(want), got))
 			}
 		})
 	}
@@ -108,21 +108,4 @@ func TestTour(t *testing.T) {
 			t.Errorf("tour output lacks %q", want)
 		}
 	}
-}
-
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
-		}
-		if i < len(w) {
-			b = w[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + a + "\nwant: " + b
-		}
-	}
-	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/flowq/flowq/internal/textdiff"
 	. "github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
@@ -352,7 +353,7 @@ func TestTransferGraphDOTCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := cfg.TransferGraphDOT(dec); got != src {
-				t.Errorf("the decoded normal form draws differently:\n%s", firstLineDiff(src, got))
+				t.Errorf("the decoded normal form draws differently:\n%s", textdiff.FirstLine(src, got))
 			}
 
 			// One node per address: the transfers' endpoints and the principals.
@@ -486,7 +487,7 @@ func TestNormalFormDOTCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := cfg.NormalFormDOT(dec); got != src {
-				t.Errorf("the decoded normal form draws differently:\n%s", firstLineDiff(src, got))
+				t.Errorf("the decoded normal form draws differently:\n%s", textdiff.FirstLine(src, got))
 			}
 			// A tree rooted at "nf": every other node has one parent.
 			parents := map[string]int{}
@@ -703,27 +704,10 @@ func TestDOTGolden(t *testing.T) {
 				t.Fatalf("%v (go test ./normalform -run TestDOTGolden -update creates it)", err)
 			}
 			if string(want) != v.dot {
-				t.Errorf("%s differs from %s (go test -update rewrites it after review):\n%s", v.view, golden, firstLineDiff(string(want), v.dot))
+				t.Errorf("%s differs from %s (go test -update rewrites it after review):\n%s", v.view, golden, textdiff.FirstLine(string(want), v.dot))
 			}
 		}
 	}
-}
-
-func firstLineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\nwant %s\ngot  %s", i+1, a, b)
-		}
-	}
-	return "(equal)"
 }
 
 // Hostile display text: a token symbol with quotes, backslashes, a

@@ -26,6 +26,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/internal/textdiff"
 )
 
 const (
@@ -394,7 +396,7 @@ func TestBadInputBlockTx(t *testing.T) {
 			}
 			want := append(append([]string{}, baseSum[:c.bundle]...), baseSum[c.bundle+1:]...)
 			if got := badTxSummary(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("the other transactions changed:\n%s", firstDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+				t.Errorf("the other transactions changed:\n%s", textdiff.FirstLine(strings.Join(want, "\n"), strings.Join(got, "\n")))
 			}
 			badCheckTree(t, res)
 		})
@@ -525,7 +527,7 @@ func TestBadInputTraceBlock(t *testing.T) {
 			}
 			want := append(append([]string{}, baseSum[:c.bundle]...), baseSum[c.bundle+1:]...)
 			if got := badTxSummary(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("the other transactions changed:\n%s", firstDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+				t.Errorf("the other transactions changed:\n%s", textdiff.FirstLine(strings.Join(want, "\n"), strings.Join(got, "\n")))
 			}
 			badCheckTree(t, res)
 		})

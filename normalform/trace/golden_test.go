@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowq/flowq/internal/textdiff"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -69,27 +70,10 @@ func TestGoldenT0(t *testing.T) {
 				t.Fatalf("%v (run go test -update to create it)", err)
 			}
 			if got != string(want) {
-				t.Errorf("T0 of %s differs from %s (go test -update rewrites it after review):\n%s", f, golden, firstDiff(string(want), got))
+				t.Errorf("T0 of %s differs from %s (go test -update rewrites it after review):\n%s", f, golden, textdiff.FirstLine(string(want), got))
 			}
 		})
 	}
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, a, b)
-		}
-	}
-	return "(equal)"
 }
 
 // TestDeterministic decodes every corpus file twice and expects the same
@@ -139,7 +123,7 @@ func TestGoldenAnalysis(t *testing.T) {
 				t.Fatalf("%v (run go test -update to create it)", err)
 			}
 			if b.String() != string(want) {
-				t.Errorf("analysis of %s differs from %s (go test -update rewrites it after review):\n%s", f, golden, firstDiff(string(want), b.String()))
+				t.Errorf("analysis of %s differs from %s (go test -update rewrites it after review):\n%s", f, golden, textdiff.FirstLine(string(want), b.String()))
 			}
 		})
 	}
