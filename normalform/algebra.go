@@ -205,12 +205,7 @@ func (n *namer) addr(a Address) string {
 	case Family:
 		return "⋆"
 	}
-	if v, ok := n.addrs[a]; ok {
-		return v
-	}
-	v := "a" + strconv.Itoa(len(n.addrs)+1)
-	n.addrs[a] = v
-	return v
+	return variable(n.addrs, a, "a")
 }
 
 func (n *namer) token(t Token) string {
@@ -223,11 +218,16 @@ func (n *namer) token(t Token) string {
 	case Family:
 		return "⋆"
 	}
-	if v, ok := n.tokens[t]; ok {
+	return variable(n.tokens, t, "τ")
+}
+
+// variable is k's variable: prefix and k's rank of first occurrence in m.
+func variable[K comparable](m map[K]string, k K, prefix string) string {
+	if v, ok := m[k]; ok {
 		return v
 	}
-	v := "τ" + strconv.Itoa(len(n.tokens)+1)
-	n.tokens[t] = v
+	v := prefix + strconv.Itoa(len(m)+1)
+	m[k] = v
 	return v
 }
 
