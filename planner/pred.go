@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/flowq/flowq/index"
@@ -194,12 +195,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", x.Reason.Name, strings.Join(names, ", "))
 		}
 		return &Pred{Text: text, need: needHeader, Eval: func(rec *index.Record) (bool, error) {
-			for _, y := range rec.Reasons {
-				if y == r {
-					return true, nil
-				}
-			}
-			return false, nil
+			return slices.Contains(rec.Reasons, r), nil
 		}}, nil
 	case *lang.InBlocks:
 		return pl.blocksPred(x, text)
@@ -221,19 +217,8 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 	case *lang.Touches:
 		if x.Target.Address != "" {
 			a := addrOf(x.Target.Address)
-			tok := normalform.FungibleToken(a)
 			return &Pred{Text: text, access: &AddressScan{Addr: a, AsToken: true}, rank: 2, Eval: func(r *index.Record) (bool, error) {
-				for _, y := range r.Addresses {
-					if y == a {
-						return true, nil
-					}
-				}
-				for _, y := range r.Tokens {
-					if y.Addr == tok.Addr {
-						return true, nil
-					}
-				}
-				return false, nil
+				return slices.Contains(r.Addresses, a) || slices.ContainsFunc(r.Tokens, func(y normalform.Token) bool { return y.Addr == a }), nil
 			}}, nil
 		}
 		tok, err := pl.token(x.Target)
@@ -241,12 +226,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 			return nil, err
 		}
 		return &Pred{Text: text, access: &TokenScan{Token: tok, Name: x.Target.Symbol}, rank: 2, Eval: func(r *index.Record) (bool, error) {
-			for _, y := range r.Tokens {
-				if y == tok {
-					return true, nil
-				}
-			}
-			return false, nil
+			return slices.Contains(r.Tokens, tok), nil
 		}}, nil
 	case *lang.FlashLoan:
 		return &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {

@@ -84,6 +84,16 @@ flags:
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	var nTx, nFail, nShown int
+	// writeJSON writes one JSON line, or counts a failure.
+	writeJSON := func(b []byte, err error) {
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+			nFail++
+			return
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	}
 	for _, in := range inputs {
 		data, err := in.read(stdin)
 		if err != nil {
@@ -100,14 +110,7 @@ flags:
 			nShown++
 			if *t0 {
 				if *format == "json" {
-					b, err := cfg.MarshalT0(tx)
-					if err != nil {
-						fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
-						nFail++
-						continue
-					}
-					out.Write(b)
-					out.WriteByte('\n')
+					writeJSON(cfg.MarshalT0(tx))
 				} else {
 					out.WriteString(textT0(cfg, tx))
 				}
@@ -120,14 +123,7 @@ flags:
 				continue
 			}
 			if *format == "json" {
-				b, err := cfg.MarshalAnalysis(a, *steps)
-				if err != nil {
-					fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
-					nFail++
-					continue
-				}
-				out.Write(b)
-				out.WriteByte('\n')
+				writeJSON(cfg.MarshalAnalysis(a, *steps))
 			} else {
 				out.WriteString(textAnalysis(cfg, a, *steps))
 			}
