@@ -504,7 +504,6 @@ func (r *keyReader) take(n int) []byte {
 
 func (r *keyReader) u8() uint8   { return r.take(1)[0] }
 func (r *keyReader) u32() uint32 { return binary.BigEndian.Uint32(r.take(4)) }
-func (r *keyReader) u64() uint64 { return binary.BigEndian.Uint64(r.take(8)) }
 
 func (r *keyReader) hash() (h normalform.Hash) {
 	copy(h[:], r.take(32))

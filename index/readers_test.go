@@ -32,7 +32,7 @@ func TestReadersWhileWriting(t *testing.T) {
 		_, ingestErr = ix.Ingest(ctx, inputs, IngestOptions{BatchTxs: 1, Workers: 2, clock: fixedClock})
 	}()
 
-	type snap struct{ records, verdictKeys, byVerdict int }
+	type snap struct{ records, verdictKeys int }
 	snapshot := func() (snap, error) {
 		var s snap
 		err := ix.db.View(func(txn *badger.Txn) error {

@@ -123,7 +123,6 @@ func (w *World) readSnapshot(ctx context.Context, n uint64) snapshot {
 		key string
 		out *hexutil.Big
 		raw *hexutil.Bytes
-		nft bool
 	}
 	var slots []*slot
 	var reqs []fetch.Request

@@ -733,25 +733,3 @@ func (s *scanner) rawHex() []byte {
 
 // str reads a string as a Go string.
 func (s *scanner) str() string { return string(s.rawString()) }
-
-// optStr reads a string or null.
-func (s *scanner) optStr() string {
-	if s.isNull() {
-		return ""
-	}
-	return s.str()
-}
-
-// boolean reads true or false.
-func (s *scanner) boolean() bool {
-	switch s.peek() {
-	case 't':
-		s.literal("true")
-		return true
-	case 'f':
-		s.literal("false")
-		return false
-	}
-	s.unexpected("a boolean")
-	return false
-}
