@@ -391,13 +391,7 @@ func TestBadInputBlockTx(t *testing.T) {
 			}
 			res := badDecode(t, data)
 			badCheckAll(t, data, res, badWant{tx: hashes[c.bundle], path: c.path, msg: c.msg, at: c.at})
-			if len(res.Txs) != badBlockTxs-1 {
-				t.Fatalf("%d transactions decoded, want the %d others", len(res.Txs), badBlockTxs-1)
-			}
-			want := append(append([]string{}, baseSum[:c.bundle]...), baseSum[c.bundle+1:]...)
-			if got := badTxSummary(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("the other transactions changed:\n%s", textdiff.FirstLine(strings.Join(want, "\n"), strings.Join(got, "\n")))
-			}
+			badCheckOthers(t, res, baseSum, c.bundle)
 			badCheckTree(t, res)
 		})
 	}
@@ -522,13 +516,7 @@ func TestBadInputTraceBlock(t *testing.T) {
 			data := badMarshal(t, d)
 			res := badDecode(t, data)
 			badCheckAll(t, data, res, badWant{tx: hashes[c.bundle], path: c.path, msg: c.msg, at: c.at})
-			if len(res.Txs) != badBlockTxs-1 {
-				t.Fatalf("%d transactions decoded, want the %d others", len(res.Txs), badBlockTxs-1)
-			}
-			want := append(append([]string{}, baseSum[:c.bundle]...), baseSum[c.bundle+1:]...)
-			if got := badTxSummary(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("the other transactions changed:\n%s", textdiff.FirstLine(strings.Join(want, "\n"), strings.Join(got, "\n")))
-			}
+			badCheckOthers(t, res, baseSum, c.bundle)
 			badCheckTree(t, res)
 		})
 	}
@@ -1217,5 +1205,18 @@ func TestUnhex(t *testing.T) {
 		if got := unhex(byte(c)); got != want {
 			t.Errorf("unhex(%q) = %d, want %d", byte(c), got, want)
 		}
+	}
+}
+
+// badCheckOthers: every transaction but the broken one (bundle) decodes
+// as it did before the break (base: the summaries of the intact block).
+func badCheckOthers(t *testing.T, res *Result, base []string, bundle int) {
+	t.Helper()
+	if len(res.Txs) != badBlockTxs-1 {
+		t.Fatalf("%d transactions decoded, want the %d others", len(res.Txs), badBlockTxs-1)
+	}
+	want := append(append([]string{}, base[:bundle]...), base[bundle+1:]...)
+	if got := badTxSummary(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the other transactions changed:\n%s", textdiff.FirstLine(strings.Join(want, "\n"), strings.Join(got, "\n")))
 	}
 }
