@@ -29,12 +29,12 @@ func soundness(t *testing.T, name string, tx *normalform.Tx, cfg *normalform.Con
 			continue
 		}
 		v := c.Origin()
-		w, found, exhausted := witness.Find(tx.Transfers, cfg.TokenEq, &v, 1_000_000)
+		w, found, exhausted := witness.Find(normalform.CheckerTransfers(tx.Transfers), cfg.TokenEq, &v, 1_000_000)
 		if !found {
 			t.Errorf("%s: the engine counts arbitrage C%d at %s but no Definition 5 witness exists (exhausted=%v)", name, c.ID, v.Hex(), exhausted)
 			continue
 		}
-		if err := witness.Verify(tx.Transfers, cfg.TokenEq, w); err != nil {
+		if err := witness.Verify(normalform.CheckerTransfers(tx.Transfers), cfg.TokenEq, w); err != nil {
 			t.Errorf("%s: witness does not verify: %v", name, err)
 		}
 		checked++

@@ -7,27 +7,96 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/flowq/flowq/normalform"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/holiman/uint256"
 )
+
+// Token is what the checker needs of a token type τ: comparable values
+// (identity is equality) with a canonical text form for messages.
+type Token interface {
+	comparable
+	Key() string
+}
+
+// Transfer is what the checker reads of a transfer: s, d, a, τ and the
+// trace position. Nothing else of a transfer (σ, frames, flags) plays a
+// part in Definitions 4 and 5.
+type Transfer[T Token] struct {
+	From, To common.Address
+	Amount   uint256.Int
+	Token    T
+	Pos      int32
+}
+
+// Signed is an exact signed amount (a sign and a 256-bit magnitude).
+type Signed struct {
+	Neg bool
+	Abs uint256.Int
+}
+
+// Sign returns -1, 0 or +1.
+func (s *Signed) Sign() int {
+	switch {
+	case s.Abs.IsZero():
+		return 0
+	case s.Neg:
+		return -1
+	}
+	return 1
+}
+
+// Add adds v (negated when neg) to s and reports whether the magnitude
+// left 256 bits.
+func (s *Signed) Add(v *uint256.Int, neg bool) bool {
+	switch {
+	case v.IsZero():
+		return false
+	case s.Abs.IsZero():
+		s.Abs, s.Neg = *v, neg
+		return false
+	case s.Neg == neg:
+		_, over := s.Abs.AddOverflow(&s.Abs, v)
+		return over
+	case s.Abs.Cmp(v) >= 0:
+		s.Abs.Sub(&s.Abs, v)
+	default:
+		var d uint256.Int
+		d.Sub(v, &s.Abs)
+		s.Abs, s.Neg = d, neg
+	}
+	if s.Abs.IsZero() {
+		s.Neg = false
+	}
+	return false
+}
+
+// String is the signed decimal.
+func (s Signed) String() string {
+	if s.Neg && !s.Abs.IsZero() {
+		return "-" + s.Abs.Dec()
+	}
+	return s.Abs.Dec()
+}
+
+func addrKey(a common.Address) string { return strings.ToLower(a.Hex()) }
 
 // Witness is a Definition 5 arbitrage: a cycle C at V (Definition 4),
 // given as its maximal connected runs, whose first transfer is in Token and
 // whose balance δ_C[V, Token] is Gain > 0.
-type Witness struct {
-	V     normalform.Address
-	Token normalform.Token
+type Witness[T Token] struct {
+	V     common.Address
+	Token T
 	// Pieces are the runs C1..Cm of C, in order, each a list of transfer
 	// positions (Transfer.Pos). Consecutive positions inside a piece are
 	// connected transfers; consecutive pieces are not joinable.
 	Pieces [][]int32
 	// Gain is δ_C[V, Token], computed over C's transfers only, in Token
 	// exactly (not folded by =_τ).
-	Gain normalform.Signed
+	Gain Signed
 }
 
 // String renders the witness for test failures and logs.
-func (w *Witness) String() string {
+func (w *Witness[T]) String() string {
 	if w == nil {
 		return "<no witness>"
 	}
@@ -36,8 +105,8 @@ func (w *Witness) String() string {
 	for _, p := range w.Pieces {
 		n += len(p)
 	}
-	fmt.Fprintf(&b, "arbitrage at %s in %s (%s), gain %s, %d transfer(s) in %d piece(s):",
-		normalform.AddrKey(w.V), w.Token.Key(), w.Token.Kind, w.Gain.String(), n, len(w.Pieces))
+	fmt.Fprintf(&b, "arbitrage at %s in %s, gain %s, %d transfer(s) in %d piece(s):",
+		addrKey(w.V), w.Token.Key(), w.Gain.String(), n, len(w.Pieces))
 	for i, p := range w.Pieces {
 		if i > 0 {
 			b.WriteString(" |")
@@ -48,7 +117,7 @@ func (w *Witness) String() string {
 }
 
 // Len returns the number of transfers of the witness, all pieces together.
-func (w *Witness) Len() int {
+func (w *Witness[T]) Len() int {
 	if w == nil {
 		return 0
 	}
@@ -61,7 +130,7 @@ func (w *Witness) Len() int {
 
 // Find searches ts for a Definition 5 witness: at *at when at is non-nil,
 // at any address otherwise. See FindIn.
-func Find(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, budget int) (w *Witness, found bool, exhausted bool) {
+func Find[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, budget int) (w *Witness[T], found bool, exhausted bool) {
 	return FindIn(ts, eq, at, nil, budget)
 }
 
@@ -87,7 +156,7 @@ func Find(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *nor
 //
 // Find never panics; it is deterministic and does not depend on the order
 // of ts (transfers are taken in Pos order).
-func FindIn(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, tok *normalform.Token, budget int) (w *Witness, found bool, exhausted bool) {
+func FindIn[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, tok *T, budget int) (w *Witness[T], found bool, exhausted bool) {
 	s, ok := newSearch(ts, eq, budget)
 	if !ok {
 		return nil, false, true
@@ -107,7 +176,7 @@ func FindIn(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *n
 // restricted to the first transfers the junction phase found feasible, as
 // in Find; without, every transfer out of at (or out of anywhere) is a root.
 // It reports whether the answer is definite (not exhausted).
-func findSingle(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, budget int, prune bool) (*Witness, bool) {
+func findSingle[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, budget int, prune bool) (*Witness[T], bool) {
 	s, ok := newSearch(ts, eq, budget)
 	if !ok {
 		return nil, false
@@ -129,7 +198,7 @@ func findSingle(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, a
 }
 
 // findJunction is the junction phase alone: its best witness (any m).
-func findJunction(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, at *normalform.Address, budget int) (*Witness, bool) {
+func findJunction[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, budget int) (*Witness[T], bool) {
 	s, ok := newSearch(ts, eq, budget)
 	if !ok {
 		return nil, false
@@ -138,25 +207,25 @@ func findJunction(ts []normalform.Transfer, eq func(a, b normalform.Token) bool,
 	return best, complete && !s.inconsistent
 }
 
-type vtKey struct {
-	v   normalform.Address
-	tok normalform.Token
+type vtKey[T Token] struct {
+	v   common.Address
+	tok T
 }
 
-type search struct {
-	ts     []normalform.Transfer // sorted by Pos
-	eq     func(a, b normalform.Token) bool
+type search[T Token] struct {
+	ts     []Transfer[T] // sorted by Pos
+	eq     func(a, b T) bool
 	budget int
 	steps  int
-	out    map[normalform.Address][]int // indices by source, Pos order
+	out    map[common.Address][]int // indices by source, Pos order
 	// in[(v, τ)]: transfers into v from elsewhere in τ exactly, with a
 	// non-zero amount, largest amount first (ties: Pos order).
-	in map[vtKey][]int
+	in map[vtKey[T]][]int
 	// inTotal[(v, τ)]: their sum; inOver when it leaves 256 bits.
-	inTotal map[vtKey]uint256.Int
-	inOver  map[vtKey]bool
-	reach   map[normalform.Address]map[normalform.Address]bool
-	into    map[normalform.Address][]normalform.Address // sources by destination
+	inTotal map[vtKey[T]]uint256.Int
+	inOver  map[vtKey[T]]bool
+	reach   map[common.Address]map[common.Address]bool
+	into    map[common.Address][]common.Address // sources by destination
 	// inconsistent: a candidate passed the search's own checks but Verify
 	// rejected it (a bug); a "no" is then not definite.
 	inconsistent bool
@@ -165,22 +234,22 @@ type search struct {
 	path []int
 }
 
-func newSearch(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, budget int) (*search, bool) {
+func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*search[T], bool) {
 	if eq == nil {
-		eq = func(a, b normalform.Token) bool { return a == b }
+		eq = func(a, b T) bool { return a == b }
 	}
 	if budget < 0 {
 		budget = 0
 	}
-	s := &search{
-		ts:      append([]normalform.Transfer(nil), ts...),
+	s := &search[T]{
+		ts:      append([]Transfer[T](nil), ts...),
 		eq:      eq,
 		budget:  budget,
-		out:     map[normalform.Address][]int{},
-		in:      map[vtKey][]int{},
-		inTotal: map[vtKey]uint256.Int{},
-		inOver:  map[vtKey]bool{},
-		reach:   map[normalform.Address]map[normalform.Address]bool{},
+		out:     map[common.Address][]int{},
+		in:      map[vtKey[T]][]int{},
+		inTotal: map[vtKey[T]]uint256.Int{},
+		inOver:  map[vtKey[T]]bool{},
+		reach:   map[common.Address]map[common.Address]bool{},
 	}
 	sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
 	for i := 1; i < len(s.ts); i++ {
@@ -192,7 +261,7 @@ func newSearch(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, bu
 		t := &s.ts[i]
 		s.out[t.From] = append(s.out[t.From], i)
 		if t.From != t.To && !t.Amount.IsZero() {
-			k := vtKey{t.To, t.Token}
+			k := vtKey[T]{t.To, t.Token}
 			s.in[k] = append(s.in[k], i)
 			sum := s.inTotal[k]
 			if _, over := sum.AddOverflow(&sum, &t.Amount); over {
@@ -208,7 +277,7 @@ func newSearch(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, bu
 }
 
 // step spends one unit of budget; false when none is left.
-func (s *search) step() bool {
+func (s *search[T]) step() bool {
 	if s.steps >= s.budget {
 		return false
 	}
@@ -236,7 +305,7 @@ func (s *search) step() bool {
 // fewest pieces, then the fewest transfers, then the earliest t1. It
 // returns it, the feasible first transfers (indices into s.ts), and whether
 // it completed within budget.
-func (s *search) decide(at *normalform.Address, tok *normalform.Token) (best *Witness, feasible []bool, complete bool) {
+func (s *search[T]) decide(at *common.Address, tok *T) (best *Witness[T], feasible []bool, complete bool) {
 	feasible = make([]bool, len(s.ts))
 	for i := range s.ts {
 		t1 := &s.ts[i]
@@ -246,7 +315,7 @@ func (s *search) decide(at *normalform.Address, tok *normalform.Token) (best *Wi
 		if !s.step() {
 			return best, feasible, false
 		}
-		k := vtKey{t1.From, t1.Token}
+		k := vtKey[T]{t1.From, t1.Token}
 		var need uint256.Int
 		if t1.To != t1.From {
 			need = t1.Amount
@@ -256,7 +325,7 @@ func (s *search) decide(at *normalform.Address, tok *normalform.Token) (best *Wi
 		}
 		// Greedy: δ starts at -need and only grows; while δ ≤ 0 adding an
 		// amount cannot leave 256 bits.
-		delta := normalform.Signed{Neg: true, Abs: need}
+		delta := Signed{Neg: true, Abs: need}
 		var chosen []int
 		for _, j := range s.in[k] {
 			if !s.step() {
@@ -290,7 +359,7 @@ func (s *search) decide(at *normalform.Address, tok *normalform.Token) (best *Wi
 
 // arrange orders t1 and its inflows into a cycle and cuts it into maximal
 // runs.
-func (s *search) arrange(i int, chosen []int, gain normalform.Signed) *Witness {
+func (s *search[T]) arrange(i int, chosen []int, gain Signed) *Witness[T] {
 	sort.Ints(chosen) // Pos order
 	seq := []int{i}
 	lead := -1
@@ -310,9 +379,9 @@ func (s *search) arrange(i int, chosen []int, gain normalform.Signed) *Witness {
 }
 
 // witness cuts seq (indices into s.ts) into its maximal connected runs.
-func (s *search) witness(seq []int, gain normalform.Signed) *Witness {
+func (s *search[T]) witness(seq []int, gain Signed) *Witness[T] {
 	first := &s.ts[seq[0]]
-	w := &Witness{V: first.From, Token: first.Token, Gain: gain}
+	w := &Witness[T]{V: first.From, Token: first.Token, Gain: gain}
 	var piece []int32
 	for n, j := range seq {
 		if n > 0 && s.ts[seq[n-1]].To != s.ts[j].From {
@@ -327,18 +396,18 @@ func (s *search) witness(seq []int, gain normalform.Signed) *Witness {
 
 // reachers returns the addresses from which v can be reached by a
 // (possibly empty) connected chain of transfers of ts.
-func (s *search) reachers(v normalform.Address) map[normalform.Address]bool {
+func (s *search[T]) reachers(v common.Address) map[common.Address]bool {
 	if r, ok := s.reach[v]; ok {
 		return r
 	}
 	if s.into == nil {
-		s.into = map[normalform.Address][]normalform.Address{}
+		s.into = map[common.Address][]common.Address{}
 		for i := range s.ts {
 			s.into[s.ts[i].To] = append(s.into[s.ts[i].To], s.ts[i].From)
 		}
 	}
-	r := map[normalform.Address]bool{v: true}
-	queue := []normalform.Address{v}
+	r := map[common.Address]bool{v: true}
+	queue := []common.Address{v}
 	for len(queue) > 0 {
 		x := queue[0]
 		queue = queue[1:]
@@ -363,7 +432,7 @@ func (s *search) reachers(v normalform.Address) map[normalform.Address]bool {
 // v through ts at all, or when its balance plus every unused inflow into v
 // in τ is ≤ 0. A walk whose running balance leaves 256 bits is abandoned
 // (treated as no witness).
-func (s *search) runs(feasible []bool) (*Witness, bool) {
+func (s *search[T]) runs(feasible []bool) (*Witness[T], bool) {
 	s.used = make([]bool, len(s.ts))
 	complete := true
 	for i := range s.ts {
@@ -372,8 +441,8 @@ func (s *search) runs(feasible []bool) (*Witness, bool) {
 		}
 		t1 := &s.ts[i]
 		v, tau := t1.From, t1.Token
-		k := vtKey{v, tau}
-		var delta normalform.Signed
+		k := vtKey[T]{v, tau}
+		var delta Signed
 		if t1.To != v {
 			delta.Add(&t1.Amount, true)
 		}
@@ -395,7 +464,7 @@ func (s *search) runs(feasible []bool) (*Witness, bool) {
 
 // walk extends s.path. rest is the sum of the unused transfers of
 // In(v, τ) when bounded.
-func (s *search) walk(v normalform.Address, tau normalform.Token, delta normalform.Signed, rest uint256.Int, bounded bool, reach map[normalform.Address]bool) (*Witness, bool) {
+func (s *search[T]) walk(v common.Address, tau T, delta Signed, rest uint256.Int, bounded bool, reach map[common.Address]bool) (*Witness[T], bool) {
 	end := s.ts[s.path[len(s.path)-1]].To
 	for _, j := range s.out[end] {
 		if s.used[j] {
@@ -458,14 +527,14 @@ func (s *search) walk(v normalform.Address, tau normalform.Token, delta normalfo
 // terminates at w.V; its first transfer is in w.Token; its first and last
 // transfers' tokens are =_τ; and δ_C[w.V, w.Token], recomputed exactly with
 // math/big, is > 0 and equals w.Gain.
-func Verify(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, w *Witness) error {
+func Verify[T Token](ts []Transfer[T], eq func(a, b T) bool, w *Witness[T]) error {
 	if w == nil {
 		return errors.New("no witness")
 	}
 	if eq == nil {
-		eq = func(a, b normalform.Token) bool { return a == b }
+		eq = func(a, b T) bool { return a == b }
 	}
-	byPos := make(map[int32]*normalform.Transfer, len(ts))
+	byPos := make(map[int32]*Transfer[T], len(ts))
 	for i := range ts {
 		if _, dup := byPos[ts[i].Pos]; dup {
 			return fmt.Errorf("two transfers of the list share position %d", ts[i].Pos)
@@ -476,7 +545,7 @@ func Verify(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, w *Wi
 		return errors.New("the cycle has no piece")
 	}
 	used := map[int32]bool{}
-	var seq []*normalform.Transfer
+	var seq []*Transfer[T]
 	for pi, piece := range w.Pieces {
 		if len(piece) == 0 {
 			return fmt.Errorf("piece %d is empty", pi)
@@ -498,16 +567,16 @@ func Verify(ts []normalform.Transfer, eq func(a, b normalform.Token) bool, w *Wi
 		if pi > 0 {
 			prev := w.Pieces[pi-1]
 			if byPos[prev[len(prev)-1]].To == byPos[piece[0]].From {
-				return fmt.Errorf("pieces %d and %d are not maximal: they join at %s", pi-1, pi, normalform.AddrKey(byPos[piece[0]].From))
+				return fmt.Errorf("pieces %d and %d are not maximal: they join at %s", pi-1, pi, addrKey(byPos[piece[0]].From))
 			}
 		}
 	}
 	first, last := seq[0], seq[len(seq)-1]
 	if first.From != w.V {
-		return fmt.Errorf("the cycle originates at %s, not at %s", normalform.AddrKey(first.From), normalform.AddrKey(w.V))
+		return fmt.Errorf("the cycle originates at %s, not at %s", addrKey(first.From), addrKey(w.V))
 	}
 	if last.To != w.V {
-		return fmt.Errorf("the cycle terminates at %s, not at %s", normalform.AddrKey(last.To), normalform.AddrKey(w.V))
+		return fmt.Errorf("the cycle terminates at %s, not at %s", addrKey(last.To), addrKey(w.V))
 	}
 	if first.Token != w.Token {
 		return fmt.Errorf("the first transfer is in %s, not in %s", first.Token.Key(), w.Token.Key())

@@ -10,37 +10,54 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/flowq/flowq/normalform"
 	"github.com/holiman/uint256"
 )
 
-var (
-	weth = normalform.FungibleToken(common.HexToAddress("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"))
-	eth  = normalform.NativeToken
-	usdt = normalform.FungibleToken(common.HexToAddress("0xdAC17F958D2ee523a2206206994597C13D831ec7"))
-	usdc = normalform.FungibleToken(common.HexToAddress("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"))
-	bean = normalform.FungibleToken(common.HexToAddress("0xBEA0000029AD1c77D3d5D23Ba2D8893dB9d1Efab"))
-	tkn  = normalform.FungibleToken(common.HexToAddress("0x1111111111111111111111111111111111111111")) // raw units
-	tkn2 = normalform.FungibleToken(common.HexToAddress("0x2222222222222222222222222222222222222222")) // raw units
+// token is a token type for the checker's tests: an ERC-20 contract, or
+// the native asset.
+type token struct {
+	addr   common.Address
+	native bool
+}
 
-	decimals = map[normalform.Token]int{weth: 18, eth: 18, usdt: 6, usdc: 6, bean: 6}
+func (t token) Key() string {
+	if t.native {
+		return "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+	}
+	return addrKey(t.addr)
+}
+
+func fungible(a common.Address) token { return token{addr: a} }
+
+type transfer = Transfer[token]
+
+var (
+	weth = fungible(common.HexToAddress("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"))
+	eth  = token{native: true}
+	usdt = fungible(common.HexToAddress("0xdAC17F958D2ee523a2206206994597C13D831ec7"))
+	usdc = fungible(common.HexToAddress("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"))
+	bean = fungible(common.HexToAddress("0xBEA0000029AD1c77D3d5D23Ba2D8893dB9d1Efab"))
+	tkn  = fungible(common.HexToAddress("0x1111111111111111111111111111111111111111")) // raw units
+	tkn2 = fungible(common.HexToAddress("0x2222222222222222222222222222222222222222")) // raw units
+
+	decimals = map[token]int{weth: 18, eth: 18, usdt: 6, usdc: 6, bean: 6}
 
 	// eq is =_τ on Ethereum mainnet: identity plus ETH ≡ WETH.
-	eq = normalform.DefaultConfig().TokenEq
+	eq = func(a, b token) bool { return a == b || (a == eth && b == weth) || (a == weth && b == eth) }
 
 	maxAmount = "max" // 2^256 - 1
 )
 
 // addr names a test account; distinct names give distinct addresses.
-func addr(name string) normalform.Address {
+func addr(name string) common.Address {
 	return common.BytesToAddress(append([]byte{0xac}, name...))
 }
 
-func ptr(a normalform.Address) *normalform.Address { return &a }
+func ptr(a common.Address) *common.Address { return &a }
 
 // units parses a display amount ("1.1") in the token's decimals, "max" as
 // 2^256-1.
-func units(s string, tok normalform.Token) uint256.Int {
+func units(s string, tok token) uint256.Int {
 	if s == maxAmount {
 		var m uint256.Int
 		m.SetAllOne()
@@ -61,17 +78,17 @@ func units(s string, tok normalform.Token) uint256.Int {
 type leg struct {
 	from, to string
 	amount   string
-	tok      normalform.Token
+	tok      token
 }
 
 // posOf is the trace position given to the i-th leg: deliberately not i.
 func posOf(i int) int32 { return int32(100 + 7*i) }
 
-func build(legs ...leg) []normalform.Transfer {
-	ts := make([]normalform.Transfer, len(legs))
+func build(legs ...leg) []transfer {
+	ts := make([]transfer, len(legs))
 	for i, l := range legs {
-		ts[i] = normalform.Transfer{From: addr(l.from), To: addr(l.to), Amount: units(l.amount, l.tok),
-			Token: l.tok, Sender: addr(l.from), Pos: posOf(i), LogIndex: int32(i)}
+		ts[i] = transfer{From: addr(l.from), To: addr(l.to), Amount: units(l.amount, l.tok),
+			Token: l.tok, Pos: posOf(i)}
 	}
 	return ts
 }
@@ -87,8 +104,8 @@ func pieces(idx ...[]int) [][]int32 {
 	return out
 }
 
-func signed(s string, tok normalform.Token) normalform.Signed {
-	return normalform.Signed{Abs: units(s, tok)}
+func signed(s string, tok token) Signed {
+	return Signed{Abs: units(s, tok)}
 }
 
 var (
@@ -126,14 +143,14 @@ func TestFind(t *testing.T) {
 	cases := []struct {
 		name          string
 		legs          []leg
-		at            *normalform.Address
+		at            *common.Address
 		budget        int
 		wantFound     bool
 		wantExhausted bool
 		wantV         string
-		wantToken     normalform.Token
+		wantToken     token
 		wantPieces    [][]int32 // nil: not checked
-		wantGain      normalform.Signed
+		wantGain      Signed
 	}{
 		{name: "fig1a_one_piece_at_SC", legs: fig1a, at: ptr(addr("SC")), budget: big,
 			wantFound: true, wantV: "SC", wantToken: weth, wantPieces: pieces([]int{0, 1, 2}), wantGain: signed("0.1", weth)},
@@ -257,7 +274,7 @@ func TestStarJunction(t *testing.T) {
 	if want := pieces([]int{0}, []int{7}); !reflect.DeepEqual(w.Pieces, want) {
 		t.Errorf("junction pieces %v, want %v", w.Pieces, want)
 	}
-	full := &Witness{V: addr("SC"), Token: weth,
+	full := &Witness[token]{V: addr("SC"), Token: weth,
 		Pieces: pieces([]int{0, 1}, []int{2, 3, 4}, []int{5, 6, 7}), Gain: signed("0.0023", weth)}
 	if err := Verify(ts, eq, full); err != nil {
 		t.Errorf("full star: %v", err)
@@ -287,7 +304,7 @@ func TestMalformedInput(t *testing.T) {
 	if found || !ex || w != nil {
 		t.Errorf("duplicate positions: %v found=%v exhausted=%v", w, found, ex)
 	}
-	if err := Verify(ts, eq, &Witness{V: addr("SC"), Token: weth, Pieces: [][]int32{{ts[0].Pos}}}); err == nil {
+	if err := Verify(ts, eq, &Witness[token]{V: addr("SC"), Token: weth, Pieces: [][]int32{{ts[0].Pos}}}); err == nil {
 		t.Error("Verify accepted a list with duplicate positions")
 	}
 	// A nil eq is identity.
@@ -296,7 +313,7 @@ func TestMalformedInput(t *testing.T) {
 	}
 	// A non-reflexive eq: Verify rejects the junction candidates, so the
 	// "no" is not definite.
-	never := func(a, b normalform.Token) bool { return false }
+	never := func(a, b token) bool { return false }
 	if w, found, ex := Find(build(fig1a...), never, nil, 1<<20); found || !ex {
 		t.Errorf("non-reflexive eq: %v found=%v exhausted=%v", w, found, ex)
 	}
@@ -306,38 +323,38 @@ func TestVerify(t *testing.T) {
 	star := build(starTxR...)
 	f1a := build(fig1a...)
 	wethOutEthBack := build(leg{"SC", "P", "1", weth}, leg{"P", "SC", "1.1", eth})
-	good := func() *Witness {
-		return &Witness{V: addr("SC"), Token: weth, Pieces: pieces([]int{0, 1, 2}), Gain: signed("0.1", weth)}
+	good := func() *Witness[token] {
+		return &Witness[token]{V: addr("SC"), Token: weth, Pieces: pieces([]int{0, 1, 2}), Gain: signed("0.1", weth)}
 	}
-	with := func(f func(w *Witness)) *Witness { w := good(); f(w); return w }
+	with := func(f func(w *Witness[token])) *Witness[token] { w := good(); f(w); return w }
 	cases := []struct {
 		name    string
-		ts      []normalform.Transfer
-		w       *Witness
+		ts      []transfer
+		w       *Witness[token]
 		wantErr string // "" accepts
 	}{
 		{"accept_fig1a", f1a, good(), ""},
-		{"accept_full_star_three_pieces", star, &Witness{V: addr("SC"), Token: weth,
+		{"accept_full_star_three_pieces", star, &Witness[token]{V: addr("SC"), Token: weth,
 			Pieces: pieces([]int{0, 1}, []int{2, 3, 4}, []int{5, 6, 7}), Gain: signed("0.0023", weth)}, ""},
 		{"reject_nil", f1a, nil, "no witness"},
-		{"reject_no_piece", f1a, with(func(w *Witness) { w.Pieces = nil }), "no piece"},
-		{"reject_empty_piece", f1a, with(func(w *Witness) { w.Pieces = append(w.Pieces, nil) }), "empty"},
-		{"reject_unknown_position", f1a, with(func(w *Witness) { w.Pieces[0][1] = 9999 }), "no transfer"},
-		{"reject_reused_position", f1a, with(func(w *Witness) { w.Pieces[0] = append(w.Pieces[0], w.Pieces[0][0]) }), "twice"},
-		{"reject_disconnected_piece", f1a, with(func(w *Witness) { w.Pieces = pieces([]int{0, 2}) }), "not connected"},
-		{"reject_non_maximal_split", f1a, with(func(w *Witness) { w.Pieces = pieces([]int{0}, []int{1, 2}) }), "not maximal"},
-		{"reject_not_originating_at_v", f1a, with(func(w *Witness) { w.Pieces = pieces([]int{1, 2}) }), "originates"},
-		{"reject_not_terminating_at_v", f1a, with(func(w *Witness) { w.Pieces = pieces([]int{0, 1}) }), "terminates"},
-		{"reject_wrong_v", f1a, with(func(w *Witness) { w.V = addr("P1") }), "originates"},
-		{"reject_wrong_token", f1a, with(func(w *Witness) { w.Token = eth }), "first transfer is in"},
-		{"reject_wrong_gain", f1a, with(func(w *Witness) { w.Gain = signed("0.2", weth) }), "claims"},
-		{"reject_negative_claimed_gain", f1a, with(func(w *Witness) { w.Gain.Neg = true }), "claims"},
-		{"reject_weth_out_eth_back_negative", wethOutEthBack, &Witness{V: addr("SC"), Token: weth,
+		{"reject_no_piece", f1a, with(func(w *Witness[token]) { w.Pieces = nil }), "no piece"},
+		{"reject_empty_piece", f1a, with(func(w *Witness[token]) { w.Pieces = append(w.Pieces, nil) }), "empty"},
+		{"reject_unknown_position", f1a, with(func(w *Witness[token]) { w.Pieces[0][1] = 9999 }), "no transfer"},
+		{"reject_reused_position", f1a, with(func(w *Witness[token]) { w.Pieces[0] = append(w.Pieces[0], w.Pieces[0][0]) }), "twice"},
+		{"reject_disconnected_piece", f1a, with(func(w *Witness[token]) { w.Pieces = pieces([]int{0, 2}) }), "not connected"},
+		{"reject_non_maximal_split", f1a, with(func(w *Witness[token]) { w.Pieces = pieces([]int{0}, []int{1, 2}) }), "not maximal"},
+		{"reject_not_originating_at_v", f1a, with(func(w *Witness[token]) { w.Pieces = pieces([]int{1, 2}) }), "originates"},
+		{"reject_not_terminating_at_v", f1a, with(func(w *Witness[token]) { w.Pieces = pieces([]int{0, 1}) }), "terminates"},
+		{"reject_wrong_v", f1a, with(func(w *Witness[token]) { w.V = addr("P1") }), "originates"},
+		{"reject_wrong_token", f1a, with(func(w *Witness[token]) { w.Token = eth }), "first transfer is in"},
+		{"reject_wrong_gain", f1a, with(func(w *Witness[token]) { w.Gain = signed("0.2", weth) }), "claims"},
+		{"reject_negative_claimed_gain", f1a, with(func(w *Witness[token]) { w.Gain.Neg = true }), "claims"},
+		{"reject_weth_out_eth_back_negative", wethOutEthBack, &Witness[token]{V: addr("SC"), Token: weth,
 			Pieces: pieces([]int{0, 1}), Gain: signed("1.1", weth)}, "not positive"},
 		{"reject_last_not_equivalent", build(leg{"SC", "P", "1", weth}, leg{"Q", "SC", "2", weth}, leg{"P", "SC", "1", usdt}),
-			&Witness{V: addr("SC"), Token: weth, Pieces: pieces([]int{0}, []int{1}, []int{2}), Gain: signed("1", weth)}, "not equivalent"},
+			&Witness[token]{V: addr("SC"), Token: weth, Pieces: pieces([]int{0}, []int{1}, []int{2}), Gain: signed("1", weth)}, "not equivalent"},
 		{"reject_losing", build(leg{"SC", "P1", "1", weth}, leg{"P1", "SC", "0.9", weth}),
-			&Witness{V: addr("SC"), Token: weth, Pieces: pieces([]int{0, 1}), Gain: signed("0.1", weth)}, "not positive"},
+			&Witness[token]{V: addr("SC"), Token: weth, Pieces: pieces([]int{0, 1}), Gain: signed("0.1", weth)}, "not positive"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -355,11 +372,11 @@ func TestVerify(t *testing.T) {
 }
 
 func TestWitnessString(t *testing.T) {
-	var nilW *Witness
+	var nilW *Witness[token]
 	if nilW.String() == "" || nilW.Len() != 0 {
 		t.Error("nil witness")
 	}
-	w := &Witness{V: addr("SC"), Token: weth, Pieces: pieces([]int{0, 1}, []int{2}), Gain: signed("0.1", weth)}
+	w := &Witness[token]{V: addr("SC"), Token: weth, Pieces: pieces([]int{0, 1}, []int{2}), Gain: signed("0.1", weth)}
 	s := w.String()
 	if !strings.Contains(s, "2 piece(s)") || !strings.Contains(s, "3 transfer(s)") || !strings.Contains(s, "100000000000000000") {
 		t.Errorf("String() = %q", s)
@@ -372,7 +389,7 @@ func TestWitnessString(t *testing.T) {
 // at any address when at is nil), first and last =_τ, exact δ > 0. Any
 // sequence of distinct transfers is the concatenation of its maximal
 // connected runs, so no other clause can fail.
-func defn5(seq []*normalform.Transfer, at *normalform.Address) bool {
+func defn5(seq []*transfer, at *common.Address) bool {
 	first, last := seq[0], seq[len(seq)-1]
 	v := first.From
 	if (at != nil && v != *at) || last.To != v || !eq(first.Token, last.Token) {
@@ -395,9 +412,9 @@ func defn5(seq []*normalform.Transfer, at *normalform.Address) bool {
 // brute enumerates every sequence of distinct transfers of ts of length
 // 1..maxLen (only connected ones when connected) and reports whether one
 // is a Definition 5 witness.
-func brute(ts []normalform.Transfer, at *normalform.Address, maxLen int, connected bool) bool {
+func brute(ts []transfer, at *common.Address, maxLen int, connected bool) bool {
 	used := make([]bool, len(ts))
-	var seq []*normalform.Transfer
+	var seq []*transfer
 	var rec func() bool
 	rec = func() bool {
 		if len(seq) > 0 && defn5(seq, at) {
@@ -424,16 +441,16 @@ func brute(ts []normalform.Transfer, at *normalform.Address, maxLen int, connect
 	return rec()
 }
 
-var randAddrs = []normalform.Address{addr("A0"), addr("A1"), addr("A2"), addr("A3")}
-var randTokens = []normalform.Token{weth, eth, usdt} // WETH =_τ ETH
+var randAddrs = []common.Address{addr("A0"), addr("A1"), addr("A2"), addr("A3")}
+var randTokens = []token{weth, eth, usdt} // WETH =_τ ETH
 
 // randomTransfers draws n transfers over 4 addresses and 3 tokens with
 // amounts from amount(), at distinct, shuffled positions.
-func randomTransfers(r *rand.Rand, n int, amount func() uint256.Int) []normalform.Transfer {
+func randomTransfers(r *rand.Rand, n int, amount func() uint256.Int) []transfer {
 	perm := r.Perm(n)
-	ts := make([]normalform.Transfer, n)
+	ts := make([]transfer, n)
 	for i := range ts {
-		ts[i] = normalform.Transfer{
+		ts[i] = transfer{
 			From: randAddrs[r.Intn(len(randAddrs))], To: randAddrs[r.Intn(len(randAddrs))],
 			Amount: amount(), Token: randTokens[r.Intn(len(randTokens))], Pos: int32(3*perm[i] + 1),
 		}
@@ -447,9 +464,9 @@ type propStats struct{ queries, any, single, junctionOnly, singleMiss int }
 // every address, against brute force over sequences of length ≤ maxLen
 // (exhaustive when len(ts) ≤ maxLen). exactSingle demands that the
 // single-run search find every single-run witness (no overflow possible).
-func checkAgainstBrute(t *testing.T, ts []normalform.Transfer, maxLen int, exactSingle bool, st *propStats) {
+func checkAgainstBrute(t *testing.T, ts []transfer, maxLen int, exactSingle bool, st *propStats) {
 	t.Helper()
-	ats := []*normalform.Address{nil}
+	ats := []*common.Address{nil}
 	for i := range randAddrs {
 		ats = append(ats, &randAddrs[i])
 	}
@@ -514,22 +531,22 @@ func checkAgainstBrute(t *testing.T, ts []normalform.Transfer, maxLen int, exact
 	}
 }
 
-func tokenAt(ts []normalform.Transfer, pos int32) normalform.Token {
+func tokenAt(ts []transfer, pos int32) token {
 	for _, t := range ts {
 		if t.Pos == pos {
 			return t.Token
 		}
 	}
-	return normalform.Token{}
+	return token{}
 }
 
-func dump(ts []normalform.Transfer, at *normalform.Address) string {
+func dump(ts []transfer, at *common.Address) string {
 	var b strings.Builder
 	if at != nil {
-		fmt.Fprintf(&b, "at %s; ", normalform.AddrKey(*at)[:8])
+		fmt.Fprintf(&b, "at %s; ", addrKey(*at)[:8])
 	}
 	for _, t := range ts {
-		fmt.Fprintf(&b, "[%d %s→%s %s %s] ", t.Pos, normalform.AddrKey(t.From)[:8], normalform.AddrKey(t.To)[:8], t.Amount.Dec(), t.Token.Key()[:6])
+		fmt.Fprintf(&b, "[%d %s→%s %s %s] ", t.Pos, addrKey(t.From)[:8], addrKey(t.To)[:8], t.Amount.Dec(), t.Token.Key()[:6])
 	}
 	return b.String()
 }
@@ -599,7 +616,7 @@ func TestDeterministicAndOrderIndependent(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		ts := randomTransfers(r, 1+r.Intn(8), func() uint256.Int { return *uint256.NewInt(uint64(r.Intn(6))) })
 		w1, f1, e1 := Find(ts, eq, nil, 1<<20)
-		shuffled := append([]normalform.Transfer(nil), ts...)
+		shuffled := append([]transfer(nil), ts...)
 		r.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
 		w2, f2, e2 := Find(shuffled, eq, nil, 1<<20)
 		if f1 != f2 || e1 != e2 || !reflect.DeepEqual(w1, w2) {
