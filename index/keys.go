@@ -91,13 +91,15 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 3:
+// encodings. Open refuses an index written with another. Version 4: the
+// normal form's encoding version 3 (detections with their paths and
+// witnesses, payouts, the coalition's gross; issue 14). Version 3:
 // records keyed by position with a header the scans filter on, a txhash
 // key in place of the position key, dictionary ids for the shape, tokens
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Kind is a key's first byte.
 type Kind uint8

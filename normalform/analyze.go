@@ -56,6 +56,9 @@ const (
 	ReasonPromoted     Reason = "promoted"      // an arbitrage reached by the post-fixpoint promotion path
 	ReasonSelfCall     Reason = "self_call"     // sender = recipient: R16 skipped
 	ReasonBuilder      Reason = "builder_payment"
+	ReasonPayout       Reason = "payout"      // part of a gain was paid out from its origin (not a cost, not a leftover)
+	ReasonUnexplained  Reason = "unexplained" // the coalition's gross differs from what the detections explain (the amount is shown)
+	ReasonUnwitnessed  Reason = "unwitnessed" // a candidate arbitrage had no Definition 5 witness and was dropped
 )
 
 // Costs are the transaction's costs, in the native asset.
@@ -82,12 +85,28 @@ type Analysis struct {
 	Cycles   []*Chain
 	Leftover []*Transfer // transfers left unplaced after recovery
 	Builder  []*Transfer // payments to the coinbase, set aside as costs
-	Verdict  Verdict
-	Tier     Tier
-	Reasons  []Reason
-	Gross    Delta // Δ_gross at the recipient, per token (not folded)
-	Net      Delta // Δ_net at the recipient, native and wrapped native folded; nil when costs are unknown
-	Costs    Costs
+	// Detections are the arbitrages found, each with its path and witness
+	// (detect.go); Payouts the transfers of their gains to outsiders;
+	// Internal the transfers between coalition accounts left at the root.
+	Detections []Detection
+	Payouts    []*Transfer
+	Internal   []*Transfer
+	Verdict    Verdict
+	Tier       Tier
+	Reasons    []Reason
+	// Gross is the coalition's balance (principals and origins) over every
+	// transfer, builder payments charged as costs and payouts added back,
+	// per token (not folded), keyed by the recipient.
+	Gross Delta
+	// Explained is what the detections (with complementary leftover cycles
+	// and leftovers received) account for at the coalition; the verdict
+	// reads it. Unexplained is Gross − Explained, folded: empty when the
+	// detections account for the whole gross.
+	Explained   Delta
+	Unexplained Delta
+	Net         Delta // Gross folded, less costs; nil when costs are unknown
+	Costs       Costs
+	unwitnessed int
 }
 
 // Principal reports whether addr is one of the transaction's principals:
@@ -98,9 +117,9 @@ func (a *Analysis) Principal(addr Address) bool {
 	return addr == a.Recipient || (a.Tx.Meta.HasFrom && addr == a.Sender)
 }
 
-// Counted reports whether a chain counts towards the verdict: an
-// arbitrage cycle at a principal.
-func (a *Analysis) Counted(c *Chain) bool { return c.Label == Arbitrage && a.Principal(c.Origin()) }
+// Counted reports whether a chain counts towards the verdict: some
+// detection reads it.
+func (a *Analysis) Counted(c *Chain) bool { return a.DetectionOf(c) != nil }
 
 // Analyze rewrites a transaction's T0 to its normal form and classifies it
 // (Algorithm 3). T0 itself is left untouched.
@@ -156,10 +175,21 @@ func copyTree(n *Node) *Node {
 	return c
 }
 
-// isBuilderPayment: native value from a principal to the block's coinbase.
+// isBuilderPayment: native value from a coalition account to the block's
+// coinbase.
 func (a *Analysis) isBuilderPayment(t *Transfer) bool {
 	m := &a.Tx.Meta
-	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.Principal(t.From)
+	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.InCoalition(t.From)
+}
+
+// negate returns −d.
+func negate(d Delta) Delta {
+	out := make(Delta, len(d))
+	for i, e := range d {
+		e.Amount.Neg = !e.Amount.Neg && !e.Amount.Abs.IsZero()
+		out[i] = e
+	}
+	return out
 }
 
 // recoverKey is what a leftover's partner must carry, for one pass of
@@ -399,66 +429,110 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		}
 		a.Steps = k.steps
 	}
-	// Gross balance at the recipient.
+	// Beyond the fixpoint: the detections, each with its witness, then
+	// what the root's leftovers are to the coalition.
+	d := &detector{a: a, cfg: cfg, depth: map[int32]int32{}}
+	frameDepths(a.Tx.Root, d.depth)
+	if err := d.detect(); err != nil {
+		return err
+	}
+	a.distribute(cfg)
+	// What the detections explain at the coalition (with the paper's
+	// complementary leftover cycles and leftovers received), and costs.
 	inCycle := map[int32]bool{}
-	var gross Delta
+	var explained Delta
 	var err error
-	counted, inner, promoted := 0, 0, false
-	for _, c := range a.Cycles {
-		if c.Label != Arbitrage {
-			continue
-		}
-		if !a.Principal(c.Origin()) {
+	inner, promoted := 0, false
+	for i := range a.Detections {
+		det := &a.Detections[i]
+		if !a.Principal(det.Origin) {
 			inner++
-			continue
 		}
-		counted++
-		promoted = promoted || c.Promoted
-		for _, t := range c.Transfers(nil) {
-			inCycle[t.Pos] = true
-		}
-		if gross, err = gross.Sum(a.atPrincipals(c)); err != nil {
-			return err
+		promoted = promoted || det.Path == PathPromotion
+		for _, c := range det.Chains {
+			for _, t := range c.Transfers(nil) {
+				inCycle[t.Pos] = true
+			}
+			x, err := a.atCoalition(c)
+			if err != nil {
+				return err
+			}
+			if explained, err = explained.Sum(x); err != nil {
+				return err
+			}
 		}
 	}
 	for _, n := range a.NF.Children {
 		if n.Chain != nil && n.Chain.Rule == Complementary {
-			if gross, err = gross.Sum(a.atPrincipals(n.Chain)); err != nil {
+			x, err := a.atCoalition(n.Chain)
+			if err != nil {
+				return err
+			}
+			if explained, err = explained.Sum(x); err != nil {
 				return err
 			}
 		}
 	}
 	for _, t := range a.Leftover {
-		if a.Principal(t.To) && !a.Principal(t.From) {
-			if gross, err = gross.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
+		if a.InCoalition(t.To) && !a.InCoalition(t.From) {
+			if explained, err = explained.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
 				return err
 			}
 		}
 	}
-	a.Gross = gross
+	a.Explained = explained
 	a.costs(cfg, inCycle)
+	// Gross: the coalition's balance over every transfer, with the
+	// builder payments charged as costs and the payouts added back.
+	gross, err := a.flat()
+	if err != nil {
+		return err
+	}
+	if !a.Costs.Builder.IsZero() {
+		if gross, err = gross.Sum(Delta{{Addr: a.Recipient, Token: NativeToken, Amount: Signed{Abs: a.Costs.Builder}}}); err != nil {
+			return err
+		}
+	}
+	for _, t := range a.Payouts {
+		if gross, err = gross.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
+			return err
+		}
+	}
+	a.Gross = gross
 	grossF, err := cfg.Fold(gross)
 	if err != nil {
 		return err
 	}
-	final := grossF
+	explainedF, err := cfg.Fold(explained)
+	if err != nil {
+		return err
+	}
+	a.Unexplained, err = grossF.Sum(negate(explainedF))
+	if err != nil {
+		return err
+	}
+	final := explainedF
+	costsD := Delta{{Addr: a.Recipient, Token: NativeToken, Amount: Signed{Neg: true, Abs: a.Costs.Total}}}
 	if a.Costs.Known {
-		if a.Net, err = grossF.Sum(Delta{{Addr: a.Recipient, Token: NativeToken, Amount: Signed{Neg: true, Abs: a.Costs.Total}}}); err != nil {
+		if a.Net, err = grossF.Sum(costsD); err != nil {
 			return err
 		}
-		final = a.Net
+		if final, err = explainedF.Sum(costsD); err != nil {
+			return err
+		}
 	}
+	counted := len(a.Detections)
 	// Reasons, in the order of Algorithm 4, then flowq's.
 	var r []Reason
 	add := func(x Reason) { r = append(r, x) }
 	if counted == 0 {
 		add(ReasonNoCycles)
 	}
-	if mixed(grossF) {
+	if mixed(explainedF) {
 		add(ReasonBalanceMixed)
 	}
 	if a.Costs.Known {
-		if nat := a.Net.At(a.Recipient, NativeToken); nat.Sign() <= 0 {
+		if nat := final.At(a.Recipient, NativeToken); nat.Sign() <= 0 {
 			add(ReasonNegProfit)
 		}
 	}
@@ -486,6 +560,15 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	if !a.Costs.Builder.IsZero() {
 		add(ReasonBuilder)
 	}
+	if len(a.Payouts) > 0 {
+		add(ReasonPayout)
+	}
+	if len(a.Unexplained) > 0 && len(a.Detections) > 0 {
+		add(ReasonUnexplained)
+	}
+	if a.unwitnessed > 0 {
+		add(ReasonUnwitnessed)
+	}
 	a.Reasons = r
 	has := func(x Reason) bool {
 		for _, y := range r {
@@ -497,10 +580,8 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	}
 	// Verdict, strict priority.
 	switch {
-	case has(ReasonNoCycles) && inner == 0:
-		a.Verdict, a.Tier = VerdictNone, TierNone
 	case has(ReasonNoCycles):
-		a.Verdict, a.Tier = VerdictWarning, TierUncertain
+		a.Verdict, a.Tier = VerdictNone, TierNone
 	case has(ReasonLeftovers):
 		a.Verdict, a.Tier = VerdictWarning, TierProbable
 	case has(ReasonFinalNeg):

@@ -35,12 +35,12 @@ func TestClassification(t *testing.T) {
 		{"attempted: the cycle gains less than the gas", func(b *gen.Builder) *Tx { return b.Tx("EOA", "SC", 100000, route(b, "1.00001")) },
 			VerdictWarning, TierAttempted, "neg_profit,final_neg", "-0.00009"},
 		{"a losing cycle is downgraded by R16: no cycles", func(b *gen.Builder) *Tx { return b.Tx("EOA", "SC", 100000, route(b, "0.9")) },
-			VerdictNone, TierNone, "no_cycles,neg_profit,final_neg", "-0.0001"},
+			VerdictNone, TierNone, "no_cycles,neg_profit,final_neg", "-0.1001"},
 		{"costs unknown without a receipt", func(b *gen.Builder) *Tx { return b.Tx("EOA", "SC", 0, route(b, "1.1")) },
 			VerdictWarning, TierProbable, "costs_unknown", ""},
 		{"leftovers: probable", func(b *gen.Builder) *Tx {
 			return b.Tx("EOA", "SC", 100000, route(b, "1.1", b.T("SC", "Stranger", "5", "DAI", "SC")))
-		}, VerdictWarning, TierProbable, "leftovers", "0.0999"},
+		}, VerdictWarning, TierProbable, "leftovers,unexplained", "0.0999"},
 		{"final mixed: a USDT cycle pays gas in ETH", func(b *gen.Builder) *Tx {
 			root := b.F("EOA", "SC",
 				b.T("SC", "P1", "3000", "USDT", "SC"),
@@ -55,13 +55,13 @@ func TestClassification(t *testing.T) {
 				b.F("SC", "P2", b.T("P2", "SC", "1.1", "WETH", "P2"), b.Static("P2", "WETH")))
 			return b.Tx("SC", "SC", 100000, root)
 		}, VerdictArbitrage, TierConfirmed, "self_call", "0.0999"},
-		{"inner cycle: reported, not counted", func(b *gen.Builder) *Tx {
+		{"inner cycle: counted when its gain covers the whole cost", func(b *gen.Builder) *Tx {
 			root := b.F("EOA", "Router", b.F("Router", "Inner",
 				b.T("Inner", "P1", "1", "WETH", "Inner"),
 				b.F("Inner", "P1", b.T("P1", "P2", "2940", "USDT", "P1"), b.Static("P1", "USDT")),
 				b.F("Inner", "P2", b.T("P2", "Inner", "1.1", "WETH", "P2"), b.Static("P2", "WETH"))))
 			return b.Tx("EOA", "Router", 100000, root)
-		}, VerdictWarning, TierUncertain, "no_cycles,neg_profit,final_neg,inner_cycle", "-0.0001"},
+		}, VerdictArbitrage, TierConfirmed, "inner_cycle", "0.0999"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

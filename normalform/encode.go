@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/flowq/flowq/normalform/witness"
 	"math"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 )
 
 // EncodingVersion versions EncodeNF's format.
-const EncodingVersion = 2
+const EncodingVersion = 3
 
 // EncodeNF encodes an analysis compactly: the transaction's metadata, its
 // transfers, the normal form (chains as their rule trees), the verdict,
@@ -146,7 +147,7 @@ func (e *encoder) collect(a *Analysis) {
 			}
 		}
 	}
-	for _, d := range []Delta{a.Gross, a.Net} {
+	for _, d := range []Delta{a.Gross, a.Net, a.Explained, a.Unexplained} {
 		for _, x := range d {
 			e.addr(x.Addr)
 			e.tok(x.Token)
@@ -247,8 +248,114 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	for _, v := range []*uint256.Int{&c.BaseFee, &c.Priority, &c.Builder, &c.Total} {
 		b = appendU256(b, v)
 	}
+	b = e.detections(b, a)
 	// steps
 	return e.steps(b, a)
+}
+
+// detections: per detection its path, origin, token, the ids of the
+// chains it reads, the rotation's start (+1), its gain and its witness
+// (pieces of positions); then payouts, internal transfers, the explained
+// and unexplained balances and the count of unwitnessed candidates.
+func (e *encoder) detections(b []byte, a *Analysis) []byte {
+	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	u(uint64(len(a.Detections)))
+	for i := range a.Detections {
+		det := &a.Detections[i]
+		b = append(b, byte(det.Path))
+		u(e.ai(det.Origin))
+		u(e.ti(det.Token))
+		u(uint64(len(det.Chains)))
+		for _, c := range det.Chains {
+			u(uint64(c.ID))
+		}
+		u(uint64(det.Start + 1))
+		b = appendBool(b, det.Gain.Neg)
+		b = appendU256(b, &det.Gain.Abs)
+		w := det.Witness
+		u(e.ti(w.Token))
+		u(uint64(len(w.Pieces)))
+		for _, p := range w.Pieces {
+			u(uint64(len(p)))
+			for _, pos := range p {
+				u(uint64(pos))
+			}
+		}
+		b = appendBool(b, w.Gain.Neg)
+		b = appendU256(b, &w.Gain.Abs)
+	}
+	for _, ts := range [][]*Transfer{a.Payouts, a.Internal} {
+		u(uint64(len(ts)))
+		for _, t := range ts {
+			u(uint64(t.Pos))
+		}
+	}
+	b = e.delta(b, a.Explained)
+	b = e.delta(b, a.Unexplained)
+	u(uint64(a.unwitnessed))
+	return b
+}
+
+func (d *decoder) detections(a *Analysis) {
+	nt := len(d.tx.Transfers)
+	byID := chainsByID(a.NF)
+	for n := d.small(nt + 1); n > 0 && d.err == nil; n-- {
+		det := Detection{Path: Path(d.byte1()), Origin: d.addr()}
+		if det.Path == PathNone || det.Path > PathInner {
+			d.fail(errors.New("detection path out of range"))
+			return
+		}
+		ti := d.small(len(d.toks))
+		if ti >= len(d.toks) {
+			d.fail(errors.New("token index out of range"))
+			return
+		}
+		det.Token = d.toks[ti]
+		for k := d.small(nt + 1); k > 0 && d.err == nil; k-- {
+			c, ok := byID[int32(d.u())]
+			if !ok {
+				d.fail(errors.New("a detection names a chain the normal form lacks"))
+				return
+			}
+			det.Chains = append(det.Chains, c)
+		}
+		if len(det.Chains) == 0 {
+			d.fail(errors.New("a detection reads no chain"))
+			return
+		}
+		det.Start = int32(d.small(nt+1)) - 1
+		det.Gain.Neg, det.Gain.Abs = d.bool1(), d.u256()
+		w := &witness.Witness[Token]{V: det.Origin}
+		if wi := d.small(len(d.toks)); wi < len(d.toks) {
+			w.Token = d.toks[wi]
+		} else {
+			d.fail(errors.New("token index out of range"))
+			return
+		}
+		for k := d.small(nt + 1); k > 0 && d.err == nil; k-- {
+			p := make([]int32, 0, 4)
+			for m := d.small(nt + 1); m > 0 && d.err == nil; m-- {
+				pos := d.small(nt)
+				if pos >= nt {
+					d.fail(errors.New("witness position out of range"))
+					return
+				}
+				p = append(p, int32(pos))
+			}
+			w.Pieces = append(w.Pieces, p)
+		}
+		w.Gain.Neg, w.Gain.Abs = d.bool1(), d.u256()
+		det.Witness = w
+		a.Detections = append(a.Detections, det)
+	}
+	for _, ts := range []*[]*Transfer{&a.Payouts, &a.Internal} {
+		for n := d.small(nt); n > 0 && d.err == nil; n-- {
+			*ts = append(*ts, d.transfer())
+		}
+	}
+	a.Explained = d.delta()
+	a.Unexplained = d.delta()
+	a.unwitnessed = d.small(nt + 1)
 }
 
 func (e *encoder) delta(b []byte, d Delta) []byte {
@@ -470,6 +577,7 @@ func DecodeNF(b []byte) (*Analysis, error) {
 	c.Known = d.bool1()
 	c.GasUsed = d.u()
 	c.BaseFee, c.Priority, c.Builder, c.Total = d.u256(), d.u256(), d.u256(), d.u256()
+	d.detections(a)
 	d.steps(a)
 	if d.err == nil && d.i != len(b) {
 		d.fail(fmt.Errorf("%d bytes after the end", len(b)-d.i))

@@ -30,6 +30,27 @@ func (c *Config) FormatDelta(d Delta) string {
 	return strings.Join(parts, ", ")
 }
 
+// FormatGross renders a balance in one unit per =_τ class: when two of its
+// entries are one class (ETH and WETH), the folded amount first, then the
+// per-token detail in parentheses.
+func (c *Config) FormatGross(d Delta) string {
+	seen := map[Token]bool{}
+	folds := false
+	for _, e := range d {
+		u := c.Unit(e.Token)
+		folds = folds || seen[u]
+		seen[u] = true
+	}
+	if !folds {
+		return c.FormatDelta(d)
+	}
+	f, err := c.Fold(d)
+	if err != nil {
+		return c.FormatDelta(d)
+	}
+	return c.FormatDelta(f) + " (" + c.FormatDelta(d) + ")"
+}
+
 // WriteChain renders a chain as a tree: a chaining is the sequence of its
 // pieces (transfers and merges), a merge lists its parallel arms.
 func (c *Config) WriteChain(b *strings.Builder, ch *Chain, indent string) {
@@ -92,7 +113,13 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 		fmt.Fprintf(b, "  reasons: %s", strings.Join(rs, ", "))
 	}
 	b.WriteByte('\n')
-	fmt.Fprintf(b, "  gross at the principals: %s\n", c.FormatDelta(a.Gross))
+	for i := range a.Detections {
+		det := &a.Detections[i]
+		fmt.Fprintf(b, "  arbitrage at %s (%s) in %s, gain %s, path %s, %s\n", ShortAddr(det.Origin), a.Role(det.Origin),
+			c.TokenName(det.Token), c.FormatSigned(det.Gain, det.Token), det.Path, det.reading())
+		fmt.Fprintf(b, "    witness (Definition 5, independent checker): %s\n", det.witnessText(c))
+	}
+	fmt.Fprintf(b, "  gross at %s: %s\n", a.coalitionName(), c.FormatGross(a.Gross))
 	if a.Costs.Known {
 		fmt.Fprintf(b, "  costs: %s (base fee %s, priority fee %s, builder %s)\n", c.FormatAmount(&a.Costs.Total, NativeToken),
 			c.FormatAmount(&a.Costs.BaseFee, NativeToken), c.FormatAmount(&a.Costs.Priority, NativeToken), c.FormatAmount(&a.Costs.Builder, NativeToken))
@@ -103,6 +130,19 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 			fmt.Fprintf(b, "; builder payments %s", c.FormatAmount(&a.Costs.Builder, NativeToken))
 		}
 		b.WriteByte('\n')
+	}
+	if len(a.Payouts) > 0 {
+		parts := make([]string, len(a.Payouts))
+		for i, t := range a.Payouts {
+			parts[i] = fmt.Sprintf("%s to %s (#%d)", c.FormatAmount(&t.Amount, t.Token), ShortAddr(t.To), t.Pos)
+		}
+		fmt.Fprintf(b, "  payouts: %s\n", strings.Join(parts, ", "))
+		if kept, err := a.Kept(c); err == nil && kept != nil {
+			fmt.Fprintf(b, "  kept after payouts: %s\n", c.FormatDelta(kept))
+		}
+	}
+	if len(a.Unexplained) > 0 && len(a.Detections) > 0 {
+		fmt.Fprintf(b, "  not explained by the cycles: %s\n", c.FormatDelta(a.Unexplained))
 	}
 	var open []*Chain
 	var cycles []*Chain
@@ -126,8 +166,10 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 		if ch.Promoted {
 			tags += " [promoted]"
 		}
-		if ch.Label == Arbitrage && !a.Principal(ch.Origin()) {
-			tags += " [inner: origin is not a principal]"
+		if det := a.DetectionOf(ch); det != nil {
+			tags += fmt.Sprintf(" [counted: %s at %s]", det.Path, ShortAddr(det.Origin))
+		} else if ch.Label == Arbitrage {
+			tags += " [not counted: no witness]"
 		}
 		fmt.Fprintf(b, "  C%d %s at %s  %s→%s  δ %s  (%d transfers)%s\n", ch.ID, ch.Label, ShortAddr(ch.Origin()),
 			c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()), c.FormatDelta(ch.BalanceOf(ch.Origin())), ch.N, tags)
@@ -143,6 +185,12 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 	fmt.Fprintf(b, "leftovers: %d\n", len(a.Leftover))
 	for _, t := range a.Leftover {
 		fmt.Fprintf(b, "  %s\n", c.LeafString(t))
+	}
+	if len(a.Internal) > 0 {
+		fmt.Fprintf(b, "internal (between the principals and origins): %d\n", len(a.Internal))
+		for _, t := range a.Internal {
+			fmt.Fprintf(b, "  %s\n", c.LeafString(t))
+		}
 	}
 	if len(a.Builder) > 0 {
 		fmt.Fprintf(b, "builder payments: %d\n", len(a.Builder))
@@ -184,9 +232,9 @@ type CycleJSON struct {
 	TokenOut  string            `json:"token_out"`
 	Delta     map[string]string `json:"delta"` // at the origin
 	Transfers []int32           `json:"transfers"`
-	Counted   bool              `json:"counted"`  // an arbitrage at a principal
+	Counted   bool              `json:"counted"`  // some detection reads it
 	Promoted  bool              `json:"promoted"` // reached by the post-fixpoint promotion path
-	Inner     bool              `json:"inner"`    // an arbitrage whose origin is not a principal
+	Inner     bool              `json:"inner"`    // its detection's origin is not a principal
 	Rule      string            `json:"rule"`
 }
 
@@ -202,21 +250,48 @@ type StepJSON struct {
 // AnalysisJSON is one line of `flowq inspect --format json`.
 type AnalysisJSON struct {
 	MetaJSON
-	Verdict   string         `json:"verdict"`
-	Tier      string         `json:"tier"`
-	Reasons   []string       `json:"reasons"`
-	Cycles    []CycleJSON    `json:"cycles"`
-	Chains    []CycleJSON    `json:"chains"` // open chains
-	Leftovers int            `json:"leftovers"`
-	Leftover  []int32        `json:"leftover_transfers"`
-	Builder   []int32        `json:"builder_payments"`
-	Profit    ProfitJSON     `json:"profit"`
-	Transfers []TransferJSON `json:"transfers"`
-	Passes    int            `json:"passes"`
-	Hashes    HashesJSON     `json:"hashes"`
-	Terms     []string       `json:"terms"`
-	Star      *StarJSON      `json:"star_family,omitempty"`
-	Steps     []StepJSON     `json:"steps,omitempty"`
+	Verdict    string          `json:"verdict"`
+	Tier       string          `json:"tier"`
+	Reasons    []string        `json:"reasons"`
+	Cycles     []CycleJSON     `json:"cycles"`
+	Chains     []CycleJSON     `json:"chains"` // open chains
+	Path       string          `json:"path"`   // how the verdict's arbitrage was found; "" without one
+	Detections []DetectionJSON `json:"detections"`
+	Payouts    []int32         `json:"payouts"`
+	Internal   []int32         `json:"internal_transfers"`
+	Leftovers  int             `json:"leftovers"`
+	Leftover   []int32         `json:"leftover_transfers"`
+	Builder    []int32         `json:"builder_payments"`
+	Profit     ProfitJSON      `json:"profit"`
+	Transfers  []TransferJSON  `json:"transfers"`
+	Passes     int             `json:"passes"`
+	Hashes     HashesJSON      `json:"hashes"`
+	Terms      []string        `json:"terms"`
+	Star       *StarJSON       `json:"star_family,omitempty"`
+	Steps      []StepJSON      `json:"steps,omitempty"`
+}
+
+// DetectionJSON is one arbitrage found: its path, origin, token, gain (in
+// the token's =_τ unit), the chains it reads and the independent checker's
+// Definition 5 witness.
+type DetectionJSON struct {
+	Path    string      `json:"path"`
+	Origin  string      `json:"origin"`
+	Role    string      `json:"role"` // recipient, sender, or inner
+	Token   string      `json:"token"`
+	Unit    string      `json:"unit"`
+	Gain    string      `json:"gain"`
+	Chains  []int32     `json:"chains"`
+	Start   *int32      `json:"start"` // trace position a rotated reading starts at; null when not rotated
+	Witness WitnessJSON `json:"witness"`
+}
+
+// WitnessJSON is a Definition 5 witness: its pieces (trace positions) and
+// δ at the origin in its token, exactly.
+type WitnessJSON struct {
+	Token  string    `json:"token"`
+	Pieces [][]int32 `json:"pieces"`
+	Gain   string    `json:"gain"`
 }
 
 // HashesJSON are the structural hashes of the four equivalence levels.
@@ -238,9 +313,12 @@ type StarJSON struct {
 // ProfitJSON carries the balances at the principals (token keys are
 // lowercase addresses; net folds the wrapped native into the native asset).
 type ProfitJSON struct {
-	Gross map[string]string `json:"gross"`
-	Net   map[string]string `json:"net"` // null when costs are unknown
-	Costs *CostsJSON        `json:"costs"`
+	Gross       map[string]string `json:"gross"`
+	GrossFolded map[string]string `json:"gross_folded"` // gross with the wrapped native folded into the native asset
+	Net         map[string]string `json:"net"`          // null when costs are unknown
+	Costs       *CostsJSON        `json:"costs"`
+	Unexplained map[string]string `json:"unexplained"` // gross the detections do not account for (folded)
+	Kept        map[string]string `json:"kept"`        // net less payouts; null when costs are unknown
 }
 
 // CostsJSON are the costs, in the native asset's base units.
@@ -277,6 +355,23 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 	for i, r := range a.Reasons {
 		j.Reasons[i] = string(r)
 	}
+	j.Path = a.Path().String()
+	j.Detections = make([]DetectionJSON, len(a.Detections))
+	for i := range a.Detections {
+		det := &a.Detections[i]
+		dj := DetectionJSON{Path: det.Path.String(), Origin: AddrKey(det.Origin), Role: a.Role(det.Origin), Token: det.Token.Key(),
+			Unit: c.Unit(det.Token).Key(), Gain: det.Gain.String(), Chains: make([]int32, len(det.Chains)),
+			Witness: WitnessJSON{Token: det.Witness.Token.Key(), Pieces: det.Witness.Pieces, Gain: det.Witness.Gain.String()}}
+		for k, ch := range det.Chains {
+			dj.Chains[k] = ch.ID
+		}
+		if det.Start >= 0 {
+			st := det.Start
+			dj.Start = &st
+		}
+		j.Detections[i] = dj
+	}
+	j.Payouts, j.Internal = positions(a.Payouts), positions(a.Internal)
 	if a.NF != nil {
 		for _, n := range a.NF.Children {
 			ch := n.Chain
@@ -285,7 +380,10 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 			}
 			cj := CycleJSON{ID: ch.ID, Label: ch.Label.String(), Origin: AddrKey(ch.Origin()), TokenIn: ch.TokIn().Key(),
 				TokenOut: ch.TokOut().Key(), Delta: deltaMap(ch.BalanceOf(ch.Origin())), Transfers: positions(ch.Transfers(nil)),
-				Counted: a.Counted(ch), Promoted: ch.Promoted, Inner: ch.Label == Arbitrage && !a.Principal(ch.Origin()), Rule: ch.Rule.String()}
+				Counted: a.Counted(ch), Promoted: ch.Promoted, Rule: ch.Rule.String()}
+			if det := a.DetectionOf(ch); det != nil {
+				cj.Inner = !a.Principal(det.Origin)
+			}
 			if ch.Closed() {
 				j.Cycles = append(j.Cycles, cj)
 			} else {
@@ -294,8 +392,15 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 		}
 	}
 	j.Profit.Gross = deltaMap(a.Gross)
+	if gf, err := c.Fold(a.Gross); err == nil {
+		j.Profit.GrossFolded = deltaMap(gf)
+	}
+	j.Profit.Unexplained = deltaMap(a.Unexplained)
 	if a.Costs.Known {
 		j.Profit.Net = deltaMap(a.Net)
+		if kept, err := a.Kept(c); err == nil {
+			j.Profit.Kept = deltaMap(kept)
+		}
 		j.Profit.Costs = &CostsJSON{GasUsed: a.Costs.GasUsed, BaseFee: a.Costs.BaseFee.Dec(), Priority: a.Costs.Priority.Dec(),
 			Builder: a.Costs.Builder.Dec(), Total: a.Costs.Total.Dec()}
 	}

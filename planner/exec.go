@@ -340,7 +340,11 @@ func (x *Executor) recordRow(r *index.Record) Row {
 		if len(h) == 0 {
 			return "", "0"
 		}
-		return strings.Join(m, ";"), strings.Join(h, ", ")
+		d := make(normalform.Delta, len(as))
+		for i, a := range as {
+			d[i] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
+		}
+		return strings.Join(m, ";"), x.Cfg.FormatGross(d)
 	}
 	gm, gh := amounts(r.Gross, true)
 	nm, nh := amounts(r.Net, r.CostsKnown)

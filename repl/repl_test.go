@@ -194,7 +194,7 @@ func TestRunScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := h.out.Reset()
-	if !regexp.MustCompile(`(?s)^tx,block,.*\n\(1 rows, .*\)\ntier,transactions,example\n.*\(5 rows, `).MatchString(out) {
+	if !regexp.MustCompile(`(?s)^tx,block,.*\n\(1 rows, .*\)\ntier,transactions,example\n.*\(4 rows, `).MatchString(out) {
 		t.Fatalf("unexpected script output:\n%s", out)
 	}
 	h.r.opts.Stdin = strings.NewReader("find;\nfnd;\n.nope\n")

@@ -23,7 +23,7 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"flowq> count by verdict",
-		"arbitrage  8",
+		"arbitrage  9",
 		"flowq> arbitrages with profit over 0.01 WETH through at least three pools",
 		"flowq repl --index " + idx,
 	} {
@@ -84,7 +84,7 @@ func TestDemoOldSchema(t *testing.T) {
 	setSchema(t, own, 2, 2)
 	out, errs, code := flowq(t, env, "", "demo")
 	if code != 0 || !strings.Contains(errs, "built by an earlier flowq (schema 2); building it again") ||
-		!strings.Contains(errs, "24 transactions stored") || !strings.Contains(out, "arbitrage  8") {
+		!strings.Contains(errs, "24 transactions stored") || !strings.Contains(out, "arbitrage  9") {
 		t.Fatalf("demo over an old index: exit %d\n%s\n%s", code, errs, out)
 	}
 

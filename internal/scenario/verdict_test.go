@@ -64,8 +64,8 @@ var expectedVerdicts = map[string]expectation{
 	// The cycle gains less than the gas: attempted.
 	"loses_after_gas": {verdict: normalform.VerdictWarning, tier: normalform.TierAttempted, gross: true},
 	// The cycle closes at the strategy, inside the recipient (the
-	// Executor): uncertain.
-	"inner_cycle": {verdict: normalform.VerdictWarning, tier: normalform.TierUncertain, inner: true,
+	// Executor): an inner origin whose gain covers the whole cost.
+	"inner_cycle": {verdict: normalform.VerdictArbitrage, tier: normalform.TierConfirmed, inner: true, gross: true, netPositive: true,
 		reasons: []normalform.Reason{normalform.ReasonInnerCycle}},
 	// No arbitrage.
 	"reverted_attempt":  noArb,

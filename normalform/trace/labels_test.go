@@ -121,8 +121,12 @@ func TestMevInspectLabels(t *testing.T) {
 }
 
 func foldForTest(cfg *normalform.Config, a *normalform.Analysis) (normalform.Delta, error) {
+	// mev-inspect-rs's profit is its cycle's: flowq's detections explain
+	// it (a.Explained). The gross is the coalition's whole balance, which
+	// can differ (curve_arb's bot also paid a 0x protocol fee in ETH,
+	// reported as unexplained).
 	var out normalform.Delta
-	for _, e := range a.Gross {
+	for _, e := range a.Explained {
 		if e.Token.Kind == normalform.Fungible && cfg.IsWrappedNative(e.Token.Addr) {
 			e.Token = normalform.NativeToken
 		}

@@ -12,10 +12,11 @@ import (
 	"github.com/flowq/flowq/normalform/witness"
 )
 
-// soundness checks Theorem "Soundness" on one transaction: for every
-// arbitrage cycle the engine counts (an arbitrage at a principal, on which
-// an Arbitrage verdict rests), the independent checker, reading only the
-// transaction's transfers, finds a Definition 5 witness at that origin.
+// soundness checks Theorem "Soundness" on one transaction, for every path:
+// every detection the engine reports (on which an Arbitrage verdict rests)
+// carries a witness that Verify accepts, and the independent checker,
+// reading only the transaction's transfers, finds a Definition 5 witness
+// at that origin on its own.
 // It returns how many counted cycles it checked and how many of their
 // witnesses are a single connected walk.
 func soundness(t *testing.T, name string, tx *normalform.Tx, cfg *normalform.Config) (checked, single int) {
@@ -24,17 +25,23 @@ func soundness(t *testing.T, name string, tx *normalform.Tx, cfg *normalform.Con
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	for _, c := range a.Cycles {
-		if !a.Counted(c) {
+	ts := normalform.CheckerTransfers(tx.Transfers)
+	for i := range a.Detections {
+		det := &a.Detections[i]
+		v := det.Origin
+		if det.Witness == nil {
+			t.Errorf("%s: detection %d (%s at %s) carries no witness", name, i, det.Path, v.Hex())
 			continue
 		}
-		v := c.Origin()
-		w, found, exhausted := witness.Find(normalform.CheckerTransfers(tx.Transfers), cfg.TokenEq, &v, 1_000_000)
+		if err := witness.Verify(ts, cfg.TokenEq, det.Witness); err != nil {
+			t.Errorf("%s: the carried witness does not verify: %v", name, err)
+		}
+		w, found, exhausted := witness.Find(ts, cfg.TokenEq, &v, 1_000_000)
 		if !found {
-			t.Errorf("%s: the engine counts arbitrage C%d at %s but no Definition 5 witness exists (exhausted=%v)", name, c.ID, v.Hex(), exhausted)
+			t.Errorf("%s: the engine reports %s arbitrage at %s but no Definition 5 witness exists (exhausted=%v)", name, det.Path, v.Hex(), exhausted)
 			continue
 		}
-		if err := witness.Verify(normalform.CheckerTransfers(tx.Transfers), cfg.TokenEq, w); err != nil {
+		if err := witness.Verify(ts, cfg.TokenEq, w); err != nil {
 			t.Errorf("%s: witness does not verify: %v", name, err)
 		}
 		checked++
