@@ -109,24 +109,63 @@
 // leftovers, becomes an arbitrage marked Promoted (reason "promoted"): the
 // path outside the paper's mechanized core.
 //
-// Profit is attributed to the principals together: the recipient (to) and
-// the sender (from), who pays the gas; a router arbitrage closes at the
-// sender. Δ_gross sums the counted cycles' δ at the principals, the
-// complementary leftover cycles' δ there, and leftovers received by them.
-// Costs are gas_used × base fee, gas_used × (effective price − base fee)
-// and coinbase payments (not already inside a counted cycle); Δ_net folds
-// the wrapped native into the native asset and charges them there. Without
-// a receipt the costs are unknown and said so.
+// Beyond the fixpoint (detect.go). The fixpoint, its normal form, step log
+// and hashes are left as they are; the stage after it reads them further.
+// Its detections, each with a path:
+//
+//   - fixpoint: an arbitrage (R14) at a principal; promotion: as above;
+//     inner: an arbitrage at an address that is neither recipient nor
+//     sender (an executor behind a controller).
+//   - bundle: at one origin, the closed chains that do not make a clean
+//     gain alone (not leftover cycles, not pure conversions), at least one
+//     of them an arbitrage whose balance is mixed, whose balances there sum
+//     per =_τ class to a gain in one class and zero in the others, and that
+//     trade. Two conversions that sum to a gain without such an anchor are
+//     a liquidation's shape (repay, receive collateral, sell it) and are
+//     not bundled.
+//   - rotation: a closed walk not labelled arbitrage is read from each
+//     address v on it. A reading starts at a transfer out of v whose
+//     predecessor in the walk came into v, both in one class; it qualifies
+//     when v's balance over the walk is a gain in that class and zero in
+//     the others, the walk trades (a transfer in another class), and v
+//     pays that class to some address that did not pay it back (a lender
+//     deals only with its borrower). A walk on which a principal other
+//     than v pays is that principal's trade and is read from no one else
+//     (a router's fee on a user's swap). Choice: the recipient, the
+//     sender, then the address whose first transfer out sits in the frame
+//     nearest the root, then the earliest in trace order; the reading
+//     starts at v's earliest qualifying transfer out.
+//
+// Every detection asks the independent checker (normalform/witness) for a
+// Definition 5 witness at its origin, in its token first, then in the
+// other tokens of its class; one without a witness is dropped (reason
+// unwitnessed). The coalition is the principals and the detections'
+// origins. What the fixpoint left at the root is sorted: native payments
+// from the coalition to the coinbase are builder payments (costs),
+// transfers between coalition accounts are internal, and transfers of a
+// detection's class from its origin to outsiders after its chains close,
+// up to its gain, are payouts; the rest are leftovers.
+//
+// Profit. Gross is the coalition's balance over every transfer (what its
+// accounts received from outside it less what they sent out), with the
+// builder payments charged as costs and the payouts added back. Explained
+// is what the detections account for at the coalition, with the paper's
+// complementary leftover cycles and the leftovers received; the verdict
+// reads Explained less costs, and Unexplained (Gross − Explained, folded)
+// is reported with reason unexplained when a detection exists. Costs are
+// gas_used × base fee, gas_used × (effective price − base fee) and
+// builder payments (not already inside a detection's chains); Δ_net is
+// Gross, the wrapped native folded into the native asset, less costs.
+// Without a receipt the costs are unknown and said so.
 //
 // Classify follows Algorithm 4 with flowq's additions. Reasons, in order:
 // no_cycles, balance_mixed, neg_profit, final_mixed, final_neg, leftovers,
-// costs_unknown, inner_cycle, promoted, self_call, builder_payment. Verdict,
-// strict priority: no_cycles → none (warning, uncertain, when arbitrage
-// cycles exist only at inner addresses); leftovers → warning, probable;
-// final_neg → warning, attempted; final_mixed → warning, uncertain;
-// costs_unknown → warning, probable; else arbitrage, confirmed. Arbitrage
-// cycles at inner addresses are reported with their origin and δ and no
-// net figure: no principled share of the gas is theirs.
+// costs_unknown, inner_cycle, promoted, self_call, builder_payment, payout,
+// unexplained, unwitnessed. Verdict, strict priority: no_cycles (no
+// detection) → none; leftovers → warning, probable; final_neg → warning,
+// attempted; final_mixed → warning, uncertain; costs_unknown → warning,
+// probable; else arbitrage, confirmed. An inner origin is charged the
+// whole transaction's cost, which bounds its share from above.
 //
 // CheckProperties re-checks preservation, the pass bound and determinism
 // on one analysis; package normalform/witness checks Definition 5
