@@ -396,7 +396,6 @@ func (d *detector) rotate(c *Chain) (Detection, bool, error) {
 	type cand struct {
 		v     Address
 		start int // index in ts
-		unit  Token
 		gain  Signed
 		rank  int
 		depth int32
@@ -408,8 +407,8 @@ func (d *detector) rotate(c *Chain) (Detection, bool, error) {
 		seen[t.From], seen[t.To] = true, true
 	}
 	// A principal that pays on the walk owns it.
-	for v := range seen {
-		if !a.Principal(v) {
+	for _, v := range []Address{a.Recipient, a.Sender} {
+		if !seen[v] || !a.Principal(v) {
 			continue
 		}
 		cd, err := d.classDelta(c.BalanceOf(v))
@@ -449,7 +448,7 @@ func (d *detector) rotate(c *Chain) (Detection, bool, error) {
 		if start < 0 || !d.trades(ts, v, unit) {
 			continue
 		}
-		cn := cand{v: v, start: start, unit: unit, gain: cd[0].Amount, rank: 2, depth: 1 << 30, first: 1 << 30}
+		cn := cand{v: v, start: start, gain: cd[0].Amount, rank: 2, depth: 1 << 30, first: 1 << 30}
 		switch {
 		case v == a.Recipient:
 			cn.rank = 0
