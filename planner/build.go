@@ -239,27 +239,19 @@ func (pl *Planner) amount(n *lang.NumLit, tok normalform.Token, human bool) (nor
 
 // conjuncts flattens a filter's top-level ands.
 func conjuncts(e lang.Expr) []lang.Expr {
-	if a, ok := e.(*lang.And); ok {
-		return append(conjuncts(a.L), conjuncts(a.R)...)
-	}
 	if e == nil {
 		return nil
 	}
-	return []lang.Expr{e}
+	return flatten(e, splitAnd)
 }
 
 // find plans a filtered scan: it chooses the access path, pushes the block
 // range down, and keeps the rest as a residual filter. When access is
 // given (match), it is used, with the block range pushed into it.
 func (pl *Planner) find(verdict string, where lang.Expr, order *lang.Order, limit *lang.Limit, access Access) (Plan, error) {
-	cs := conjuncts(where)
-	preds := make([]*Pred, len(cs))
-	for i, c := range cs {
-		p, err := pl.pred(c)
-		if err != nil {
-			return nil, err
-		}
-		preds[i] = p
+	preds, err := pl.preds(conjuncts(where))
+	if err != nil {
+		return nil, err
 	}
 	if verdict != "" {
 		v := map[string]normalform.Verdict{"arbitrage": normalform.VerdictArbitrage, "warning": normalform.VerdictWarning, "none": normalform.VerdictNone}[verdict]
