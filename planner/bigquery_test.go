@@ -79,3 +79,21 @@ func TestLongChainsRun(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestLongWordsInErrors: a megabyte-long number or name in a query gives
+// a short error, at once (an amount of a million digits is not converted).
+func TestLongWordsInErrors(t *testing.T) {
+	long := strings.Repeat("7", 1<<20-100)
+	for _, src := range []string{
+		"find where net profit > " + long + " WETH",
+		"find where gross profit in 0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2 > " + long,
+		"find where touches " + strings.Repeat("X", 1<<20-100),
+		"find where block > " + long,
+		"find limit " + long,
+	} {
+		got := run(src)
+		if !strings.HasPrefix(got, "error: q:1:") || len(got) > 1000 {
+			t.Errorf("%.40s…: %d bytes: %.300s", src, len(got), got)
+		}
+	}
+}

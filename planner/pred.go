@@ -269,7 +269,7 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 			found = found || k == r
 		}
 		if !found {
-			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", x.Reason.Name, strings.Join(names, ", "))
+			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", word(x.Reason.Name), strings.Join(names, ", "))
 		}
 		return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
 			return slices.Contains(rec.Reasons, r), nil
@@ -383,7 +383,7 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 	if !m.IsProfit() {
 		var v uint64
 		if _, err := fmt.Sscan(x.Value.Number.Text, &v); err != nil {
-			return nil, pl.errAt(x.Value, "%s is out of range", x.Value.Number.Text)
+			return nil, pl.errAt(x.Value, "%s is out of range", word(x.Value.Number.Text))
 		}
 		get := map[string]func(*index.Record) int{
 			"pools":     func(r *index.Record) int { return r.Counts.Pools },
