@@ -15,7 +15,8 @@
 // run did nothing else (148 executions in 21 seconds). A crasher is still
 // written and reported, less minimized. Each target gets at most
 // FLOWQ_FUZZ_TARGET_TIMEOUT (default 4m) and the test logs, per target,
-// its executions, time and rate.
+// its executions, time and rate. FLOWQ_FUZZ_ONLY (a regular expression
+// on the target's name) runs some of them.
 //
 // Without FLOWQ_FUZZ_SMOKE the test is skipped (go test ./... runs every
 // target's seed corpus and its testdata/fuzz regressions already, as plain
@@ -78,6 +79,10 @@ func TestFuzzSmoke(t *testing.T) {
 			t.Fatalf("FLOWQ_FUZZ_TARGET_TIMEOUT=%q: %v", v, err)
 		}
 	}
+	only, err := regexp.Compile(os.Getenv("FLOWQ_FUZZ_ONLY"))
+	if err != nil {
+		t.Fatalf("FLOWQ_FUZZ_ONLY: %v", err)
+	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +91,9 @@ func TestFuzzSmoke(t *testing.T) {
 	goTool := "go"
 	total := time.Now()
 	for _, tg := range Targets {
+		if !only.MatchString(tg.Name) {
+			continue
+		}
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), budget)
 		cmd := exec.CommandContext(ctx, goTool, "test", tg.Pkg, "-run", "^$", "-fuzz", "^"+tg.Name+"$",
