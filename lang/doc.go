@@ -28,6 +28,16 @@
 //
 // Keywords are case-insensitive; comments start with "--" or "#". Errors
 // are *Error values (in an ErrorList) with the file, line and column, the
-// source line and a caret, and what was expected. Grammar returns the
+// source line (a window of it when it is long) and a caret, and what was
+// expected; an ErrorList prints its first ten. Grammar returns the
 // grammar in EBNF as the parser builds it.
+//
+// Before anything is parsed, a linear scan (limits.go) cuts the script
+// into statements at each ";" outside comments and strings and checks
+// each against MaxQueryBytes (1 MiB, from its first word through its
+// ";") and MaxNesting (parentheses 256 deep): participle's parser
+// recurses once per level, and a Go stack overflow is fatal. Each
+// statement is then parsed on its own, so a script of any length parses
+// in memory linear in its text. ParseAt parses a text that starts at a
+// line and column of a larger input, as the REPL reads statements.
 package lang

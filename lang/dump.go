@@ -12,8 +12,39 @@ func short(h string) string {
 	return h
 }
 
-// Dump renders a node compactly, for tests and error messages.
+// Dump renders a node compactly, for tests and error messages, in time
+// linear in its size (a chain of 20,000 "or" is as deep).
 func Dump(n Node) string {
+	var b strings.Builder
+	dump(&b, n)
+	return b.String()
+}
+
+func dump(b *strings.Builder, n Node) {
+	switch x := n.(type) {
+	case *And:
+		b.WriteString("And(")
+		dump(b, x.L)
+		b.WriteString(", ")
+		dump(b, x.R)
+		b.WriteString(")")
+	case *Or:
+		b.WriteString("Or(")
+		dump(b, x.L)
+		b.WriteString(", ")
+		dump(b, x.R)
+		b.WriteString(")")
+	case *Not:
+		b.WriteString("Not(")
+		dump(b, x.X)
+		b.WriteString(")")
+	default:
+		b.WriteString(dumpOne(n))
+	}
+}
+
+// dumpOne renders a node other than And, Or and Not.
+func dumpOne(n Node) string {
 	switch x := n.(type) {
 	case *Explain:
 		return "Explain(" + Dump(x.Query) + ")"
@@ -60,12 +91,6 @@ func Dump(n Node) string {
 			vs = append(vs, v.Name)
 		}
 		return "Show(" + short(x.Tx.Hash) + "; " + strings.Join(vs, ", ") + ")"
-	case *And:
-		return "And(" + Dump(x.L) + ", " + Dump(x.R) + ")"
-	case *Or:
-		return "Or(" + Dump(x.L) + ", " + Dump(x.R) + ")"
-	case *Not:
-		return "Not(" + Dump(x.X) + ")"
 	case *Compare:
 		v := x.Value.Number.Text
 		if x.Value.Token != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -14,12 +15,14 @@ import (
 
 // Error is a query error at a position. Its message names what was wrong
 // and, for syntax errors, what was expected; Error() prints the source line
-// with a caret under the column.
+// (a window of it around the column, when the line is long) with a caret
+// under the column.
 type Error struct {
-	File string
-	Pos  Pos
-	Msg  string
-	line string // the source line, for the caret
+	File  string
+	Pos   Pos
+	Msg   string
+	line  string // the source line, or a window of it, for the caret
+	caret int    // the caret's index in line, in runes
 }
 
 func (e *Error) Error() string {
@@ -29,30 +32,125 @@ func (e *Error) Error() string {
 	}
 	s := loc + ": " + e.Msg
 	if e.line != "" {
-		col := e.Pos.Column - 1
-		if col < 0 {
-			col = 0
-		}
+		rs := []rune(e.line)
 		pad := strings.Map(func(r rune) rune {
 			if r == '\t' {
 				return '\t'
 			}
 			return ' '
-		}, string([]rune(e.line)[:min(col, len([]rune(e.line)))]))
+		}, string(rs[:min(max(e.caret, 0), len(rs))]))
 		s += "\n    " + e.line + "\n    " + pad + "^"
 	}
 	return s
 }
 
+// maxListed is how many errors ErrorList prints; it says how many more
+// there are.
+const maxListed = 10
+
 // ErrorList is every error of a parse, in source order.
 type ErrorList []*Error
 
 func (l ErrorList) Error() string {
-	parts := make([]string, len(l))
+	parts := make([]string, 0, min(len(l), maxListed+1))
 	for i, e := range l {
-		parts[i] = e.Error()
+		if i == maxListed {
+			parts = append(parts, fmt.Sprintf("(and %d more errors)", len(l)-maxListed))
+			break
+		}
+		parts = append(parts, e.Error())
 	}
 	return strings.Join(parts, "\n")
+}
+
+// newError makes an Error at pos of src, with its source line.
+func newError(file, src string, pos Pos, format string, args ...any) *Error {
+	line, caret := snippet(src, pos)
+	return &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...), line: line, caret: caret}
+}
+
+// An error prints its source line whole up to snipWhole runes; a longer
+// one as a window of snipBefore runes before the column and snipAfter
+// from it.
+const (
+	snipWhole  = 200
+	snipBefore = 80
+	snipAfter  = 80
+)
+
+// snippet is the line of src at pos, for a caret under pos: the whole
+// line when it is short, else a window around pos with "…" where it was
+// cut; and the caret's index in it. It reads a bounded number of bytes
+// around pos.Offset, so that a thousand errors on a megabyte-long line
+// cost no more than a thousand on a short one. When pos.Column is beyond
+// the line's start in src (a text parsed at a position of a larger input,
+// ParseAt), the line is padded with spaces to the column.
+func snippet(src string, pos Pos) (string, int) {
+	off := pos.Offset
+	if off < 0 || off > len(src) {
+		return "", 0
+	}
+	const span = 4 * snipWhole // bytes: runes are at most 4
+	lo := max(0, off-span)
+	cutStart := false
+	ls := strings.LastIndexByte(src[lo:off], '\n')
+	switch {
+	case ls >= 0:
+		ls += lo + 1
+	case lo == 0:
+		ls = 0
+	default:
+		ls, cutStart = lo, true
+	}
+	hi := min(len(src), off+span)
+	cutEnd := false
+	le := strings.IndexByte(src[off:hi], '\n')
+	if le >= 0 {
+		le += off
+	} else {
+		le, cutEnd = hi, hi < len(src)
+	}
+	for cutStart && ls < off && !utf8.RuneStart(src[ls]) { // a rune the window cut
+		ls++
+	}
+	for cutEnd && le > off && !utf8.RuneStart(src[le]) {
+		le--
+	}
+	before := []rune(src[ls:off])
+	after := []rune(strings.TrimRight(src[off:le], "\r"))
+	pad := 0 // columns before src's first line (ParseAt)
+	if !cutStart && ls == 0 {
+		pad = max(0, pos.Column-1-len(before))
+	}
+	if cutStart || cutEnd || pad+len(before)+len(after) > snipWhole {
+		if pad+len(before) > snipBefore {
+			cutStart = true
+			if len(before) >= snipBefore {
+				before, pad = before[len(before)-snipBefore:], 0
+			} else {
+				pad = snipBefore - len(before)
+			}
+		}
+		if len(after) > snipAfter {
+			after, cutEnd = after[:snipAfter], true
+		}
+	}
+	var b strings.Builder
+	caret := pad + len(before)
+	if cutStart {
+		b.WriteString("…")
+		caret++
+	}
+	b.WriteString(strings.Repeat(" ", pad))
+	b.WriteString(string(before))
+	b.WriteString(string(after))
+	if cutEnd {
+		b.WriteString("…")
+	}
+	if strings.TrimSpace(b.String()) == "" {
+		return "", 0
+	}
+	return b.String(), caret
 }
 
 var gName = regexp.MustCompile(`\bG([A-Z][A-Za-z]*)\b`)
@@ -61,24 +159,58 @@ var gName = regexp.MustCompile(`\bG([A-Z][A-Za-z]*)\b`)
 func Grammar() string { return gName.ReplaceAllString(parser.String(), "$1") }
 
 // Parse parses a script of statements separated by ";" (a single statement
-// needs none). file names the source in errors.
+// needs none). file names the source in errors. Before anything is parsed,
+// a linear scan checks each statement against MaxQueryBytes and
+// MaxNesting; then each statement is parsed on its own, so that a script
+// of any length parses in memory linear in its text.
 func Parse(file, src string) ([]Statement, error) {
-	p := &lowerer{file: file, src: src}
-	if err := p.lexCheck(); err != nil {
-		return nil, err
+	return ParseAt(file, src, Pos{Line: 1, Column: 1})
+}
+
+// ParseAt is Parse for a text that starts at line at.Line, column
+// at.Column of a larger input (a statement the REPL read): positions name
+// the input's lines and columns, and offsets stay those of src.
+func ParseAt(file, src string, at Pos) ([]Statement, error) {
+	at.Offset = 0
+	if at.Line < 1 {
+		at.Line = 1
 	}
-	prog, err := parser.ParseString(file, src)
-	if err != nil {
-		return nil, p.syntaxError(err)
+	if at.Column < 1 {
+		at.Column = 1
 	}
 	var out []Statement
-	for _, s := range prog.Stmts {
-		if st := p.statement(s); st != nil {
-			out = append(out, st)
+	var errs ErrorList
+	sc := newScanner(file, src, at)
+	for first := true; ; first = false {
+		pc, ok, lerr := sc.next()
+		if lerr != nil {
+			errs = append(errs, lerr)
+			break
 		}
+		if !ok {
+			break
+		}
+		if !pc.HasCode {
+			// only whitespace and comments: nothing to parse. Statements
+			// are separated by ";": a script may not begin with one.
+			if first && pc.HasSemi {
+				errs = append(errs, newError(file, src, pc.Semi, "unexpected \";\""))
+				break
+			}
+			continue
+		}
+		// Parsed from its first byte of code: the comments before it
+		// could be of any length.
+		p := &lowerer{file: file, src: src, base: pc.Code, text: src[pc.Code.Offset:pc.End], errs: errs}
+		sts, ok := p.parse()
+		errs = p.errs
+		if !ok {
+			break // a syntax error: what follows would be read out of step
+		}
+		out = append(out, sts...)
 	}
-	if len(p.errs) > 0 {
-		return nil, p.errs
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return out, nil
 }
@@ -90,81 +222,117 @@ func ParseOne(file, src string) (Statement, error) {
 		return nil, err
 	}
 	if len(sts) != 1 {
-		return nil, ErrorList{{File: file, Pos: Pos{Line: 1, Column: 1}, Msg: fmt.Sprintf("want one statement, found %d", len(sts))}}
+		return nil, ErrorList{newError(file, src, Pos{Line: 1, Column: 1}, "want one statement, found %d", len(sts))}
 	}
 	return sts[0], nil
 }
 
+// lowerer parses and lowers one statement of a script: text, which starts
+// at base in src.
 type lowerer struct {
 	file string
 	src  string
+	base Pos
+	text string
 	errs ErrorList
 }
 
-func (p *lowerer) lineAt(line int) string {
-	lines := strings.Split(p.src, "\n")
-	if line >= 1 && line <= len(lines) {
-		return strings.TrimRight(lines[line-1], "\r")
+// parse lexes, parses and lowers the statement; false after a lexical or
+// syntax error (recorded).
+func (p *lowerer) parse() ([]Statement, bool) {
+	if !p.lexCheck() {
+		return nil, false
 	}
-	return ""
+	prog, err := parser.ParseString(p.file, p.text)
+	if err != nil {
+		p.syntaxError(err)
+		return nil, false
+	}
+	var out []Statement
+	for _, s := range prog.Stmts {
+		if st := p.statement(s); st != nil {
+			out = append(out, st)
+		}
+	}
+	return out, true
 }
 
 func (p *lowerer) errorAt(pos Pos, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Pos: pos, Msg: fmt.Sprintf(format, args...), line: p.lineAt(pos.Line)})
+	p.errs = append(p.errs, newError(p.file, p.src, pos, format, args...))
 }
 
-func conv(lp lexer.Position) Pos { return Pos{Offset: lp.Offset, Line: lp.Line, Column: lp.Column} }
+// conv turns a position in the statement's text into one in the input.
+func (p *lowerer) conv(lp lexer.Position) Pos {
+	pos := Pos{Offset: p.base.Offset + lp.Offset, Line: p.base.Line + lp.Line - 1, Column: lp.Column}
+	if lp.Line == 1 {
+		pos.Column += p.base.Column - 1
+	}
+	return pos
+}
 
-func span(from, to lexer.Position) Span { return Span{From: conv(from), To: conv(to)} }
+func (p *lowerer) span(from, to lexer.Position) Span { return Span{From: p.conv(from), To: p.conv(to)} }
+
+// clip cuts a word of the input for a message when it is long.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
 
 // lexCheck reports what the lexer can see: characters no token starts
 // with, unterminated strings, hex that is neither an address nor a hash.
-func (p *lowerer) lexCheck() error {
-	toks, err := parser.Lex(p.file, strings.NewReader(p.src))
+// It reads the tokens one at a time.
+func (p *lowerer) lexCheck() bool {
+	lex, err := queryLexer.LexString(p.file, p.text)
 	if err != nil {
-		var pe participle.Error
-		if errors.As(err, &pe) {
-			pos := conv(pe.Position())
-			r := rune(0)
-			if pos.Offset < len(p.src) {
-				r = []rune(p.src[pos.Offset:])[0]
-			}
-			p.errorAt(pos, "unexpected character %q: not part of any word, number, address or operator", r)
-			return p.errs
-		}
-		return err
+		p.errorAt(p.base, "%v", err)
+		return false
 	}
-	sym := parser.Lexer().Symbols()
-	for _, t := range toks {
+	sym := queryLexer.Symbols()
+	n := len(p.errs)
+	for {
+		t, err := lex.Next()
+		if err != nil {
+			var pe participle.Error
+			if errors.As(err, &pe) {
+				pos := p.conv(pe.Position())
+				r, _ := utf8.DecodeRuneInString(p.src[min(pos.Offset, len(p.src)):])
+				p.errorAt(pos, "unexpected character %q: not part of any word, number, address or operator", r)
+				return false
+			}
+			p.errorAt(p.base, "%v", err)
+			return false
+		}
+		if t.EOF() {
+			break
+		}
 		switch t.Type {
 		case sym["String"]:
 			if len(t.Value) < 2 || !strings.HasSuffix(t.Value, `"`) {
-				p.errorAt(conv(t.Pos), "unterminated string: add the closing \"")
+				p.errorAt(p.conv(t.Pos), "unterminated string: add the closing \"")
 			} else {
-				p.errorAt(conv(t.Pos), "strings are not part of the language: write names without quotes")
+				p.errorAt(p.conv(t.Pos), "strings are not part of the language: write names without quotes")
 			}
 		case sym["BadHex"]:
-			p.errorAt(conv(t.Pos), "%s is neither an address (0x and 40 hex digits) nor a transaction or structural hash (0x and 64)", t.Value)
+			p.errorAt(p.conv(t.Pos), "%s is neither an address (0x and 40 hex digits) nor a transaction or structural hash (0x and 64)", clip(t.Value))
 		}
 	}
-	if len(p.errs) > 0 {
-		return p.errs
-	}
-	return nil
+	return len(p.errs) == n
 }
 
 // syntaxError turns participle's error into a positioned Error that says
 // what was found and what was expected.
-func (p *lowerer) syntaxError(err error) error {
+func (p *lowerer) syntaxError(err error) {
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
-		found := fmt.Sprintf("%q", ute.Unexpected.Value)
+		found := fmt.Sprintf("%q", clip(ute.Unexpected.Value))
 		if ute.Unexpected.EOF() {
 			found = "the end of the query"
 		}
 		if w, ok := p.unknownWord(ute.Position().Offset); ok {
-			p.errorAt(conv(w.Pos), "%s", w.msg)
-			return p.errs
+			p.errorAt(p.conv(w.Pos), "%s", w.msg)
+			return
 		}
 		msg := "unexpected " + found
 		kws := strings.Split(keywords, "|")
@@ -173,7 +341,7 @@ func (p *lowerer) syntaxError(err error) error {
 		} else if prev, _ := p.tokensBefore(ute.Position().Offset); prev != nil && prev.Type == parser.Lexer().Symbols()["Ident"] {
 			// a misspelt keyword read as a token symbol ("pools > 3 limt 2")
 			if k := closest(strings.ToLower(prev.Value), kws); k != "" {
-				msg += fmt.Sprintf(" after %q (did you mean %q?)", prev.Value, k)
+				msg += fmt.Sprintf(" after %q (did you mean %q?)", clip(prev.Value), k)
 			}
 		}
 		if ute.Expect != "" || strings.Contains(ute.Message(), "expected") {
@@ -181,15 +349,15 @@ func (p *lowerer) syntaxError(err error) error {
 				msg += ": expected " + strings.TrimSuffix(ute.Message()[i+len("(expected "):], ")")
 			}
 		}
-		p.errorAt(conv(ute.Position()), "%s", gName.ReplaceAllString(msg, "$1"))
-		return p.errs
+		p.errorAt(p.conv(ute.Position()), "%s", gName.ReplaceAllString(msg, "$1"))
+		return
 	}
 	var pe participle.Error
 	if errors.As(err, &pe) {
-		p.errorAt(conv(pe.Position()), "%s", gName.ReplaceAllString(pe.Message(), "$1"))
-		return p.errs
+		p.errorAt(p.conv(pe.Position()), "%s", gName.ReplaceAllString(pe.Message(), "$1"))
+		return
 	}
-	return err
+	p.errorAt(p.base, "%v", err)
 }
 
 // condWords are the words a condition starts with.
@@ -213,7 +381,7 @@ func (p *lowerer) unknownWord(offset int) (wordErr, bool) {
 	if prev2 == nil || !(prev2.Type == sym["Keyword"] && oneOf(strings.ToLower(prev2.Value), []string{"where", "with", "and", "or", "not"}) || prev2.Value == "(") {
 		return wordErr{}, false
 	}
-	msg := fmt.Sprintf("unknown word %q where a condition starts", prev.Value)
+	msg := fmt.Sprintf("unknown word %q where a condition starts", clip(prev.Value))
 	if s := closest(strings.ToLower(prev.Value), condWords); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	} else {
@@ -225,7 +393,7 @@ func (p *lowerer) unknownWord(offset int) (wordErr, bool) {
 // tokensBefore returns the two tokens before offset (the nearest first),
 // comments and spaces skipped.
 func (p *lowerer) tokensBefore(offset int) (prev, prev2 *lexer.Token) {
-	toks, err := parser.Lex(p.file, strings.NewReader(p.src))
+	toks, err := parser.Lex(p.file, strings.NewReader(p.text))
 	if err != nil {
 		return nil, nil
 	}
@@ -246,6 +414,9 @@ func (p *lowerer) tokensBefore(offset int) (prev, prev2 *lexer.Token) {
 // closest is the word of set nearest w: within one edit for short words,
 // two for longer ones.
 func closest(w string, set []string) string {
+	if len(w) > 24 { // no word of the language is within two edits
+		return ""
+	}
 	best, bd := "", 2
 	if len(w) > 4 {
 		bd = 3
@@ -302,9 +473,9 @@ func (p *lowerer) ident(g *gIdent, what string, set []string) *Ident {
 	if g == nil {
 		return nil
 	}
-	id := &Ident{Span: span(g.Pos, g.EndPos), Name: strings.ToLower(g.Name)}
+	id := &Ident{Span: p.span(g.Pos, g.EndPos), Name: strings.ToLower(g.Name)}
 	if set != nil && !oneOf(id.Name, set) {
-		p.errorAt(id.From, "unknown %s %q: want %s", what, g.Name, strings.Join(set, ", "))
+		p.errorAt(id.From, "unknown %s %q: want %s", what, clip(g.Name), strings.Join(set, ", "))
 	}
 	return id
 }
@@ -317,13 +488,13 @@ func (p *lowerer) num(g *gNum) *NumLit {
 	if i := slices.Index(strings.Split(numWords, "|"), strings.ToLower(text)); i >= 0 {
 		text = strconv.Itoa(i)
 	}
-	return &NumLit{Span: span(g.Pos, g.EndPos), Text: text}
+	return &NumLit{Span: p.span(g.Pos, g.EndPos), Text: text}
 }
 
 func (p *lowerer) integer(g *gNum, what string) *NumLit {
 	n := p.num(g)
 	if n != nil && strings.Contains(n.Text, ".") {
-		p.errorAt(n.From, "%s must be a whole number, not %s", what, n.Text)
+		p.errorAt(n.From, "%s must be a whole number, not %s", what, clip(n.Text))
 	}
 	return n
 }
@@ -336,18 +507,18 @@ func (p *lowerer) limit(g *gLimit) *Limit {
 	if n != nil && strings.Trim(n.Text, "0") == "" {
 		p.errorAt(n.From, "a limit must be at least 1")
 	}
-	return &Limit{Span: span(g.Pos, g.EndPos), N: n}
+	return &Limit{Span: p.span(g.Pos, g.EndPos), N: n}
 }
 
 func (p *lowerer) token(g *gToken) *TokenRef {
 	if g == nil {
 		return nil
 	}
-	return &TokenRef{Span: span(g.Pos, g.EndPos), Symbol: strings.ToUpper(g.Symbol), Address: strings.ToLower(g.Address)}
+	return &TokenRef{Span: p.span(g.Pos, g.EndPos), Symbol: strings.ToUpper(g.Symbol), Address: strings.ToLower(g.Address)}
 }
 
 func (p *lowerer) metric(g *gMetric) *Metric {
-	m := &Metric{Span: span(g.Pos, g.EndPos), Token: p.token(g.Token)}
+	m := &Metric{Span: p.span(g.Pos, g.EndPos), Token: p.token(g.Token)}
 	if g.Profit != "" {
 		m.Name = strings.ToLower(g.Profit)
 		if m.Name == "profit" { // plain "profit" is the net one
@@ -363,14 +534,14 @@ func (p *lowerer) order(g *gOrder) *Order {
 	if g == nil {
 		return nil
 	}
-	return &Order{Span: span(g.Pos, g.EndPos), Metric: p.metric(g.Metric), Desc: strings.EqualFold(g.Dir, "desc")}
+	return &Order{Span: p.span(g.Pos, g.EndPos), Metric: p.metric(g.Metric), Desc: strings.EqualFold(g.Dir, "desc")}
 }
 
 func (p *lowerer) rng(g *gRange) *BlockRange {
 	if g == nil {
 		return nil
 	}
-	r := &BlockRange{Span: span(g.Pos, g.EndPos), From: p.integer(g.From, "a block"), To: p.integer(g.To, "a block")}
+	r := &BlockRange{Span: p.span(g.Pos, g.EndPos), From: p.integer(g.From, "a block"), To: p.integer(g.To, "a block")}
 	p.checkRange(r)
 	return r
 }
@@ -378,7 +549,7 @@ func (p *lowerer) rng(g *gRange) *BlockRange {
 func (p *lowerer) checkRange(r *BlockRange) {
 	if r.From != nil && r.To != nil && len(r.From.Text) > 0 && len(r.To.Text) > 0 {
 		if cmpNum(r.From.Text, r.To.Text) > 0 {
-			p.errorAt(r.From.From, "empty block range: %s is after %s", r.From.Text, r.To.Text)
+			p.errorAt(r.From.From, "empty block range: %s is after %s", clip(r.From.Text), clip(r.To.Text))
 		}
 	}
 }
@@ -400,26 +571,26 @@ func (p *lowerer) statement(g *gStatement) Statement {
 	switch {
 	case g.Find != nil:
 		f := g.Find
-		st = &Find{Span: span(f.Pos, f.EndPos), Verdict: normVerdict(f.Kind), Where: p.expr(f.Where), Order: p.order(f.Order), Limit: p.limit(f.Limit)}
+		st = &Find{Span: p.span(f.Pos, f.EndPos), Verdict: normVerdict(f.Kind), Where: p.expr(f.Where), Order: p.order(f.Order), Limit: p.limit(f.Limit)}
 	case g.Same != nil:
 		s := g.Same
-		st = &Same{Span: span(s.Pos, s.EndPos), A: tx(s.A), B: tx(s.B), Level: p.ident(s.Level, "equivalence level", levels)}
+		st = &Same{Span: p.span(s.Pos, s.EndPos), A: p.tx(s.A), B: p.tx(s.B), Level: p.ident(s.Level, "equivalence level", levels)}
 	case g.Match != nil:
 		m := g.Match
-		st = &Match{Span: span(m.Pos, m.EndPos), Ref: tx(m.Ref), Level: p.ident(m.Level, "equivalence level", levels), Where: p.expr(m.Where), Order: p.order(m.Order), Limit: p.limit(m.Limit)}
+		st = &Match{Span: p.span(m.Pos, m.EndPos), Ref: p.tx(m.Ref), Level: p.ident(m.Level, "equivalence level", levels), Where: p.expr(m.Where), Order: p.order(m.Order), Limit: p.limit(m.Limit)}
 	case g.Anom != nil:
 		a := g.Anom
-		st = &Anomalies{Span: span(a.Pos, a.EndPos), Bot: addr(a.Bot), Since: p.integer(a.Since, "a block"), Baseline: p.rng(a.Baseline), Limit: p.limit(a.Limit)}
+		st = &Anomalies{Span: p.span(a.Pos, a.EndPos), Bot: p.addr(a.Bot), Since: p.integer(a.Since, "a block"), Baseline: p.rng(a.Baseline), Limit: p.limit(a.Limit)}
 	case g.Count != nil:
 		c := g.Count
 		what := strings.ToLower(c.What)
 		if what == "" || what == "txs" {
 			what = "transactions"
 		}
-		st = &Count{Span: span(c.Pos, c.EndPos), What: what, By: p.ident(c.By, "grouping", groupBys), Where: p.expr(c.Where), Limit: p.limit(c.Limit)}
+		st = &Count{Span: p.span(c.Pos, c.EndPos), What: what, By: p.ident(c.By, "grouping", groupBys), Where: p.expr(c.Where), Limit: p.limit(c.Limit)}
 	case g.Show != nil:
 		s := g.Show
-		sh := &Show{Span: span(s.Pos, s.EndPos), Tx: tx(s.Tx)}
+		sh := &Show{Span: p.span(s.Pos, s.EndPos), Tx: p.tx(s.Tx)}
 		for _, v := range s.Views {
 			sh.Views = append(sh.Views, p.ident(v, "view", views))
 		}
@@ -429,7 +600,7 @@ func (p *lowerer) statement(g *gStatement) Statement {
 		return nil
 	}
 	if g.Explain {
-		return &Explain{Span: span(g.Pos, g.EndPos), Query: st}
+		return &Explain{Span: p.span(g.Pos, g.EndPos), Query: st}
 	}
 	return st
 }
@@ -446,18 +617,18 @@ func normVerdict(k string) string {
 	return ""
 }
 
-func tx(g *gTx) *TxRef {
+func (p *lowerer) tx(g *gTx) *TxRef {
 	if g == nil {
 		return nil
 	}
-	return &TxRef{Span: span(g.Pos, g.EndPos), Hash: strings.ToLower(g.Hash)}
+	return &TxRef{Span: p.span(g.Pos, g.EndPos), Hash: strings.ToLower(g.Hash)}
 }
 
-func addr(g *gAddr) *AddrLit {
+func (p *lowerer) addr(g *gAddr) *AddrLit {
 	if g == nil {
 		return nil
 	}
-	return &AddrLit{Span: span(g.Pos, g.EndPos), Addr: strings.ToLower(g.Addr)}
+	return &AddrLit{Span: p.span(g.Pos, g.EndPos), Addr: strings.ToLower(g.Addr)}
 }
 
 func (p *lowerer) expr(g *gExpr) Expr {
@@ -489,19 +660,19 @@ func (p *lowerer) unary(g *gUnary) Expr {
 		e = p.pred(g.Pred)
 	}
 	if g.Not {
-		return &Not{Span: span(g.Pos, g.EndPos), X: e}
+		return &Not{Span: p.span(g.Pos, g.EndPos), X: e}
 	}
 	return e
 }
 
 func (p *lowerer) pred(g *gPred) Expr {
-	sp := span(g.Pos, g.EndPos)
+	sp := p.span(g.Pos, g.EndPos)
 	switch {
 	case g.Compare != nil:
 		if strings.EqualFold(g.Compare.Metric.Count, "block") {
 			c := g.Compare
 			if c.Value.Token != nil {
-				p.errorAt(conv(c.Value.Token.Pos), "a block is a number, not an amount of %s", p.token(c.Value.Token))
+				p.errorAt(p.conv(c.Value.Token.Pos), "a block is a number, not an amount of %s", p.token(c.Value.Token))
 			}
 			return &InBlocks{Span: sp, Range: &BlockRange{Span: sp, Op: c.Op.op(), From: p.integer(c.Value.Number, "a block")}}
 		}
@@ -522,28 +693,28 @@ func (p *lowerer) pred(g *gPred) Expr {
 		case b.Range != nil:
 			r = p.rng(b.Range)
 		case b.From != nil:
-			r = &BlockRange{Span: span(b.Pos, b.EndPos), From: p.integer(b.From, "a block"), To: p.integer(b.To, "a block")}
+			r = &BlockRange{Span: p.span(b.Pos, b.EndPos), From: p.integer(b.From, "a block"), To: p.integer(b.To, "a block")}
 			p.checkRange(r)
 		default:
-			r = &BlockRange{Span: span(b.Pos, b.EndPos), Op: b.Op, From: p.integer(b.N, "a block")}
+			r = &BlockRange{Span: p.span(b.Pos, b.EndPos), Op: b.Op, From: p.integer(b.N, "a block")}
 		}
 		return &InBlocks{Span: sp, Range: r}
 	case g.AddrIs != nil:
-		return &AddrIs{Span: sp, Field: strings.ToLower(g.AddrIs.Field), Neg: g.AddrIs.Op == "!=", Addr: addr(g.AddrIs.Addr)}
+		return &AddrIs{Span: sp, Field: strings.ToLower(g.AddrIs.Field), Neg: g.AddrIs.Op == "!=", Addr: p.addr(g.AddrIs.Addr)}
 	case g.Touches != nil:
 		return &Touches{Span: sp, Target: p.token(g.Touches)}
 	case g.Flash:
 		return &FlashLoan{Span: sp}
 	case g.Through != nil:
 		t := g.Through
-		m := &Metric{Span: span(t.N.EndPos, t.EndPos), Name: strings.ToLower(t.What)}
-		v := &Amount{Span: span(t.N.Pos, t.N.EndPos), Number: p.num(t.N)}
+		m := &Metric{Span: p.span(t.N.EndPos, t.EndPos), Name: strings.ToLower(t.What)}
+		v := &Amount{Span: p.span(t.N.Pos, t.N.EndPos), Number: p.num(t.N)}
 		if strings.Contains(v.Number.Text, ".") {
-			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, v.Number.Text)
+			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, clip(v.Number.Text))
 		}
 		return &Compare{Span: sp, Metric: m, Op: t.Op.op(), Value: v}
 	case g.HashIs != nil:
-		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level, "equivalence level", levels), Hash: &HashLit{Span: span(g.HashIs.Hash.Pos, g.HashIs.Hash.EndPos), Hash: strings.ToLower(g.HashIs.Hash.Hash)}}
+		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level, "equivalence level", levels), Hash: &HashLit{Span: p.span(g.HashIs.Hash.Pos, g.HashIs.Hash.EndPos), Hash: strings.ToLower(g.HashIs.Hash.Hash)}}
 	}
 	return nil
 }
@@ -552,18 +723,18 @@ func (p *lowerer) pred(g *gPred) Expr {
 // with whole numbers, profits with amounts of a named token.
 func (p *lowerer) compare(g *gCompare) Expr {
 	m := p.metric(g.Metric)
-	v := &Amount{Span: span(g.Value.Pos, g.Value.EndPos), Number: p.num(g.Value.Number), Token: p.token(g.Value.Token)}
+	v := &Amount{Span: p.span(g.Value.Pos, g.Value.EndPos), Number: p.num(g.Value.Number), Token: p.token(g.Value.Token)}
 	op := g.Op.op()
-	c := &Compare{Span: span(g.Pos, g.EndPos), Metric: m, Op: op, Value: v}
+	c := &Compare{Span: p.span(g.Pos, g.EndPos), Metric: m, Op: op, Value: v}
 	switch {
 	case !m.IsProfit():
 		if v.Token != nil {
 			p.errorAt(v.Token.From, "%s is a count: compare it with a whole number, not an amount of %s", m.Name, v.Token)
 		} else if strings.Contains(v.Number.Text, ".") {
-			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, v.Number.Text)
+			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, clip(v.Number.Text))
 		}
 	case m.Token == nil && v.Token == nil:
-		p.errorAt(v.Number.To, "missing token: say which token the profit is in (%s profit > %s WETH, or %s profit in 0x… > %s in base units)", m.Name, v.Number.Text, m.Name, v.Number.Text)
+		p.errorAt(v.Number.To, "missing token: say which token the profit is in (%s profit > %s WETH, or %s profit in 0x… > %s in base units)", m.Name, clip(v.Number.Text), m.Name, clip(v.Number.Text))
 	case m.Token != nil && v.Token != nil && !strings.EqualFold(m.Token.String(), v.Token.String()):
 		p.errorAt(v.Token.From, "the profit is in %s but the amount is in %s", m.Token, v.Token)
 	}
@@ -574,6 +745,5 @@ func (p *lowerer) compare(g *gCompare) Expr {
 // parser (unknown token symbols, unknown transactions): it prints like a
 // syntax error, with the line and a caret.
 func Errorf(file, src string, pos Pos, format string, args ...any) *Error {
-	p := &lowerer{file: file, src: src}
-	return &Error{File: file, Pos: pos, Msg: fmt.Sprintf(format, args...), line: p.lineAt(pos.Line)}
+	return newError(file, src, pos, format, args...)
 }

@@ -115,15 +115,22 @@ func FuzzParse(f *testing.F) {
 		"count bots by family", "explain find where not (reason leftovers or flashloan)", "find where touches \"x"} {
 		f.Add(s)
 	}
+	f.Add(strings.Repeat("(", MaxNesting+1) + "find")
+	f.Add("find where (pools > 1 -- )\n) ; \"a;b\" ; show")
 	f.Fuzz(func(t *testing.T, s string) {
 		sts, err := Parse("f", s)
 		if err == nil {
 			for _, st := range sts {
-				Walk(st, func(Node) bool { return true })
+				Walk(st, func(n Node) bool {
+					if n.Pos().Offset < 0 || n.End().Offset > len(s) || n.Pos().Offset > n.End().Offset {
+						t.Fatalf("%s spans %d..%d of a %d-byte input", Dump(n), n.Pos().Offset, n.End().Offset, len(s))
+					}
+					return true
+				})
 				_ = Dump(st)
 			}
-		} else {
-			_ = err.Error()
+		} else if msg := err.Error(); msg == "" || len(msg) > 11*4096 {
+			t.Fatalf("an error of %d bytes: %.500q", len(msg), msg)
 		}
 	})
 }

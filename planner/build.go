@@ -130,6 +130,14 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 	return q, nil
 }
 
+// word cuts a word of the query for a message when it is long.
+func word(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
 func firstErr(errs ...error) error {
 	for _, e := range errs {
 		if e != nil {
@@ -178,7 +186,7 @@ func (pl *Planner) tx(t *lang.TxRef) (normalform.Hash, error) {
 func (pl *Planner) block(n *lang.NumLit) (uint64, error) {
 	var v uint256.Int
 	if err := v.SetFromDecimal(n.Text); err != nil || !v.IsUint64() {
-		return 0, pl.errAt(n, "block %s is out of range", n.Text)
+		return 0, pl.errAt(n, "block %s is out of range", word(n.Text))
 	}
 	return v.Uint64(), nil
 }
@@ -186,7 +194,7 @@ func (pl *Planner) block(n *lang.NumLit) (uint64, error) {
 func (pl *Planner) limit(l *lang.Limit) (int, error) {
 	var v uint256.Int
 	if err := v.SetFromDecimal(l.N.Text); err != nil || !v.IsUint64() || v.Uint64() > 1<<31 {
-		return 0, pl.errAt(l.N, "limit %s is too large", l.N.Text)
+		return 0, pl.errAt(l.N, "limit %s is too large", word(l.N.Text))
 	}
 	return int(v.Uint64()), nil
 }
@@ -203,7 +211,7 @@ func (pl *Planner) token(t *lang.TokenRef) (normalform.Token, error) {
 	}
 	tok, ok := pl.Cfg.TokenBySymbol(t.Symbol)
 	if !ok {
-		return tok, pl.errAt(t, "unknown token symbol %q on this chain: name it by address (0x…) and give amounts in base units", t.Symbol)
+		return tok, pl.errAt(t, "unknown token symbol %q on this chain: name it by address (0x…) and give amounts in base units", word(t.Symbol))
 	}
 	return tok, nil
 }
@@ -223,15 +231,18 @@ func (pl *Planner) amount(n *lang.NumLit, tok normalform.Token, human bool) (nor
 	}
 	intPart, frac, _ := strings.Cut(n.Text, ".")
 	if !human && frac != "" {
-		return out, pl.errAt(n, "%s: a token named by address takes its amount in base units, a whole number (name it by symbol to use decimals)", n.Text)
+		return out, pl.errAt(n, "%s: a token named by address takes its amount in base units, a whole number (name it by symbol to use decimals)", word(n.Text))
 	}
 	if len(frac) > int(dec) {
-		return out, pl.errAt(n, "%s has more decimals than the token's %d", n.Text, dec)
+		return out, pl.errAt(n, "%s has more decimals than the token's %d", word(n.Text), dec)
 	}
 	digits := intPart + frac + strings.Repeat("0", int(dec)-len(frac))
+	if len(strings.TrimLeft(digits, "0")) > 78 { // 2^256 has 78 digits: do not convert a megabyte of them
+		return out, pl.errAt(n, "%s is out of range", word(n.Text))
+	}
 	v, ok := new(big.Int).SetString(digits, 10)
 	if !ok || v.BitLen() > 256 {
-		return out, pl.errAt(n, "%s is out of range", n.Text)
+		return out, pl.errAt(n, "%s is out of range", word(n.Text))
 	}
 	out.Abs.SetFromBig(v)
 	return out, nil
@@ -239,27 +250,19 @@ func (pl *Planner) amount(n *lang.NumLit, tok normalform.Token, human bool) (nor
 
 // conjuncts flattens a filter's top-level ands.
 func conjuncts(e lang.Expr) []lang.Expr {
-	if a, ok := e.(*lang.And); ok {
-		return append(conjuncts(a.L), conjuncts(a.R)...)
-	}
 	if e == nil {
 		return nil
 	}
-	return []lang.Expr{e}
+	return flatten(e, splitAnd)
 }
 
 // find plans a filtered scan: it chooses the access path, pushes the block
 // range down, and keeps the rest as a residual filter. When access is
 // given (match), it is used, with the block range pushed into it.
 func (pl *Planner) find(verdict string, where lang.Expr, order *lang.Order, limit *lang.Limit, access Access) (Plan, error) {
-	cs := conjuncts(where)
-	preds := make([]*Pred, len(cs))
-	for i, c := range cs {
-		p, err := pl.pred(c)
-		if err != nil {
-			return nil, err
-		}
-		preds[i] = p
+	preds, err := pl.preds(conjuncts(where))
+	if err != nil {
+		return nil, err
 	}
 	if verdict != "" {
 		v := map[string]normalform.Verdict{"arbitrage": normalform.VerdictArbitrage, "warning": normalform.VerdictWarning, "none": normalform.VerdictNone}[verdict]

@@ -215,7 +215,7 @@ type Filter struct {
 	Pred  *Pred
 }
 
-func (p *Filter) Describe() string { return "filter: " + p.Pred.Text }
+func (p *Filter) Describe() string { return "filter: " + p.Pred.Text() }
 func (p *Filter) Inputs() []Plan   { return []Plan{p.Input} }
 
 // Sort orders records by a key.

@@ -14,7 +14,16 @@ import (
 // Pred is a compiled filter: its text, how to evaluate it on a record,
 // and what an index could do for it.
 type Pred struct {
-	Text string
+	// The text, rendered by Text only when asked for (explain): a node's
+	// extent in the query's source, shared with the other predicates and
+	// never copied (a 20,000-term "or" would otherwise copy its subtrees'
+	// text at every level), or a fixed text, or the parts of a
+	// conjunction the planner made.
+	node  lang.Node
+	src   string
+	lit   string
+	parts []*Pred
+
 	Eval func(r *index.Record) (bool, error)
 	// need says which fields of a record Eval reads: a header scan
 	// (index.Index.Filter) evaluates the predicate before decoding
@@ -47,17 +56,36 @@ func both(a, b needs) needs {
 	return max(a, b)
 }
 
+// Text is the predicate as the query wrote it (whitespace collapsed).
+func (p *Pred) Text() string {
+	switch {
+	case p.parts != nil:
+		texts := make([]string, len(p.parts))
+		for i, q := range p.parts {
+			texts[i] = q.Text()
+		}
+		return strings.Join(texts, " and ")
+	case p.node != nil:
+		from, to := p.node.Pos().Offset, p.node.End().Offset
+		if from >= 0 && to <= len(p.src) && from < to {
+			return strings.Join(strings.Fields(p.src[from:to]), " ")
+		}
+		return lang.Dump(p.node)
+	}
+	return p.lit
+}
+
+// andPreds is the conjunction of ps, in order; its text is theirs joined
+// by "and".
 func andPreds(ps []*Pred) *Pred {
 	if len(ps) == 1 {
 		return ps[0]
 	}
-	var texts []string
 	need := needHeader
 	for _, p := range ps {
-		texts = append(texts, p.Text)
 		need = both(need, p.need)
 	}
-	return &Pred{Text: strings.Join(texts, " and "), need: need, Eval: func(r *index.Record) (bool, error) {
+	return &Pred{parts: ps, need: need, Eval: func(r *index.Record) (bool, error) {
 		for _, p := range ps {
 			ok, err := p.Eval(r)
 			if err != nil || !ok {
@@ -68,11 +96,65 @@ func andPreds(ps []*Pred) *Pred {
 	}}
 }
 
-func src(n lang.Node, s string) string {
-	if n.Pos().Offset >= 0 && n.End().Offset <= len(s) && n.Pos().Offset < n.End().Offset {
-		return strings.Join(strings.Fields(s[n.Pos().Offset:n.End().Offset]), " ")
+// orPreds is the disjunction of ps, tried in order.
+func orPreds(ps []*Pred) *Pred {
+	need := needHeader
+	for _, p := range ps {
+		need = both(need, p.need)
 	}
-	return lang.Dump(n)
+	return &Pred{need: need, Eval: func(r *index.Record) (bool, error) {
+		for _, p := range ps {
+			if ok, err := p.Eval(r); err != nil || ok {
+				return ok, err
+			}
+		}
+		return false, nil
+	}}
+}
+
+// flatten lists the operands of a chain of one operator (the parser nests
+// "a or b or c" as ((a or b) or c)), left to right, without recursion:
+// a chain of 20,000 terms is as deep.
+func flatten(e lang.Expr, split func(lang.Expr) (l, r lang.Expr, ok bool)) []lang.Expr {
+	var out []lang.Expr
+	stack := []lang.Expr{e}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if l, r, ok := split(x); ok {
+			stack = append(stack, r, l)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func splitAnd(e lang.Expr) (lang.Expr, lang.Expr, bool) {
+	if a, ok := e.(*lang.And); ok {
+		return a.L, a.R, true
+	}
+	return nil, nil, false
+}
+
+func splitOr(e lang.Expr) (lang.Expr, lang.Expr, bool) {
+	if o, ok := e.(*lang.Or); ok {
+		return o.L, o.R, true
+	}
+	return nil, nil, false
+}
+
+// preds compiles each expression, in order, and stops at the first error.
+func (pl *Planner) preds(es []lang.Expr) ([]*Pred, error) {
+	ps := make([]*Pred, len(es))
+	for i, e := range es {
+		p, err := pl.pred(e)
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = p
+	}
+	return ps, nil
 }
 
 var tierVerdict = map[normalform.Tier]normalform.Verdict{
@@ -88,7 +170,7 @@ func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 	if neg {
 		text = strings.Replace(text, "=", "!=", 1)
 	}
-	p := &Pred{Text: text, need: needHeader, Eval: func(r *index.Record) (bool, error) {
+	p := &Pred{lit: text, need: needHeader, Eval: func(r *index.Record) (bool, error) {
 		ok := r.Verdict == v && (t == nil || r.Tier == *t)
 		return ok != neg, nil
 	}}
@@ -135,53 +217,48 @@ func opHolds(op string, c int) bool {
 	return false
 }
 
-// pred compiles one filter expression.
-func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
-	text := src(e, pl.Src)
+// pred compiles one filter expression. A chain of "and" or of "or"
+// becomes one predicate over its operands, so that neither compiling nor
+// evaluating it recurses once per term.
+func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
+	defer func() {
+		if p != nil {
+			p.node, p.src, p.lit, p.parts = e, pl.Src, "", nil
+		}
+	}()
 	switch x := e.(type) {
 	case *lang.And:
-		l, err1 := pl.pred(x.L)
-		r, err2 := pl.pred(x.R)
-		if err := firstErr(err1, err2); err != nil {
+		ps, err := pl.preds(flatten(x, splitAnd))
+		if err != nil {
 			return nil, err
 		}
-		p := andPreds([]*Pred{l, r})
-		p.Text = text
-		return p, nil
+		return andPreds(ps), nil // two operands at least: a new Pred
 	case *lang.Or:
-		l, err1 := pl.pred(x.L)
-		r, err2 := pl.pred(x.R)
-		if err := firstErr(err1, err2); err != nil {
+		ps, err := pl.preds(flatten(x, splitOr))
+		if err != nil {
 			return nil, err
 		}
-		return &Pred{Text: text, need: both(l.need, r.need), Eval: func(rec *index.Record) (bool, error) {
-			if ok, err := l.Eval(rec); err != nil || ok {
-				return ok, err
-			}
-			return r.Eval(rec)
-		}}, nil
+		return orPreds(ps), nil
 	case *lang.Not:
 		in, err := pl.pred(x.X)
 		if err != nil {
 			return nil, err
 		}
-		return &Pred{Text: text, need: in.need, Eval: func(rec *index.Record) (bool, error) {
+		return &Pred{need: in.need, Eval: func(rec *index.Record) (bool, error) {
 			ok, err := in.Eval(rec)
 			return !ok, err
 		}}, nil
 	case *lang.Compare:
-		return pl.compare(x, text)
+		return pl.compare(x)
 	case *lang.Is:
 		if x.Field == "verdict" {
 			v := map[string]normalform.Verdict{"arbitrage": normalform.VerdictArbitrage, "warning": normalform.VerdictWarning, "none": normalform.VerdictNone}[x.Value.Name]
 			p := verdictPred(v, nil, x.Neg)
-			p.Text = text
 			return p, nil
 		}
 		t := map[string]normalform.Tier{"confirmed": normalform.TierConfirmed, "probable": normalform.TierProbable,
 			"attempted": normalform.TierAttempted, "uncertain": normalform.TierUncertain}[x.Value.Name]
 		p := verdictPred(tierVerdict[t], &t, x.Neg)
-		p.Text = text
 		return p, nil
 	case *lang.HasReason:
 		r := normalform.Reason(x.Reason.Name)
@@ -192,16 +269,16 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 			found = found || k == r
 		}
 		if !found {
-			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", x.Reason.Name, strings.Join(names, ", "))
+			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", word(x.Reason.Name), strings.Join(names, ", "))
 		}
-		return &Pred{Text: text, need: needHeader, Eval: func(rec *index.Record) (bool, error) {
+		return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
 			return slices.Contains(rec.Reasons, r), nil
 		}}, nil
 	case *lang.InBlocks:
-		return pl.blocksPred(x, text)
+		return pl.blocksPred(x)
 	case *lang.AddrIs:
 		a := addrOf(x.Addr.Addr)
-		p := &Pred{Text: text, need: needAddrs}
+		p := &Pred{need: needAddrs}
 		if x.Field == "bot" {
 			p.Eval = func(r *index.Record) (bool, error) { return (r.Recipient == a) != x.Neg, nil }
 			if !x.Neg {
@@ -217,7 +294,7 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 	case *lang.Touches:
 		if x.Target.Address != "" {
 			a := addrOf(x.Target.Address)
-			return &Pred{Text: text, access: &AddressScan{Addr: a, AsToken: true}, rank: 2, Eval: func(r *index.Record) (bool, error) {
+			return &Pred{access: &AddressScan{Addr: a, AsToken: true}, rank: 2, Eval: func(r *index.Record) (bool, error) {
 				return slices.Contains(r.Addresses, a) || slices.ContainsFunc(r.Tokens, func(y normalform.Token) bool { return y.Addr == a }), nil
 			}}, nil
 		}
@@ -225,11 +302,11 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Pred{Text: text, access: &TokenScan{Token: tok, Name: x.Target.Symbol}, rank: 2, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{access: &TokenScan{Token: tok, Name: x.Target.Symbol}, rank: 2, Eval: func(r *index.Record) (bool, error) {
 			return slices.Contains(r.Tokens, tok), nil
 		}}, nil
 	case *lang.FlashLoan:
-		return &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{Eval: func(r *index.Record) (bool, error) {
 			a, err := r.Analysis()
 			if err != nil {
 				return false, fmt.Errorf("tx %s: %w", r.Hash.Hex(), err)
@@ -247,14 +324,14 @@ func (pl *Planner) pred(e lang.Expr) (*Pred, error) {
 		if err != nil {
 			return nil, pl.errAt(x.Hash, "%v", err)
 		}
-		return &Pred{Text: text, need: needHeader, access: &HashLookup{Level: lvl, Hash: h}, rank: 0, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{need: needHeader, access: &HashLookup{Level: lvl, Hash: h}, rank: 0, Eval: func(r *index.Record) (bool, error) {
 			return r.Hashes.Of(lvl) == h, nil
 		}}, nil
 	}
 	return nil, pl.errAt(e, "unsupported filter %s", lang.Dump(e))
 }
 
-func (pl *Planner) blocksPred(x *lang.InBlocks, text string) (*Pred, error) {
+func (pl *Planner) blocksPred(x *lang.InBlocks) (*Pred, error) {
 	r := x.Range
 	from, err := pl.block(r.From)
 	if err != nil {
@@ -285,7 +362,7 @@ func (pl *Planner) blocksPred(x *lang.InBlocks, text string) (*Pred, error) {
 	case "!=":
 		exact = false
 	}
-	p := &Pred{Text: text, need: needHeader}
+	p := &Pred{need: needHeader}
 	if !exact {
 		p.Eval = func(rec *index.Record) (bool, error) {
 			return rec.Loc.Block != index.UnknownBlock && rec.Loc.Block != from, nil
@@ -301,12 +378,12 @@ func (pl *Planner) blocksPred(x *lang.InBlocks, text string) (*Pred, error) {
 }
 
 // compare compiles METRIC OP VALUE.
-func (pl *Planner) compare(x *lang.Compare, text string) (*Pred, error) {
+func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 	m := x.Metric
 	if !m.IsProfit() {
 		var v uint64
 		if _, err := fmt.Sscan(x.Value.Number.Text, &v); err != nil {
-			return nil, pl.errAt(x.Value, "%s is out of range", x.Value.Number.Text)
+			return nil, pl.errAt(x.Value, "%s is out of range", word(x.Value.Number.Text))
 		}
 		get := map[string]func(*index.Record) int{
 			"pools":     func(r *index.Record) int { return r.Counts.Pools },
@@ -314,7 +391,7 @@ func (pl *Planner) compare(x *lang.Compare, text string) (*Pred, error) {
 			"cycles":    func(r *index.Record) int { return r.Counts.Cycles },
 			"leftovers": func(r *index.Record) int { return r.Counts.Leftovers },
 		}[m.Name]
-		return &Pred{Text: text, need: needHeader, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{need: needHeader, Eval: func(r *index.Record) (bool, error) {
 			n := uint64(get(r))
 			c := 0
 			if n < v {
@@ -345,7 +422,7 @@ func (pl *Planner) compare(x *lang.Compare, text string) (*Pred, error) {
 			tok = normalform.NativeToken // net balances fold the wrapped native
 		}
 	}
-	p := &Pred{Text: text, Eval: func(r *index.Record) (bool, error) {
+	p := &Pred{Eval: func(r *index.Record) (bool, error) {
 		if side == index.Net && !r.CostsKnown {
 			return false, nil // net unknown: no comparison holds
 		}

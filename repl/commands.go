@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,9 @@ type command struct {
 	// paths set, the arguments are file names.
 	argWords func() []string
 	paths    bool
+	// writes: the command writes files or an index, or opens another
+	// index; a script runs it only with Options.AllowWrites.
+	writes bool
 	// run runs the command; rest is the line after the command's name.
 	run func(r *REPL, ctx context.Context, args []string, rest string) error
 }
@@ -44,18 +48,18 @@ func init() {
 		{name: ".timer", args: "[on|off]", help: "print (or not) each statement's row count and time", max: 1,
 			argWords: func() []string { return []string{"on", "off"} }, run: (*REPL).timer},
 		{name: ".open", args: "PATH", help: "switch to the index at PATH (created when missing), opened read-write", min: 1, max: 1,
-			paths: true, run: (*REPL).open},
+			paths: true, writes: true, run: (*REPL).open},
 		{name: ".ingest", args: "PATH...", help: "analyse bundle files (or every *.json under folders) into the open index", min: 1, max: -1,
-			paths: true, run: (*REPL).ingest},
+			paths: true, writes: true, run: (*REPL).ingest},
 		{name: ".explain", args: "QUERY", help: "print the plan of a query (as the explain statement does)", min: 1, max: -1,
 			run: (*REPL).explain},
 		{name: ".draw", args: "TX [graph|tree] FILE.dot|.svg|.png", help: "draw a transaction's transfer graph (default) or reduced tree to a file; svg and png need Graphviz", min: 2, max: 3,
-			paths: true, argWords: func() []string { return []string{"graph", "tree"} }, run: (*REPL).draw},
+			paths: true, writes: true, argWords: func() []string { return []string{"graph", "tree"} }, run: (*REPL).draw},
 		{name: ".grammar", help: "print the query language's grammar (EBNF)", run: (*REPL).grammar},
 		{name: ".stats", aliases: []string{".tables"}, help: "count the index's transactions and its keys of each kind", run: (*REPL).stats},
 		{name: ".read", args: "FILE", help: "run the statements of a script file", min: 1, max: 1, paths: true, run: (*REPL).read},
 		{name: ".output", args: "FILE|stdout", help: "write results to FILE (truncated), or back to standard output", min: 1, max: 1,
-			paths: true, argWords: func() []string { return []string{"stdout"} }, run: (*REPL).output},
+			paths: true, writes: true, argWords: func() []string { return []string{"stdout"} }, run: (*REPL).output},
 		{name: ".quit", aliases: []string{".exit"}, help: "leave (as Ctrl-D does)",
 			run: func(*REPL, context.Context, []string, string) error { return errQuit }},
 	}
@@ -91,6 +95,9 @@ func (r *REPL) command(ctx context.Context, line string) error {
 	c := lookup(name)
 	if c == nil || !strings.HasPrefix(name, ".") {
 		return fmt.Errorf("unknown command %q: .help lists the commands", name)
+	}
+	if c.writes && r.script && !r.opts.AllowWrites {
+		return fmt.Errorf("%s:%d: %s refused: a script read from standard input may only query, as flowq run (flowq repl --allow-writes lets a script you trust write files and the index)", inputName, r.line, c.name)
 	}
 	args := strings.Fields(rest)
 	if len(args) < c.min || (c.max >= 0 && len(args) > c.max) {
@@ -268,13 +275,35 @@ func (r *REPL) read(ctx context.Context, args []string, _ string) error {
 	if r.ix == nil {
 		return errNoIndex
 	}
-	b, err := os.ReadFile(args[0])
+	b, err := readScript(args[0])
 	if err != nil {
 		return err
 	}
 	return r.runCancellable(ctx, func(ctx context.Context) error {
 		return r.sess.Exec(ctx, args[0], string(b))
 	})
+}
+
+// MaxScriptBytes bounds the file .read reads: a script of 64 MiB is far
+// beyond any written by hand, and .read of a device or a FIFO stops there
+// instead of filling memory.
+const MaxScriptBytes = 64 << 20
+
+// readScript reads a script file, at most MaxScriptBytes of it.
+func readScript(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxScriptBytes {
+		return nil, fmt.Errorf("%s: over %d bytes (64 MiB), the limit on a script .read reads (repl.MaxScriptBytes)", name, MaxScriptBytes)
+	}
+	return b, nil
 }
 
 func (r *REPL) output(_ context.Context, args []string, _ string) error {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/flowq/flowq/lang"
@@ -92,29 +91,22 @@ type completer struct {
 	symbols  []string
 	keywords []string
 
-	mu      sync.Mutex
-	pending string // the open statement's earlier lines
+	// pending is the open statement's earlier lines, asked for only when
+	// Tab is pressed (readline calls Do while the loop waits for the line,
+	// so the statement does not change meanwhile).
+	pending func() string
 }
 
 func newCompleter(r *REPL) *completer {
-	c := &completer{symbols: symbols(r.cfg), keywords: lang.Keywords()}
+	c := &completer{symbols: symbols(r.cfg), keywords: lang.Keywords(), pending: r.pendingText}
 	c.keywords = append(c.keywords, levels()...)
 	return c
-}
-
-func (c *completer) setPending(s string) {
-	c.mu.Lock()
-	c.pending = s
-	c.mu.Unlock()
 }
 
 // Do implements readline.AutoCompleter: the endings of the candidates
 // for the word before pos, and that word's length.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
-	c.mu.Lock()
-	pending := c.pending
-	c.mu.Unlock()
-	prefix, cands := c.complete(pending, string(line[:pos]))
+	prefix, cands := c.complete(c.pending(), string(line[:pos]))
 	var out [][]rune
 	for _, s := range cands {
 		out = append(out, []rune(s))

@@ -13,7 +13,11 @@
 //   - A statement ends with ";" outside comments ("--", "#") and strings,
 //     and may span lines: while one is open the prompt is ContinuePrompt.
 //     Several statements on a line run in order. Errors give the input's
-//     line and column ("stdin:LINE:COL").
+//     line and column ("stdin:LINE:COL"). Each byte of input is scanned
+//     once, and a statement is parsed at its position (lang.ParseAt), so
+//     a script of any length is read in linear time; a statement over
+//     lang.MaxQueryBytes is reported and skipped to its ";", and a script
+//     line over MaxLineBytes stops the script.
 //   - Each statement is saved in the history as one line (comments
 //     dropped, whitespace collapsed), so Up recalls it whole; the history
 //     file keeps one statement or dot-command per line.
@@ -35,6 +39,13 @@
 // (commands.go) runs them, prints .help and drives their completion:
 // .help, .mode, .timer, .open, .ingest, .explain, .draw, .grammar, .stats
 // (.tables), .read, .output, .quit (.exit).
+//
+// A script (Run when the input is not a terminal) may have been sent by
+// anyone: it runs as flowq run runs a query file. The commands that
+// write files or an index or open another (.output, .draw, .open,
+// .ingest) are refused with an error naming the line, unless
+// Options.AllowWrites (flowq repl --allow-writes); flowq repl then opens
+// the index read-only too. .read reads at most MaxScriptBytes.
 //
 // # The index
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -32,7 +33,7 @@ const inputName = "stdin"
 // Options configure a REPL.
 type Options struct {
 	Cfg   *normalform.Config
-	Index *index.Index // open read-write (so .ingest works); the REPL owns it from now on
+	Index *index.Index // open read-write (so .ingest works), or read-only for a script without AllowWrites; the REPL owns it from now on
 	Mode  string       // table (default), json, csv
 	Timer bool
 
@@ -47,6 +48,13 @@ type Options struct {
 	Stdin       io.Reader
 	Stdout      io.Writer
 	Stderr      io.Writer
+
+	// AllowWrites lets a script (Run without Interactive) run the
+	// dot-commands that write files or an index or open another index:
+	// .output, .draw, .open and .ingest. Without it a script may only
+	// query and read, as flowq run: a script someone sent writes nothing.
+	// At a terminal, where a person types each line, they always run.
+	AllowWrites bool
 
 	// QueryDelay is a test hook: when set, the index waits this long
 	// before each row it yields (the wait ends when the statement is
@@ -67,13 +75,21 @@ type REPL struct {
 	stdout, stderr io.Writer
 	outFile        *os.File // .output FILE, or nil for standard output
 
-	// The open statement: buf holds its lines (from the start of its
-	// first line, so positions can be computed), start is where the
-	// statement begins in buf, and bufLine is the input line buf begins
-	// at. line counts the input lines read.
-	buf     string
-	start   int
-	bufLine int
+	// The open statement, read a line at a time and scanned once: pend
+	// holds its text from just after the ";" before it (its lines joined
+	// by "\n"), pendAt is where that text starts in the input, scan is
+	// the splitter's state at its end, and hasCode says whether it holds
+	// more than whitespace and comments (it is open only then), from
+	// codeAt (an offset in pend, and the input's line and column). over
+	// is set when it passed lang.MaxQueryBytes (counted from codeAt, as
+	// lang counts): it was reported, and the rest of it is skipped,
+	// unstored, to its ";". line counts the input lines read.
+	pend    []byte
+	pendAt  lang.Pos
+	scan    lexState
+	hasCode bool
+	codeAt  lang.Pos
+	over    bool
 	line    int
 
 	// history receives each statement (one line) and dot-command.
@@ -81,6 +97,8 @@ type REPL struct {
 	// interrupt delivers Ctrl-C while a statement runs.
 	interrupt <-chan os.Signal
 	failed    int // statements and commands that failed
+	// script: Run is reading a script (the input is not a terminal).
+	script bool
 
 	comp *completer
 }
@@ -106,7 +124,7 @@ func New(opts Options) *REPL {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr, line: 0, bufLine: 1}
+	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr}
 	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer}
 	r.setIndex(opts.Index)
 	r.comp = newCompleter(r)
@@ -150,32 +168,39 @@ func (r *REPL) Prompt() string {
 }
 
 // Pending reports whether a statement is open.
-func (r *REPL) Pending() bool { return r.start < len(r.buf) && !blank(r.buf[r.start:]) }
+func (r *REPL) Pending() bool { return r.hasCode }
 
 // pendingText is the open statement's text so far.
 func (r *REPL) pendingText() string {
-	if !r.Pending() {
+	if !r.Pending() || r.over {
 		return ""
 	}
-	return r.buf[r.start:]
+	return string(r.pend)
 }
 
 // Discard drops the open statement (Ctrl-C at the prompt, Ctrl-D on a
 // continuation line).
 func (r *REPL) Discard() {
-	r.buf, r.start = "", 0
-	r.bufLine = r.line + 1
+	r.pend, r.hasCode, r.over, r.scan = r.pend[:0], false, false, inCode
 }
 
 // Feed takes one line of input: a dot-command when no statement is open
 // and the line starts with ".", else more of a statement; every
 // statement it completes runs, in order. It reports whether the REPL
 // should stop (.quit). Errors are printed, never returned: a REPL goes on.
+//
+// Each byte of the input is scanned once, and stored once while its
+// statement is open, so that a script of any length, or a statement of
+// many lines, is read in time linear in its size.
 func (r *REPL) Feed(ctx context.Context, line string) (quit bool) {
 	r.line++
 	line = strings.TrimRight(line, "\r\n")
-	if !r.Pending() {
-		r.buf, r.start, r.bufLine = "", 0, r.line
+	chunk := line
+	if r.Pending() {
+		chunk = "\n" + line // the open statement goes on
+	} else {
+		r.Discard()
+		r.pendAt = lang.Pos{Line: r.line, Column: 1}
 		if t := strings.TrimSpace(line); strings.HasPrefix(t, ".") {
 			r.remember(t)
 			err := r.command(ctx, t)
@@ -186,25 +211,52 @@ func (r *REPL) Feed(ctx context.Context, line string) (quit bool) {
 			return false
 		}
 	}
-	if r.buf == "" {
-		r.buf = line
-	} else {
-		r.buf += "\n" + line
-	}
-	stmts, rest, _ := split(r.buf[r.start:])
-	base := r.start
-	r.start = len(r.buf) - len(rest)
-	for _, p := range stmts {
-		if blank(p.Text) {
+	// The position of chunk[i]: the joining "\n" ends the line before;
+	// line starts at column 1 of this line.
+	col, seg := 1-(len(chunk)-len(line)), 0
+	for i := 0; i < len(chunk); {
+		c := chunk[i]
+		if r.scan == inCode && c == ';' {
+			r.keep(chunk[seg : i+1])
+			if r.hasCode && !r.over {
+				text, at := string(r.pend), r.pendAt
+				r.remember(historyEntry(text))
+				r.report(r.exec(ctx, at, text))
+			}
+			r.Discard()
+			r.pendAt = lang.Pos{Line: r.line, Column: col + 1}
+			i++
+			col++
+			seg = i
 			continue
 		}
-		r.remember(historyEntry(p.Text))
-		r.report(r.exec(ctx, base+p.Offset, p.Text))
+		next, n, isCode := step(chunk, i, r.scan)
+		if isCode && !r.hasCode && c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			r.hasCode, r.codeAt = true, lang.Pos{Offset: len(r.pend) + i - seg, Line: r.line, Column: col}
+		}
+		for _, b := range []byte(chunk[i : i+n]) {
+			if utf8.RuneStart(b) {
+				col++
+			}
+		}
+		r.scan, i = next, i+n
 	}
-	if !r.Pending() {
-		r.buf, r.start, r.bufLine = "", 0, r.line+1
-	}
+	r.keep(chunk[seg:])
 	return false
+}
+
+// keep adds text to the open statement, or, once the statement is over
+// lang.MaxQueryBytes, reports that once and drops the rest of it.
+func (r *REPL) keep(text string) {
+	if r.over {
+		return
+	}
+	if r.hasCode && len(r.pend)+len(text)-r.codeAt.Offset > lang.MaxQueryBytes {
+		r.report(fmt.Errorf("%s:%s: this statement is over %d bytes (1 MiB), the limit on one statement (lang.MaxQueryBytes): skipped through its \";\"", inputName, r.codeAt, lang.MaxQueryBytes))
+		r.pend, r.over = nil, true
+		return
+	}
+	r.pend = append(r.pend, text...)
 }
 
 // Finish runs the open statement, if any, as if it ended with ";": the
@@ -213,32 +265,22 @@ func (r *REPL) Finish(ctx context.Context) {
 	if !r.Pending() {
 		return
 	}
-	text, off := r.buf[r.start:], r.start
-	r.remember(historyEntry(text))
-	r.report(r.exec(ctx, off, text))
+	if !r.over {
+		text, at := string(r.pend), r.pendAt
+		r.remember(historyEntry(text))
+		r.report(r.exec(ctx, at, text))
+	}
 	r.Discard()
 }
 
-// exec runs the statement text found at byte off of buf.
-func (r *REPL) exec(ctx context.Context, off int, text string) error {
+// exec runs the statement text found at position at of the input.
+func (r *REPL) exec(ctx context.Context, at lang.Pos, text string) error {
 	if r.ix == nil {
 		return errNoIndex
 	}
-	src := r.positioned(off, text)
 	return r.runCancellable(ctx, func(ctx context.Context) error {
-		return r.sess.Exec(ctx, inputName, src)
+		return r.sess.ExecAt(ctx, inputName, text, at)
 	})
-}
-
-// positioned returns text, which starts at byte off of buf, padded with
-// the lines and columns before it, so that the parser's and planner's
-// positions are those of the input (line of the session, column of the
-// line).
-func (r *REPL) positioned(off int, text string) string {
-	before := r.buf[:off]
-	line := r.bufLine + strings.Count(before, "\n")
-	col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:])
-	return strings.Repeat("\n", line-1) + strings.Repeat(" ", col) + text
 }
 
 func (r *REPL) remember(entry string) {
@@ -306,10 +348,35 @@ func (r *REPL) Run(ctx context.Context) error {
 	return r.runTerminal(ctx)
 }
 
+// MaxLineBytes bounds one line of a script: far beyond any statement
+// (lang.MaxQueryBytes), so that a script with no line ends cannot fill
+// memory.
+const MaxLineBytes = 16 << 20
+
+var errLongLine = fmt.Errorf("a line over %d bytes (16 MiB), the limit on one line of a script (repl.MaxLineBytes)", MaxLineBytes)
+
+// readLine reads through the next "\n", or fails with errLongLine past
+// max bytes.
+func readLine(in *bufio.Reader, max int) (string, error) {
+	var b []byte
+	for {
+		frag, err := in.ReadSlice('\n')
+		if len(b)+len(frag) > max {
+			return "", errLongLine
+		}
+		b = append(b, frag...)
+		if err != bufio.ErrBufferFull {
+			return string(b), err
+		}
+	}
+}
+
 // runScript reads the input line by line, without prompts or history.
 // The lines are read in a goroutine so that Ctrl-C stops a script
 // waiting for input too.
 func (r *REPL) runScript(ctx context.Context) error {
+	r.script = true
+	defer func() { r.script = false }()
 	type read struct {
 		line string
 		err  error
@@ -318,7 +385,7 @@ func (r *REPL) runScript(ctx context.Context) error {
 	go func() {
 		in := bufio.NewReader(r.opts.Stdin)
 		for {
-			line, err := in.ReadString('\n')
+			line, err := readLine(in, MaxLineBytes)
 			select {
 			case lines <- read{line, err}:
 			case <-ctx.Done():
@@ -344,6 +411,10 @@ func (r *REPL) runScript(ctx context.Context) error {
 		}
 		if rd.err == io.EOF {
 			r.Finish(ctx)
+			break
+		}
+		if errors.Is(rd.err, errLongLine) {
+			r.report(fmt.Errorf("%s:%d: %w: the script stops here", inputName, r.line+1, rd.err))
 			break
 		}
 		if rd.err != nil {
@@ -391,7 +462,6 @@ func (r *REPL) runTerminal(ctx context.Context) error {
 	r.history = func(entry string) { _ = rl.SaveHistory(entry) } // an I/O error loses only the file's copy
 	for {
 		rl.SetPrompt(r.Prompt())
-		r.comp.setPending(r.pendingText())
 		line, err := rl.Readline()
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):

@@ -46,7 +46,14 @@ func (e *StatementError) Unwrap() error { return e.Err }
 // Exec parses src (file names it in errors) and runs its statements in
 // order; it stops at the first error, which names file:line:col.
 func (s *Session) Exec(ctx context.Context, file, src string) error {
-	sts, err := lang.Parse(file, src)
+	return s.ExecAt(ctx, file, src, lang.Pos{Line: 1, Column: 1})
+}
+
+// ExecAt is Exec for a text that starts at line at.Line, column at.Column
+// of a larger input (a statement the REPL read): errors name the input's
+// lines and columns.
+func (s *Session) ExecAt(ctx context.Context, file, src string, at lang.Pos) error {
+	sts, err := lang.ParseAt(file, src, at)
 	if err != nil {
 		return &StatementError{Err: err}
 	}

@@ -1,7 +1,9 @@
 package repl
 
 import (
+	"context"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -48,6 +50,27 @@ func TestSplit(t *testing.T) {
 			}
 			if o := open(tc.src); o != tc.open {
 				t.Errorf("open = %v, want %v", o, tc.open)
+			}
+			// The REPL, which scans its input a line at a time, cuts the
+			// same statements (those with more than comments) and leaves
+			// the same one open.
+			r := New(Options{})
+			var ran []string
+			r.history = func(e string) { ran = append(ran, e) }
+			for _, line := range strings.Split(tc.src, "\n") {
+				r.Feed(context.Background(), line)
+			}
+			var want []string
+			for _, st := range tc.stmts {
+				if !blank(st) {
+					want = append(want, historyEntry(st))
+				}
+			}
+			if !reflect.DeepEqual(ran, want) {
+				t.Errorf("the REPL ran %q, want %q", ran, want)
+			}
+			if r.Pending() != tc.open {
+				t.Errorf("the REPL has an open statement: %v, want %v", r.Pending(), tc.open)
 			}
 		})
 	}

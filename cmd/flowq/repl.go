@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/repl"
 )
 
@@ -22,14 +23,19 @@ const (
 	envQueryDelay = "FLOWQ_TEST_QUERY_DELAY"
 )
 
-const replUsage = `usage: flowq repl [--index DIR] [--chain NAME] [--history FILE] [--mode table|json|csv] [--timer]
+const replUsage = `usage: flowq repl [--index DIR] [--chain NAME] [--history FILE] [--mode table|json|csv] [--timer] [--allow-writes]
 
 An interactive shell over the index, opened read-write (so .ingest can add
 to it). Statements end with ";" and may span lines; lines starting with "."
 are commands (.help lists them). Ctrl-C cancels the running statement or
 clears the one being typed, Ctrl-D leaves, Tab completes, Up recalls a
-statement from the history. When the input is not a terminal, it is read
-as a script, without prompts.
+statement from the history.
+
+When the input is not a terminal (flowq repl < script.fq), it is read as a
+script, without prompts, and as safely as flowq run reads a query file:
+the index is opened read-only, and .output, .draw, .open and .ingest,
+which write files or an index, are refused, unless --allow-writes is
+given for a script you trust.
 
 Exit status: 0, or 1 when the index does not open, or when a statement of
 a script failed or was interrupted; 2 for a usage error.
@@ -66,6 +72,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		func(s string) error { hist, histSet = s, true; return nil })
 	mode := fs.String("mode", "table", "output mode: "+strings.Join(repl.Modes, ", "))
 	timer := fs.Bool("timer", false, "print each statement's row count and time")
+	allowWrites := fs.Bool("allow-writes", false, "reading a script (input not a terminal): open the index read-write and let .output, .draw, .open and .ingest write files and the index")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -95,16 +102,23 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 			return usageErr("%s: %v", envQueryDelay, err)
 		}
 	}
-	ix, err := openIndex(path)
+	in, _ := stdin.(*os.File)
+	interactive := in != nil && isTerminal(in) && isTerminal(stdout)
+	var ix *index.Index
+	if interactive || *allowWrites {
+		ix, err = openIndex(path)
+	} else if _, err = os.Stat(path); err != nil {
+		err = fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
+	} else {
+		ix, err = index.OpenReadOnly(path)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
 		return 1
 	}
-	in, _ := stdin.(*os.File)
-	interactive := in != nil && isTerminal(in) && isTerminal(stdout)
 	r := repl.New(repl.Options{
 		Cfg: cfg, Index: ix, Mode: *mode, Timer: *timer,
-		HistoryFile: hfile, Interactive: interactive,
+		HistoryFile: hfile, Interactive: interactive, AllowWrites: *allowWrites,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		QueryDelay: delay,
 	})

@@ -1,12 +1,22 @@
-// Package fuzzsmoke runs every fuzz target of flowq briefly, for CI:
+// Package fuzzsmoke runs every fuzz target of flowq for a while, for CI:
 //
-//	FLOWQ_FUZZ_SMOKE=2000x go test ./internal/fuzzsmoke -run TestFuzzSmoke -v -timeout 10m
+//	FLOWQ_FUZZ_SMOKE=30000x go test ./internal/fuzzsmoke -run TestFuzzSmoke -v -timeout 15m
 //
-// FLOWQ_FUZZ_SMOKE is go test's -fuzztime for each target: a count of
-// executions (2000x) or a duration (3s). Prefer a count in CI: with a
-// duration, Go's fuzz coordinator (through Go 1.26) can fail a target with
-// a bare "context deadline exceeded" at the deadline on a loaded machine,
-// with no crasher (golang/go#75804).
+// (make fuzz-smoke). FLOWQ_FUZZ_SMOKE is go test's -fuzztime for each
+// target: a count of executions (30000x) or a duration (3s). Prefer a
+// count in CI: with a duration, Go's fuzz coordinator (through Go 1.26)
+// can fail a target with a bare "context deadline exceeded" at the
+// deadline on a loaded machine, with no crasher (golang/go#75804).
+//
+// Each new input that widens coverage is minimized for at most
+// FLOWQ_FUZZ_MINIMIZE executions (-fuzzminimizetime, default 100x). Go's
+// default is 60 seconds an input: on the large inputs some targets start
+// from (the example bundles of FuzzDecodeBundles, up to 325 KB), a short
+// run did nothing else (148 executions in 21 seconds). A crasher is still
+// written and reported, less minimized. Each target gets at most
+// FLOWQ_FUZZ_TARGET_TIMEOUT (default 4m) and the test logs, per target,
+// its executions, time and rate. FLOWQ_FUZZ_ONLY (a regular expression
+// on the target's name) runs some of them.
 //
 // Without FLOWQ_FUZZ_SMOKE the test is skipped (go test ./... runs every
 // target's seed corpus and its testdata/fuzz regressions already, as plain
@@ -16,6 +26,7 @@
 package fuzzsmoke
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -46,14 +57,31 @@ var Targets = []struct{ Pkg, Name string }{
 func TestFuzzSmoke(t *testing.T) {
 	per := os.Getenv("FLOWQ_FUZZ_SMOKE")
 	if per == "" {
-		t.Skip("set FLOWQ_FUZZ_SMOKE to the -fuzztime of each target (e.g. 2000x) to fuzz every target briefly")
+		t.Skip("set FLOWQ_FUZZ_SMOKE to the -fuzztime of each target (e.g. 30000x) to fuzz every target")
 	}
+	count := 0
 	if n, ok := strings.CutSuffix(per, "x"); ok {
-		if _, err := strconv.Atoi(n); err != nil {
-			t.Fatalf("FLOWQ_FUZZ_SMOKE=%q: want a count (2000x) or a duration (3s)", per)
+		var err error
+		if count, err = strconv.Atoi(n); err != nil || count < 1 {
+			t.Fatalf("FLOWQ_FUZZ_SMOKE=%q: want a count (30000x) or a duration (3s)", per)
 		}
 	} else if _, err := time.ParseDuration(per); err != nil {
-		t.Fatalf("FLOWQ_FUZZ_SMOKE=%q: want a count (2000x) or a duration (3s)", per)
+		t.Fatalf("FLOWQ_FUZZ_SMOKE=%q: want a count (30000x) or a duration (3s)", per)
+	}
+	minimize := os.Getenv("FLOWQ_FUZZ_MINIMIZE")
+	if minimize == "" {
+		minimize = "100x"
+	}
+	budget := 4 * time.Minute
+	if v := os.Getenv("FLOWQ_FUZZ_TARGET_TIMEOUT"); v != "" {
+		var err error
+		if budget, err = time.ParseDuration(v); err != nil {
+			t.Fatalf("FLOWQ_FUZZ_TARGET_TIMEOUT=%q: %v", v, err)
+		}
+	}
+	only, err := regexp.Compile(os.Getenv("FLOWQ_FUZZ_ONLY"))
+	if err != nil {
+		t.Fatalf("FLOWQ_FUZZ_ONLY: %v", err)
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -61,17 +89,67 @@ func TestFuzzSmoke(t *testing.T) {
 	}
 	// go test puts its own Go's bin first on the test's PATH.
 	goTool := "go"
+	total := time.Now()
 	for _, tg := range Targets {
+		if !only.MatchString(tg.Name) {
+			continue
+		}
 		start := time.Now()
-		cmd := exec.Command(goTool, "test", tg.Pkg, "-run", "^$", "-fuzz", "^"+tg.Name+"$", "-fuzztime", per, "-parallel", "1")
+		ctx, cancel := context.WithTimeout(context.Background(), budget)
+		cmd := exec.CommandContext(ctx, goTool, "test", tg.Pkg, "-run", "^$", "-fuzz", "^"+tg.Name+"$",
+			"-fuzztime", per, "-fuzzminimizetime", minimize, "-parallel", "1")
 		cmd.Dir = root
+		cmd.WaitDelay = 10 * time.Second
 		out, err := cmd.CombinedOutput()
+		timedOut := ctx.Err() != nil
+		cancel()
+		took := time.Since(start)
+		if timedOut {
+			t.Errorf("%s %s: not done in %s (FLOWQ_FUZZ_TARGET_TIMEOUT)\n%s", tg.Pkg, tg.Name, budget, tail(out))
+			continue
+		}
 		if err != nil {
 			t.Errorf("%s %s: %v\n%s", tg.Pkg, tg.Name, err, out)
 			continue
 		}
-		t.Logf("%-20s %-18s ok in %s", tg.Pkg, tg.Name, time.Since(start).Round(100*time.Millisecond))
+		execs, fuzzing, ok := progress(out)
+		if !ok {
+			t.Errorf("%s %s: no progress line in go test's output:\n%s", tg.Pkg, tg.Name, tail(out))
+			continue
+		}
+		if count > 0 && execs < count {
+			t.Errorf("%s %s: %d executions, want %d", tg.Pkg, tg.Name, execs, count)
+		}
+		rate := 0.0
+		if fuzzing > 0 {
+			rate = float64(execs) / fuzzing.Seconds()
+		}
+		t.Logf("%-20s %-18s %7d execs in %4.0fs fuzzing (%6.0f/s), %5.1fs with the build", tg.Pkg, tg.Name, execs, fuzzing.Seconds(), rate, took.Seconds())
 	}
+	t.Logf("all targets: %s", time.Since(total).Round(time.Second))
+}
+
+var progressLine = regexp.MustCompile(`(?m)^fuzz: elapsed: (\d+)s, execs: (\d+) `)
+
+// progress reads the last progress line go test -fuzz printed: the
+// executions and the time spent fuzzing.
+func progress(out []byte) (execs int, elapsed time.Duration, ok bool) {
+	m := progressLine.FindAllSubmatch(out, -1)
+	if len(m) == 0 {
+		return 0, 0, false
+	}
+	last := m[len(m)-1]
+	s, _ := strconv.Atoi(string(last[1]))
+	n, _ := strconv.Atoi(string(last[2]))
+	return n, time.Duration(s) * time.Second, true
+}
+
+// tail is the end of a long output.
+func tail(out []byte) []byte {
+	if len(out) > 4000 {
+		return out[len(out)-4000:]
+	}
+	return out
 }
 
 // TestEveryTargetListed: a fuzz target added anywhere is in Targets, so
