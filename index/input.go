@@ -1,7 +1,6 @@
 package index
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -40,34 +39,67 @@ func ReadAll(r io.Reader, max int) ([]byte, error) {
 	return readAll(r, max, 0)
 }
 
-// readAll is ReadAll with a size hint for the first buffer.
+// readAll is ReadAll with a size hint (a regular file's size) for one
+// buffer read in place. Without a hint, r is read into chunks of growing
+// size (32 KiB to 16 MiB) joined once at the end: an input over the limit
+// never holds more than the limit and a chunk, and one under it about
+// twice its size for a moment, where growing one buffer by doubling holds
+// up to three times the size with the garbage of the earlier buffers.
 func readAll(r io.Reader, max int, hint int64) ([]byte, error) {
 	if max > 0 {
 		r = io.LimitReader(r, int64(max)+1)
 		hint = min(hint, int64(max)+1)
 	}
-	var b []byte
+	over := func(n int) bool { return max > 0 && n > max }
 	if hint > 0 {
-		b = make([]byte, 0, hint+1) // +1: the read that finds the end
-	} else {
-		b = make([]byte, 0, 512)
+		b := make([]byte, 0, hint+1) // +1: the read that finds the end
+		for {
+			n, err := r.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if over(len(b)) {
+				return nil, &SizeError{Limit: int64(max), Size: -1}
+			}
+			if err == io.EOF {
+				return b, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			if len(b) == cap(b) { // the file grew
+				b = append(b, 0)[:len(b)]
+			}
+		}
 	}
+	var chunks [][]byte
+	total := 0
+	size := 32 << 10
 	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if max > 0 && len(b) > max {
+		c := make([]byte, size)
+		n, err := io.ReadFull(r, c)
+		total += n
+		if n > 0 {
+			chunks = append(chunks, c[:n])
+		}
+		if over(total) {
 			return nil, &SizeError{Limit: int64(max), Size: -1}
 		}
-		if err == io.EOF {
-			return b, nil
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // grow
-		}
+		size = min(2*size, 16<<20)
 	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for i, c := range chunks {
+		out = append(out, c...)
+		chunks[i] = nil
+	}
+	return out, nil
 }
 
 // ReadFile reads the file at path, at most max bytes (max <= 0: no
@@ -159,10 +191,4 @@ func FindJSON(dir string) ([]string, error) {
 	}
 	sort.Strings(found)
 	return found, nil
-}
-
-// IsSizeError reports whether err is an input over the size limit.
-func IsSizeError(err error) bool {
-	var se *SizeError
-	return errors.As(err, &se)
 }

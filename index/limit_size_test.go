@@ -1,8 +1,10 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -184,6 +186,22 @@ func TestReadAllBound(t *testing.T) {
 	b, err = ReadAll(strings.NewReader(strings.Repeat("x", 5000)), -1)
 	if err != nil || len(b) != 5000 {
 		t.Errorf("no limit: %d bytes, %v", len(b), err)
+	}
+	// Over many chunks, through a pipe (short reads): the same bytes.
+	src := make([]byte, 5<<20+12345)
+	for i := range src {
+		src[i] = byte(i * 7 / 3)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for i := 0; i < len(src); i += 1000 {
+			_, _ = pw.Write(src[i:min(i+1000, len(src))])
+		}
+		pw.Close()
+	}()
+	b, err = ReadAll(pr, len(src))
+	if err != nil || !bytes.Equal(b, src) {
+		t.Errorf("%d bytes in chunks: got %d, equal %v, %v", len(src), len(b), bytes.Equal(b, src), err)
 	}
 }
 
