@@ -41,7 +41,7 @@ func TestInputs(t *testing.T) {
 		t.Fatalf("%d embedded inputs, %d on disk", len(in), len(disk)+len(geth))
 	}
 	for _, x := range in {
-		b, err := x.Load()
+		b, err := x.Load(0)
 		if err != nil {
 			t.Fatal(err)
 		}

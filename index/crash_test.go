@@ -244,7 +244,7 @@ func checkMarkers(t *testing.T, ix *Index) {
 		if !ok {
 			return fmt.Errorf("marker of an unknown input %s", m.Name)
 		}
-		data, err := in.Load()
+		data, err := in.Load(0)
 		if err != nil {
 			return err
 		}

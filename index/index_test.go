@@ -138,7 +138,7 @@ func analyseCorpus(t testing.TB) []*normalform.Analysis {
 	cfg := normalform.DefaultConfig()
 	var out []*normalform.Analysis
 	for _, in := range corpusInputs(t) {
-		data, err := in.Load()
+		data, err := in.Load(0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -554,7 +554,7 @@ func TestAnalysisAndIndexFailures(t *testing.T) {
 	// Retry through a loader (the fetcher's way): the block now without
 	// the adversarial transaction.
 	fixed := []byte(strings.Replace(string(adversarialBlock()), strings.Repeat("f", 64), strings.Repeat("0", 63)+"7", -1))
-	sum, err = ix.RetryFailed(ctx, IngestOptions{}, func(name string) ([]byte, error) {
+	sum, err = ix.RetryFailed(ctx, IngestOptions{}, func(name string, _ int) ([]byte, error) {
 		if name == "rpc:block:1" {
 			return fixed, nil
 		}

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -27,35 +25,44 @@ import (
 // "rpc:block:19000000" for fetched bundles.
 type Input struct {
 	Name string
-	Load func() ([]byte, error)
-	// Size, when set, gives the input's size without reading it, so an
-	// input over the size limit is refused before it is read.
-	Size func() (int64, error)
+	// Load reads the input. max is the size limit in force (<= 0: none):
+	// a loader that reads must stop one byte past it and fail with a
+	// *SizeError (ReadFile and ReadAll do), so that nothing endless is held
+	// in memory whatever stat says; bytes already in memory may be
+	// returned as they are (the decoder refuses them when over the limit).
+	Load func(max int) ([]byte, error)
 }
 
-// FileInput is a file, named by its absolute path.
+// FileInput is a file named by the user, by its absolute path: read with
+// ReadFile (a regular file over the limit is not read; a device, a pipe or
+// /dev/stdin is read up to the limit).
 func FileInput(path string) Input {
-	name := path
+	return Input{Name: absName(path), Load: func(max int) ([]byte, error) { return ReadFile(path, max) }}
+}
+
+// foundInput is a file found in a folder: read only when it is a regular
+// file, or a link to one (ReadRegularFile); a named pipe, a device or a
+// socket is a read failure that names what it is.
+func foundInput(path string) Input {
+	return Input{Name: absName(path), Load: func(max int) ([]byte, error) { return ReadRegularFile(path, max) }}
+}
+
+func absName(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
-		name = abs
+		return abs
 	}
-	return Input{Name: name, Load: func() ([]byte, error) { return os.ReadFile(path) },
-		Size: func() (int64, error) {
-			st, err := os.Stat(path)
-			if err != nil {
-				return 0, err
-			}
-			return st.Size(), nil
-		}}
+	return path
 }
 
 // BundleInput is bytes already in memory (the RPC fetcher's bundles).
 func BundleInput(name string, b []byte) Input {
-	return Input{Name: name, Load: func() ([]byte, error) { return b, nil }}
+	return Input{Name: name, Load: func(int) ([]byte, error) { return b, nil }}
 }
 
 // Files expands files and directories (every *.json under a directory, in
-// lexical order) into inputs.
+// lexical order) into inputs. A file given by name is read whatever it is
+// (FileInput); one found in a directory only when it is a regular file
+// (foundInput).
 func Files(paths ...string) ([]Input, error) {
 	var out []Input
 	for _, p := range paths {
@@ -67,25 +74,12 @@ func Files(paths ...string) ([]Input, error) {
 			out = append(out, FileInput(p))
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(q, ".json") {
-				found = append(found, q)
-			}
-			return nil
-		})
+		found, err := FindJSON(p)
 		if err != nil {
 			return nil, err
 		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no *.json file in this directory", p)
-		}
-		sort.Strings(found)
 		for _, q := range found {
-			out = append(out, FileInput(q))
+			out = append(out, foundInput(q))
 		}
 	}
 	return out, nil
@@ -169,8 +163,11 @@ func (ix *Index) Ingest(ctx context.Context, inputs []Input, opt IngestOptions) 
 
 // RetryFailed ingests again every input with recorded failures (reading
 // files again, or through load when it is set, for inputs that are not
-// files), replacing their failures with those of the new attempt.
-func (ix *Index) RetryFailed(ctx context.Context, opt IngestOptions, load func(name string) ([]byte, error)) (Summary, error) {
+// files), replacing their failures with those of the new attempt. Files
+// are read again only when they are regular files (ReadRegularFile: a
+// pipe's content is gone, a device's is not the same), with the size
+// limit; load receives the limit too.
+func (ix *Index) RetryFailed(ctx context.Context, opt IngestOptions, load func(name string, max int) ([]byte, error)) (Summary, error) {
 	var names []string
 	seen := map[string]bool{}
 	err := ix.Failures(ctx, func(f Failure) error {
@@ -185,9 +182,9 @@ func (ix *Index) RetryFailed(ctx context.Context, opt IngestOptions, load func(n
 	}
 	inputs := make([]Input, len(names))
 	for i, n := range names {
-		inputs[i] = Input{Name: n, Load: func() ([]byte, error) { return os.ReadFile(n) }}
+		inputs[i] = Input{Name: n, Load: func(max int) ([]byte, error) { return ReadRegularFile(n, max) }}
 		if load != nil {
-			inputs[i].Load = func() ([]byte, error) { return load(n) }
+			inputs[i].Load = func(max int) ([]byte, error) { return load(n, max) }
 		}
 	}
 	opt.Force = true
@@ -358,16 +355,7 @@ func (g *Ingester) decoder() {
 			continue // drain
 		}
 		h := &header{seq: j.seq, name: j.in.Name}
-		if max := g.maxBytes(); j.in.Size != nil && max > 0 {
-			if n, err := j.in.Size(); err == nil && n > int64(max) {
-				h.readFail = true // not read, so not marked done: --retry-failed tries it again
-				h.failures = []Failure{{Source: j.in.Name, Stage: StageRead,
-					Msg: fmt.Sprintf("the input is %d bytes, over the limit of %d bytes (--max-bytes); not read", n, max)}}
-				g.send(h)
-				continue
-			}
-		}
-		data, err := j.in.Load()
+		data, err := j.in.Load(g.maxBytes())
 		if err != nil {
 			h.readFail = true
 			h.failures = []Failure{{Source: j.in.Name, Stage: StageRead, Msg: err.Error()}}

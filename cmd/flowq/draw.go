@@ -59,6 +59,7 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	outPath := fs.String("out", "", "write to this file instead of standard output")
 	txFlag := fs.String("tx", "", "the transaction to draw, by hash, when the input holds several")
 	dir := fs.String("index", "", "draw from this index (the argument is a transaction hash); "+indexFlagHelp)
+	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest input in bytes, a file or standard input (negative: no limit)")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -128,7 +129,7 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		return usageErr("give a trace file (or - for standard input), or --index DIR and a transaction hash")
 	default:
 		var code int
-		if a, code = analysisFromFile(rest[0], only, cfg, stdin, stderr); a == nil {
+		if a, code = analysisFromFile(rest[0], only, cfg, *maxBytes, stdin, stderr); a == nil {
 			return code
 		}
 	}
@@ -169,7 +170,7 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 // analysisFromFile decodes a trace file (or standard input for "-") and
 // analyses the transaction to draw: the one named by only, or the only one
 // the input holds. On failure it reports and returns the exit status.
-func analysisFromFile(path, only string, cfg *normalform.Config, stdin io.Reader, stderr io.Writer) (*normalform.Analysis, int) {
+func analysisFromFile(path, only string, cfg *normalform.Config, maxBytes int, stdin io.Reader, stderr io.Writer) (*normalform.Analysis, int) {
 	in := input{name: path, path: path}
 	if path == "-" {
 		in = input{name: "stdin"}
@@ -180,12 +181,12 @@ func analysisFromFile(path, only string, cfg *normalform.Config, stdin io.Reader
 		fmt.Fprintf(stderr, "flowq draw: %s is a directory: draw takes one trace file (with --tx to choose a transaction)\n", path)
 		return nil, 2
 	}
-	data, err := in.read(stdin)
+	data, err := in.read(stdin, maxBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq draw: %v\n", err)
 		return nil, 1
 	}
-	res := trace.Decode(data, trace.Options{Config: cfg, Source: in.name})
+	res := trace.Decode(data, trace.Options{Config: cfg, Source: in.name, MaxBytes: maxBytes})
 	var pick []*normalform.Tx
 	for _, tx := range res.Txs {
 		if only == "" || matches([]string{only}, tx) {

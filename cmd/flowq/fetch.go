@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/normalform/trace"
 )
 
 const fetchUsage = `usage: flowq fetch --rpc URL (--blocks A..B | --tx HASH...) --out DIR [flags]
@@ -27,7 +28,13 @@ saves one bundle per block (DIR/block-N.json) or per transaction
   --mode parity   trace_block / trace_transaction (Erigon, Reth, Nethermind)
 
 Requests are batched, run --concurrency at a time, and retried with
-backoff on timeouts, HTTP 429 and 5xx. A progress bar goes to stderr.
+backoff on timeouts, truncated answers, HTTP 429 and 5xx; a refused
+connection is retried only once the node has answered. Every answer is
+bounded (--max-bytes) and checked against what was asked (the block's
+number, its receipts' and traces' block and transactions); a block the
+node answers wrongly, or without its trace, is an error and no file is
+written for it. Errors show the node URL with its credentials and keys
+replaced by ***. A progress bar goes to stderr.
 
 flags:
 `
@@ -49,6 +56,8 @@ func fetchCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	batch := fs.Int("batch", 1, "blocks per JSON-RPC batch")
 	retries := fs.Int("retries", 5, "retries of a transient failure (0: none)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "time limit of one request")
+	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest answer of the node, in bytes: one over it is refused, not retried (negative: no limit)")
+	stall := fs.Duration("stall-timeout", 15*time.Second, "an answer with a Content-Length that stops arriving this long is truncated: retried")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -83,7 +92,8 @@ func fetchCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	if r == 0 {
 		r = -1
 	}
-	opt := fetch.Options{Mode: m, Concurrency: *conc, BatchSize: *batch, Retries: r, Timeout: *timeout}
+	opt := fetch.Options{Mode: m, Concurrency: *conc, BatchSize: *batch, Retries: r, Timeout: *timeout,
+		MaxResponseBytes: *maxBytes, StallTimeout: *stall}
 	if !*quiet {
 		opt.Progress = stderr
 	}

@@ -23,6 +23,13 @@ const scenarioBundle = "../../examples/scenarios/geth/two_pool_arb.json"
 // answers the first n HTTP requests with 503.
 func replayNode(t *testing.T, fail503 int32) (url, txHash string, requests *atomic.Int32) {
 	t.Helper()
+	return replayNodeWith(t, fail503, nil)
+}
+
+// replayNodeWith is replayNode with the answers changed: mutate, when set,
+// receives each method's answer and returns the one to give.
+func replayNodeWith(t *testing.T, fail503 int32, mutate func(method string, res json.RawMessage) json.RawMessage) (url, txHash string, requests *atomic.Int32) {
+	t.Helper()
 	data, err := os.ReadFile(scenarioBundle)
 	if err != nil {
 		t.Fatal(err)
@@ -61,6 +68,9 @@ func replayNode(t *testing.T, fail503 int32) (url, txHash string, requests *atom
 		}
 		answer := func(c call) map[string]any {
 			res, ok := answers[c.Method]
+			if ok && mutate != nil {
+				res = mutate(c.Method, res)
+			}
 			if !ok {
 				return map[string]any{"jsonrpc": "2.0", "id": c.ID, "error": map[string]any{"code": -32601, "message": "no method " + c.Method}}
 			}
@@ -88,7 +98,7 @@ func replayNode(t *testing.T, fail503 int32) (url, txHash string, requests *atom
 func TestFetchBlocksThenInspect(t *testing.T) {
 	url, hash, reqs := replayNode(t, 2)
 	dir := t.TempDir()
-	_, errs, code := flowq(t, nil, "", "fetch", "--rpc", url, "--blocks", "48..48", "--out", dir)
+	_, errs, code := flowq(t, nil, "", "fetch", "--rpc", url, "--blocks", "72..72", "--out", dir)
 	if code != 0 {
 		t.Fatalf("fetch exit %d: %s", code, errs)
 	}
@@ -98,7 +108,7 @@ func TestFetchBlocksThenInspect(t *testing.T) {
 	if reqs.Load() != 3 {
 		t.Errorf("%d HTTP requests, want 3 (two 503s, one batch)", reqs.Load())
 	}
-	if _, err := os.Stat(filepath.Join(dir, "block-48.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "block-72.json")); err != nil {
 		t.Fatal(err)
 	}
 	out, errs, code := flowq(t, nil, "", "inspect", "--format", "json", dir)

@@ -39,6 +39,12 @@ not read or decode, transactions the engine cannot analyse) are recorded
 with their error: --failures lists them, --retry-failed ingests those
 inputs again.
 
+--max-bytes holds on the bytes read, whatever stat says: a file named on
+the command line is read up to the limit even when it is a pipe or a
+device (/dev/stdin works); a *.json found in a directory is read only when
+it is a regular file (or a link to one): a named pipe, a device or a socket
+there is recorded as a failure saying what it is, not read.
+
 Exit status: 0 when nothing failed, 1 when failures were recorded or the
 ingest was interrupted, 2 for a usage error.
 
@@ -58,7 +64,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	list := fs.Bool("failures", false, "list the recorded failures and exit")
 	progress := fs.Bool("progress", false, "draw a progress bar on stderr even when it is not a terminal")
 	quiet := fs.Bool("quiet", false, "no progress bar, no failure lines (only the summary)")
-	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest input in bytes (negative: no limit)")
+	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest input in bytes, counted as read: a file, a pipe or device named, or a node's answer with --rpc (negative: no limit)")
 	maxDepth := fs.Int("max-depth", 1025, "deepest call nesting below the top frame (at most the EVM's 1025)")
 	maxTransfers := fs.Int("max-transfers", trace.DefaultMaxTransfers, "most transfers in one transaction (negative: no limit)")
 	defRPC, _ := lookupEnv("FLOWQ_RPC")
@@ -132,7 +138,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	var sum index.Summary
 	switch {
 	case *retry && *rpcURL != "":
-		c, derr := fetch.Dial(ctx, *rpcURL, fetch.Options{})
+		c, derr := fetch.Dial(ctx, *rpcURL, fetch.Options{MaxResponseBytes: *maxBytes})
 		if derr != nil {
 			fmt.Fprintf(stderr, "flowq ingest: %v\n", derr)
 			return 1

@@ -3,15 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
@@ -25,6 +25,7 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	t0 := fs.Bool("t0", false, "decode only: print each transaction's cash flow tree T0 instead of its analysis")
 	steps := fs.Bool("steps", false, "include the rewrite log: every rule that fired, its operands and result")
 	rpcURL := fs.String("rpc", "", "fetch the transactions named by the arguments (hashes) from this node's JSON-RPC endpoint (or FLOWQ_RPC)")
+	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest input in bytes: a file, standard input, or one node answer with --rpc (negative: no limit)")
 	var only []string
 	fs.Func("tx", "only the transaction with this hash (repeatable)", func(s string) error {
 		only = append(only, strings.ToLower(strings.TrimSpace(s)))
@@ -38,6 +39,10 @@ receipts, JSON-RPC responses, bundles; see README.md) from files, from every
 *.json under a directory, or from standard input ("-", or no argument), and
 prints each transaction's verdict, profit, cycles and normal form (or, with
 --t0, its cash flow tree T0).
+
+Each input is read up to --max-bytes and no further (standard input, a
+pipe or a device too); a *.json found in a directory is read only when it
+is a regular file, or a link to one.
 
 flags:
 `)
@@ -69,7 +74,7 @@ flags:
 			fmt.Fprintf(stderr, "flowq inspect: with --rpc, the arguments are transaction hashes (0x and 64 hex digits)\n")
 			return 2
 		}
-		bundles, err := fetchTxBundles(context.Background(), *rpcURL, paths)
+		bundles, err := fetchTxBundlesMode(context.Background(), *rpcURL, paths, fetch.Options{MaxResponseBytes: *maxBytes})
 		if err != nil {
 			fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
 			return 1
@@ -95,13 +100,13 @@ flags:
 		out.WriteByte('\n')
 	}
 	for _, in := range inputs {
-		data, err := in.read(stdin)
+		data, err := in.read(stdin, *maxBytes)
 		if err != nil {
 			fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
 			nFail++
 			continue
 		}
-		res := trace.Decode(data, trace.Options{Config: cfg, Source: in.name})
+		res := trace.Decode(data, trace.Options{Config: cfg, Source: in.name, MaxBytes: *maxBytes})
 		for _, tx := range res.Txs {
 			nTx++
 			if len(only) > 0 && !matches(only, tx) {
@@ -177,31 +182,43 @@ func matches(only []string, tx *normalform.Tx) bool {
 }
 
 type input struct {
-	name string
-	path string // "" for standard input
-	data []byte // already fetched
+	name  string
+	path  string // "" for standard input
+	found bool   // found in a directory: read only when it is a regular file
+	data  []byte // already fetched
 }
 
-func (in input) read(stdin io.Reader) ([]byte, error) {
+// read reads the input, at most max bytes (<= 0: no limit), counted as
+// they are read: standard input, a pipe or a device is cut off one byte
+// past the limit, whatever its size. Errors name the input.
+func (in input) read(stdin io.Reader, max int) ([]byte, error) {
 	if in.data != nil {
 		return in.data, nil
 	}
-	if in.path == "" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return nil, fmt.Errorf("reading standard input: %v", err)
-		}
-		return b, nil
+	var b []byte
+	var err error
+	switch {
+	case in.path == "":
+		b, err = index.ReadAll(stdin, max)
+	case in.found:
+		b, err = index.ReadRegularFile(in.path, max)
+	default:
+		b, err = index.ReadFile(in.path, max)
 	}
-	b, err := os.ReadFile(in.path)
-	if err != nil {
-		return nil, err
+	var se *index.SizeError
+	switch {
+	case errors.As(err, &se):
+		return nil, fmt.Errorf("%s: %w", in.name, err)
+	case err != nil && in.path == "":
+		return nil, fmt.Errorf("reading standard input: %w", err)
 	}
-	return b, nil
+	return b, err
 }
 
 // expandInputs turns arguments into inputs: "-" or nothing is standard
-// input, a directory is every *.json file under it in lexical order.
+// input, a directory is every *.json file under it in lexical order (read
+// only when it is a regular file, or a link to one: a pipe or a device
+// found in a directory is reported, not read).
 func expandInputs(args []string) ([]input, error) {
 	if len(args) == 0 {
 		return []input{{name: "stdin"}}, nil
@@ -220,25 +237,12 @@ func expandInputs(args []string) ([]input, error) {
 			out = append(out, input{name: a, path: a})
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(p, ".json") {
-				found = append(found, p)
-			}
-			return nil
-		})
+		found, err := index.FindJSON(a)
 		if err != nil {
 			return nil, err
 		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no *.json file in this directory", a)
-		}
-		sort.Strings(found)
 		for _, p := range found {
-			out = append(out, input{name: p, path: p})
+			out = append(out, input{name: p, path: p, found: true})
 		}
 	}
 	return out, nil

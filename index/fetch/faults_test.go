@@ -206,11 +206,12 @@ func failures(t *testing.T, ix *index.Index) []index.Failure {
 }
 
 // TestIngestBlocksRecordsMissingAndRetries: over blocks 1..8, block 3
-// never answers (503), block 5's trace is missing (null), block 6's trace
-// of its transaction is an error entry. The others are ingested; the three
-// are recorded per block (and per transaction for block 6), the report
-// says what is missing, nothing of the three is in the index, and once
-// the node is well again RetryFailed completes the range.
+// never answers (503), block 5's trace is missing (null: refused at fetch
+// time, as missing, since its header lists a transaction), block 6's
+// trace of its transaction is an error entry. The others are ingested; the
+// three are recorded per block (and per transaction for block 6), the
+// report says what is missing, nothing of the three is in the index, and
+// once the node is well again RetryFailed completes the range.
 func TestIngestBlocksRecordsMissingAndRetries(t *testing.T) {
 	var healed atomic.Bool
 	f, url := serveFaulty(t, func(n int, body []byte, w http.ResponseWriter, r *http.Request) bool {
@@ -247,13 +248,14 @@ func TestIngestBlocksRecordsMissingAndRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("report:\n%s", rep)
-	if len(rep.Missing) != 1 || rep.Missing[0].Block != 3 || !strings.Contains(rep.Missing[0].Err, "503") || !strings.Contains(rep.Missing[0].Err, "block 3") {
-		t.Errorf("missing %+v, want block 3 with the 503", rep.Missing)
+	if len(rep.Missing) != 2 || rep.Missing[0].Block != 3 || !strings.Contains(rep.Missing[0].Err, "503") || !strings.Contains(rep.Missing[0].Err, "block 3") ||
+		rep.Missing[1].Block != 5 || !strings.Contains(rep.Missing[1].Err, "debug_traceBlockByNumber for block 5: the node returned no trace (null) for a block of 1 transaction") {
+		t.Errorf("missing %+v, want block 3 with the 503 and block 5 without its trace", rep.Missing)
 	}
-	if rep.Fetched != 7 || rep.Stored != 5 || rep.Complete() {
-		t.Errorf("fetched %d, stored %d, complete %v; want 7, 5 (blocks 5 and 6 have no transaction to store), false", rep.Fetched, rep.Stored, rep.Complete())
+	if rep.Fetched != 6 || rep.Stored != 5 || rep.Complete() {
+		t.Errorf("fetched %d, stored %d, complete %v; want 6, 5 (block 6 has no transaction to store), false", rep.Fetched, rep.Stored, rep.Complete())
 	}
-	for _, want := range []string{"missing block 3", "503", "rpc:block:5", "no trace", "rpc:block:6", "execution timeout", "--retry-failed"} {
+	for _, want := range []string{"missing block 3", "503", "missing block 5", "no trace", "rpc:block:6", "execution timeout", "--retry-failed"} {
 		if !strings.Contains(rep.String(), want) {
 			t.Errorf("the report does not say %q:\n%s", want, rep)
 		}
@@ -265,7 +267,7 @@ func TestIngestBlocksRecordsMissingAndRetries(t *testing.T) {
 	if fl := bySource[BlockName(3)]; fl.Stage != index.StageRead || !strings.Contains(fl.Msg, "503") {
 		t.Errorf("block 3's failure: %+v", fl)
 	}
-	if fl := bySource[BlockName(5)]; fl.Stage != index.StageDecode || !strings.Contains(fl.Msg, "no trace") {
+	if fl := bySource[BlockName(5)]; fl.Stage != index.StageRead || !strings.Contains(fl.Msg, "no trace (null)") {
 		t.Errorf("block 5's failure: %+v", fl)
 	}
 	if fl := bySource[BlockName(6)]; fl.Stage != index.StageDecode || !fl.HasTx || !strings.Contains(fl.Msg, "execution timeout") {
@@ -274,8 +276,10 @@ func TestIngestBlocksRecordsMissingAndRetries(t *testing.T) {
 	if len(bySource) != 3 {
 		t.Errorf("failures of %d inputs, want 3: %v", len(bySource), bySource)
 	}
-	if _, ok, _ := ix.Input(BlockName(3)); ok {
-		t.Error("block 3 has a marker: it was never fetched")
+	for _, n := range []uint64{3, 5} {
+		if _, ok, _ := ix.Input(BlockName(n)); ok {
+			t.Errorf("block %d has a marker: it was never fetched whole", n)
+		}
 	}
 	for _, n := range []int{3, 5, 6} {
 		if _, err := ix.Get(mustHash(n)); !errors.Is(err, index.ErrNotFound) {
@@ -286,10 +290,10 @@ func TestIngestBlocksRecordsMissingAndRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A second run of the range fetches block 3 again only (the others have
-	// markers), and it still fails.
+	// A second run of the range fetches blocks 3 and 5 again only (the
+	// others have markers), and they still fail.
 	rep2, err := c.IngestBlocks(ctx, ix, 1, 8, index.IngestOptions{})
-	if err != nil || rep2.AlreadyIndexed != 7 || rep2.Fetched != 0 || len(rep2.Missing) != 1 {
+	if err != nil || rep2.AlreadyIndexed != 6 || rep2.Fetched != 0 || len(rep2.Missing) != 2 {
 		t.Errorf("second run: %v, %d already indexed, %d fetched, %d missing", err, rep2.AlreadyIndexed, rep2.Fetched, len(rep2.Missing))
 	}
 

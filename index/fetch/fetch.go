@@ -22,9 +22,19 @@
 // Requests are batched (the calls of one block, or of many transactions,
 // go in one JSON-RPC batch), run with bounded concurrency, and retried with
 // exponential backoff when the failure is transient: a timeout, a dropped
-// connection, HTTP 408, 429 or 5xx, or a JSON-RPC "limit exceeded" error.
-// Other failures are reported at once. An error names the method and the
-// block or transaction (*Error).
+// connection, a truncated answer, HTTP 408, 429 or 5xx, or a JSON-RPC
+// "limit exceeded" error. A refused connection is retried only once the
+// node has answered (it is restarting); a node that never answered is
+// reported at once. Other failures are reported at once. An error names
+// the method and the block or transaction (*Error), never the node URL's
+// secrets (RedactURL).
+//
+// What the node sends is not trusted: an answer is read up to
+// MaxResponseBytes and no further, one that stops arriving before its
+// Content-Length fails within StallTimeout (guard.go), and every block's
+// answers are checked against what was asked (check.go): the header's
+// number, the receipts' and traces' block and transactions. A block whose
+// trace is null while it has transactions is refused, not saved empty.
 //
 // IngestBlocks (ingest.go) fetches a block range straight into the index,
 // each block the input "rpc:block:N": blocks already in the index are not
@@ -47,11 +57,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/flowq/flowq/normalform/trace"
 )
 
 // Mode selects the node API the traces come from.
@@ -99,6 +112,15 @@ type Options struct {
 	Backoff, MaxBackoff time.Duration
 	// Timeout bounds one attempt of one request (default 2 minutes).
 	Timeout time.Duration
+	// MaxResponseBytes bounds one HTTP answer's body (default
+	// trace.DefaultMaxBytes, 1 GiB, the ingest's input limit; negative:
+	// no limit). An answer over it is an *AnswerTooLargeError, not
+	// retried.
+	MaxResponseBytes int
+	// StallTimeout bounds how long an answer with a Content-Length may stop
+	// arriving before the attempt fails as truncated and is retried
+	// (default 15s, at most Timeout).
+	StallTimeout time.Duration
 	// TracerTimeout is passed to debug_trace* as the tracer's "timeout"
 	// (geth's default is 5s, short for large blocks). Default "120s".
 	TracerTimeout string
@@ -136,13 +158,26 @@ func (o *Options) defaults() {
 	if o.TracerTimeout == "" {
 		o.TracerTimeout = "120s"
 	}
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = trace.DefaultMaxBytes
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = 15 * time.Second
+	}
+	o.StallTimeout = min(o.StallTimeout, o.Timeout)
 }
 
 // Client fetches bundles from one node.
 type Client struct {
-	url string
-	rpc *rpc.Client
-	opt Options
+	url   string
+	rpc   *rpc.Client
+	opt   Options
+	scrub *scrubber
+	// answered: the node has given an HTTP answer (any status) since the
+	// client was made; down: a request then gave up on refused
+	// connections, and no answer came since. A refused connection is
+	// retried only when answered && !down.
+	answered, down atomic.Bool
 }
 
 // Dial connects to a node's HTTP (or WebSocket) JSON-RPC endpoint. Over
@@ -154,18 +189,33 @@ func Dial(ctx context.Context, endpoint string, opt Options) (*Client, error) {
 	}
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("fetch: %q is not a node URL (http://host:port)", endpoint)
+		return nil, fmt.Errorf("fetch: %s is not a node URL (http://host:port)", RedactURL(endpoint))
 	}
-	var opts []rpc.ClientOption
+	c := &Client{url: endpoint, opt: opt, scrub: newScrubber(endpoint)}
+	hc := &http.Client{}
 	if opt.HTTPClient != nil {
-		opts = append(opts, rpc.WithHTTPClient(opt.HTTPClient))
+		*hc = *opt.HTTPClient
 	}
-	c, err := rpc.DialOptions(ctx, endpoint, opts...)
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = &guardTransport{base: base, max: int64(opt.MaxResponseBytes), stall: opt.StallTimeout,
+		answered: func() { c.answered.Store(true); c.down.Store(false) }}
+	opts := []rpc.ClientOption{rpc.WithHTTPClient(hc)}
+	if opt.MaxResponseBytes > 0 {
+		opts = append(opts, rpc.WithWebsocketMessageSizeLimit(int64(opt.MaxResponseBytes)))
+	}
+	rc, err := rpc.DialOptions(ctx, endpoint, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("fetch: connecting to %s: %w", redact(endpoint), err)
+		return nil, fmt.Errorf("fetch: connecting to %s: %w", RedactURL(endpoint), c.scrub.err(err))
 	}
-	return &Client{url: endpoint, rpc: c, opt: opt}, nil
+	c.rpc = rc
+	return c, nil
 }
+
+// URL is the node's URL as messages print it (RedactURL).
+func (c *Client) URL() string { return c.scrub.redacted }
 
 // Close closes the connection.
 func (c *Client) Close() { c.rpc.Close() }
@@ -255,9 +305,17 @@ func (c *Client) Batch(ctx context.Context, reqs []Request) error {
 			if e == nil {
 				continue
 			}
-			if transient(e) && attempts <= c.opt.Retries {
+			refused := errors.Is(e, syscall.ECONNREFUSED)
+			if transient(e) && attempts <= c.opt.Retries && (!refused || c.retryRefused()) {
 				retry = append(retry, i)
 				continue
+			}
+			e = c.scrub.err(e)
+			if refused {
+				if attempts == 1 {
+					e = &hinted{e, "not retried: no node has answered at this address"}
+				}
+				c.down.Store(true)
 			}
 			reqs[i].Err = &Error{Method: reqs[i].Method, Target: reqs[i].Target, Attempts: attempts, Err: e}
 		}
@@ -275,6 +333,20 @@ func (c *Client) Batch(ctx context.Context, reqs []Request) error {
 	}
 	return nil
 }
+
+// retryRefused reports whether a refused connection is worth retrying:
+// the node has answered before (it is restarting), and no request has
+// given up on refusals since.
+func (c *Client) retryRefused() bool { return c.answered.Load() && !c.down.Load() }
+
+// hinted is an error with a word on what was done about it.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() + " (" + h.hint + ")" }
+func (h *hinted) Unwrap() error { return h.err }
 
 // isWholeRequestError tells a failure of the HTTP exchange from a JSON-RPC
 // error answer.
@@ -307,9 +379,18 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // transient reports whether a failure is worth retrying: timeouts, dropped
-// or refused connections, HTTP 408/425/429/5xx, missing batch answers and
-// JSON-RPC rate limiting.
+// or refused connections, truncated answers, HTTP 408/425/429/5xx, missing
+// batch answers and JSON-RPC rate limiting. An answer over the size limit
+// is not: the node would send it again.
 func transient(err error) bool {
+	var big *AnswerTooLargeError
+	if errors.As(err, &big) {
+		return false
+	}
+	var cut *AnswerCutError
+	if errors.As(err, &cut) {
+		return true
+	}
 	var he rpc.HTTPError
 	if errors.As(err, &he) {
 		return he.StatusCode == http.StatusRequestTimeout || he.StatusCode == http.StatusTooEarly ||
@@ -331,18 +412,6 @@ func transient(err error) bool {
 	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// redact drops credentials and query strings (API keys) from a URL for
-// messages.
-func redact(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return "the node"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	return u.String()
 }
 
 // --- what to ask for ------------------------------------------------------
@@ -439,7 +508,10 @@ func (c *Client) Txs(ctx context.Context, hashes []common.Hash) ([][]byte, error
 		return nil, err
 	}
 	out := make([][]byte, len(hashes))
-	for i := range hashes {
+	for i, h := range hashes {
+		if err := c.checkTx(h.Hex(), data[i].receipt, *blocks[data[i].block], data[i].trace); err != nil {
+			return nil, err
+		}
 		receipts := make(json.RawMessage, 0, len(data[i].receipt)+2)
 		receipts = append(append(append(receipts, '['), data[i].receipt...), ']')
 		out[i] = bundle(*blocks[data[i].block], receipts, data[i].trace)
@@ -628,9 +700,9 @@ func (c *Client) blockBatch(ctx context.Context, lo, hi uint64) ([][]byte, error
 		if isNull(headers[i]) {
 			return nil, &Error{Method: "eth_getBlockByNumber", Target: fmt.Sprintf("block %d", n), Attempts: 1, Err: errors.New("the node does not have this block")}
 		}
-		tr := traces[i]
-		if isNull(tr) {
-			tr = json.RawMessage("[]")
+		tr, rc, err := c.checkBlock(n, headers[i], receipts[i], traces[i])
+		if err != nil {
+			return nil, err
 		}
 		if c.opt.Mode == Flat {
 			joined, err := joinFlat(tr)
@@ -638,10 +710,6 @@ func (c *Client) blockBatch(ctx context.Context, lo, hi uint64) ([][]byte, error
 				return nil, &Error{Method: "debug_traceBlockByNumber", Target: fmt.Sprintf("block %d", n), Attempts: 1, Err: err}
 			}
 			tr = joined
-		}
-		rc := receipts[i]
-		if isNull(rc) {
-			rc = json.RawMessage("[]")
 		}
 		out[i] = bundle(headers[i], rc, tr)
 	}

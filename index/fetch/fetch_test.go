@@ -294,7 +294,12 @@ func TestBlocksStopsOnCallbackError(t *testing.T) {
 }
 
 func TestTxs(t *testing.T) {
-	f := &fakeNode{}
+	f := &fakeNode{answer: func(m string, params []json.RawMessage) any {
+		if m == "eth_getBlockByNumber" { // block 7 holds the two transactions asked for
+			return map[string]any{"number": "0x7", "parentHash": "0x00", "transactions": []string{common.HexToHash("0xaa").Hex(), common.HexToHash("0xbb").Hex()}}
+		}
+		return blockAnswers(m, params)
+	}}
 	c := dial(t, serve(t, f), quick(Geth))
 	h1 := common.HexToHash("0xaa")
 	h2 := common.HexToHash("0xbb")
@@ -344,14 +349,49 @@ func TestDialRejectsBadURL(t *testing.T) {
 	}
 }
 
-// TestConnectionRefusedRetriedThenReported: nothing listens on the port.
-func TestConnectionRefusedRetriedThenReported(t *testing.T) {
+// TestConnectionRefusedFailsFast: nothing listens on the port, and
+// nothing ever answered there: the refusal is reported at once, in one
+// attempt, without the backoff, saying that it was not retried.
+func TestConnectionRefusedFailsFast(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	c := dial(t, url, quick(Geth))
+	o := quick(Geth)
+	o.Backoff, o.MaxBackoff = time.Second, time.Second
+	c := dial(t, url, o)
+	start := time.Now()
 	_, err := c.Tx(context.Background(), common.HexToHash("0x01"))
-	if err == nil || !strings.Contains(err.Error(), "debug_traceTransaction for tx 0x0000") || !strings.Contains(err.Error(), "gave up after 5 attempts") || !strings.Contains(err.Error(), "refused") {
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Attempts != 1 || !strings.Contains(err.Error(), "debug_traceTransaction for tx 0x0000") ||
+		!strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "not retried: no node has answered at this address") {
 		t.Fatalf("error %v", err)
+	}
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Errorf("took %s: the refusal was retried (a backoff is 1s)", d)
+	}
+}
+
+// TestConnectionRefusedRetriedOnceAnswered: a node that answered and then
+// refuses connections is restarting: the refusal is retried, and reported
+// after the retries; from then on the node counts as down and a refusal
+// fails at once, until it answers again.
+func TestConnectionRefusedRetriedOnceAnswered(t *testing.T) {
+	srv := httptest.NewServer(&fakeNode{answer: blockAnswers})
+	url := srv.URL
+	o := quick(Geth)
+	o.Retries = 2
+	c := dial(t, url, o)
+	if _, err := c.Block(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	_, err := c.Block(context.Background(), 2)
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Attempts != 3 || !strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "not retried") {
+		t.Fatalf("after an answer: %v, want 3 attempts (two retries) ending refused", err)
+	}
+	_, err = c.Block(context.Background(), 3)
+	if !errors.As(err, &fe) || fe.Attempts != 1 || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("once down: %v, want one attempt", err)
 	}
 }

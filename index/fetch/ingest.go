@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -131,7 +130,7 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 			name := BlockName(n)
 			if ferr != nil {
 				rep.Missing = append(rep.Missing, Missing{Block: n, Err: strings.TrimSpace(ferr.Error())})
-				return g.Add(index.Input{Name: name, Load: func() ([]byte, error) { return nil, ferr }})
+				return g.Add(index.Input{Name: name, Load: func(int) ([]byte, error) { return nil, ferr }})
 			}
 			rep.Fetched++
 			return g.Add(index.BundleInput(name, b))
@@ -153,13 +152,15 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 }
 
 // RetryFailed ingests again every input with recorded failures: blocks
-// (BlockName) fetched again from the node, files read again. Their
-// failures are replaced by those of the new attempt.
+// (BlockName) fetched again from the node (each answer bounded by the
+// client's MaxResponseBytes), files read again when they are regular files
+// (index.ReadRegularFile, with the ingest's size limit). Their failures
+// are replaced by those of the new attempt.
 func (c *Client) RetryFailed(ctx context.Context, ix *index.Index, opt index.IngestOptions) (index.Summary, error) {
-	return ix.RetryFailed(ctx, opt, func(name string) ([]byte, error) {
+	return ix.RetryFailed(ctx, opt, func(name string, max int) ([]byte, error) {
 		if n, ok := ParseBlockName(name); ok {
 			return c.Block(ctx, n)
 		}
-		return os.ReadFile(name)
+		return index.ReadRegularFile(name, max)
 	})
 }

@@ -216,7 +216,7 @@ func TestNodeDownThenRetried(t *testing.T) {
 		t.Fatalf("node down: %d missing, %d stored\n%s", len(rep.Missing), rep.Stored, rep)
 	}
 	for _, m := range rep.Missing {
-		if !contains(m.Err, "refused", "gave up after 3 attempts", "debug_traceBlockByNumber") {
+		if !contains(m.Err, "refused", "not retried", "debug_traceBlockByNumber") {
 			t.Errorf("block %d: %q", m.Block, m.Err)
 		}
 	}
