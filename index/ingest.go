@@ -626,6 +626,9 @@ func (w *writer) flush() error {
 }
 
 func (w *writer) commit(ops []op) error {
+	if err := w.g.ix.roomFor(opsSize(ops)); err != nil {
+		return err
+	}
 	for range 10 {
 		wt, err := w.try(ops)
 		if errors.Is(err, badger.ErrConflict) {
@@ -634,7 +637,7 @@ func (w *writer) commit(ops []op) error {
 		if err == nil && wt != nil {
 			wt.committed()
 		}
-		return err
+		return w.g.ix.noSpace(err)
 	}
 	return fmt.Errorf("writing a batch: %w", badger.ErrConflict)
 }
