@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/repl"
 )
 
@@ -96,6 +97,14 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		}
 	}
 	ix, err := openIndex(path)
+	var full *index.NoSpaceError
+	if errors.As(err, &full) {
+		// Queries need no space: open it for them, and say why .ingest
+		// will fail.
+		if ix, err = index.OpenReadOnly(path); err == nil {
+			fmt.Fprintf(stderr, "flowq repl: %v\nflowq repl: the index is open read-only: queries work, .ingest does not\n", full)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
 		return 1
