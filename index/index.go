@@ -283,28 +283,24 @@ func (e *PositionError) Error() string {
 }
 
 // put writes rec (encoded as e) in the write transaction. It reports
-// whether anything changed.
+// whether anything changed. A record that knows less than the one the
+// index holds for the transaction (knowsLess) is not written: put
+// reports no change, and sets w.kept.
 func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	ix, txn := w.ix, w.txn
-	id, err := w.ids(rec)
-	if err != nil {
-		return false, err
-	}
-	enc := e.join(id)
-	kvs := rec.keys(enc, id)
+	w.kept = false
 	// The record at this position, or this transaction's elsewhere.
-	var old *Record
-	var oldID ids
 	var oldEnc []byte
+	var oldLoc Loc
 	var locs []Loc // the txhash key's positions, when read
-	item, err := txn.Get(kvs[0].k)
+	samePos := false
+	item, err := txn.Get(TxKey(rec.Loc).Bytes())
 	switch {
 	case errors.Is(err, badger.ErrKeyNotFound):
 		if locs, err = locsOf(txn, rec.Hash); err != nil {
 			return false, err
 		}
-		old, oldID, oldEnc, err = w.findIn(rec.Hash, locs)
-		if err != nil {
+		if oldLoc, oldEnc, err = recordAmong(txn, rec.Hash, locs); err != nil {
 			return false, err
 		}
 	case err != nil:
@@ -318,10 +314,33 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		} else if h != rec.Hash {
 			return false, &PositionError{Tx: rec.Hash, Other: h, Loc: rec.Loc}
 		}
-		if sameContent(oldEnc, enc) {
+		oldLoc, samePos = rec.Loc, true
+	}
+	if oldEnc != nil {
+		// Decided on the old record's header, before the new record's
+		// dictionary ids are assigned: a record not written assigns none.
+		head, err := decodeRecord(oldLoc, oldEnc, w.resolve(), depthHeader)
+		if err != nil {
+			return false, err
+		}
+		if knowsLess(rec, head) {
+			w.kept = true
 			return false, nil
 		}
-		if old, oldID, err = decodeRecordIDs(rec.Loc, oldEnc, w.resolve(), depthFull); err != nil {
+	}
+	id, err := w.ids(rec)
+	if err != nil {
+		return false, err
+	}
+	enc := e.join(id)
+	if samePos && sameContent(oldEnc, enc) {
+		return false, nil
+	}
+	kvs := rec.keys(enc, id)
+	var old *Record
+	var oldID ids
+	if oldEnc != nil {
+		if old, oldID, err = decodeRecordIDs(oldLoc, oldEnc, w.resolve(), depthFull); err != nil {
 			return false, err
 		}
 	}
@@ -352,6 +371,33 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// What a record knows of its transaction, besides its analysis: whether
+// its costs are known (the input gave a receipt with the gas price),
+// its status (a receipt), its block and its index in the block, and its
+// sender. An input without a receipt, or without its block, gives less.
+func knows(r *Record) [5]bool {
+	return [5]bool{r.CostsKnown, r.Status != normalform.StatusUnknown, r.Loc.Block != UnknownBlock, r.Loc.Index != UnknownIndex, r.HasFrom}
+}
+
+// knowsLess reports whether rec knows strictly less than old: nothing
+// old does not, and not everything it does. Such a record never replaces
+// old (an input without the receipt the index's record was made with, a
+// retry of an input that has since been given whole); any other
+// difference is a new analysis, and the later input wins.
+func knowsLess(rec, old *Record) bool {
+	n, o := knows(rec), knows(old)
+	less := false
+	for i := range n {
+		if n[i] && !o[i] {
+			return false
+		}
+		if o[i] && !n[i] {
+			less = true
+		}
+	}
+	return less
 }
 
 // ids returns the dictionary ids of a record's hashes, assigning those
