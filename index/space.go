@@ -65,13 +65,12 @@ const spaceSlack = 1 << 20
 // path (or of its nearest existing parent).
 func freeSpace(path string) (uint64, error) {
 	for {
-		var st syscall.Statfs_t
-		err := syscall.Statfs(path, &st)
+		n, err := statFree(path)
 		if err == nil {
-			return uint64(st.Bavail) * uint64(st.Bsize), nil
+			return n, nil
 		}
 		parent := filepath.Dir(path)
-		if !errors.Is(err, syscall.ENOENT) || parent == path {
+		if !errors.Is(err, os.ErrNotExist) || parent == path {
 			return 0, fmt.Errorf("free space of %s: %w", path, err)
 		}
 		path = parent
@@ -106,8 +105,8 @@ func unflushed(dir string) (bytes uint64, logs int, err error) {
 // allocated is the disk a file takes: its blocks (sparse files take
 // less than their size), or its size where the system does not say.
 func allocated(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Blocks) * 512
+	if n, ok := fileBlocks(fi); ok {
+		return n
 	}
 	return uint64(fi.Size())
 }

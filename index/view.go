@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -68,7 +67,7 @@ func sharedLock(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+	if err := lockShared(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("index %s is open for writing by another process (%w)", dir, err)
 	}
@@ -196,7 +195,7 @@ func removeStaleViews() {
 		if err != nil || pid <= 0 || pid == os.Getpid() {
 			continue
 		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		if processGone(pid) {
 			os.RemoveAll(filepath.Join(tmp, e.Name()))
 		}
 	}
