@@ -496,6 +496,14 @@ type writer struct {
 
 func (g *Ingester) writer() {
 	defer close(g.done)
+	defer func() { // a bug below stops the ingest with an error, not the process
+		if p := recover(); p != nil {
+			if g.err == nil {
+				g.err = fmt.Errorf("internal error writing the index: %v", p)
+			}
+			g.cancel()
+		}
+	}()
 	w := &writer{g: g, bar: newBar(g.opt.Progress, g.opt.Total)}
 	pending := map[int]*inputState{}
 	next := 0

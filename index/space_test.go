@@ -161,3 +161,25 @@ func dirState(t *testing.T, dir string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestWriterPanicIsAnError: a panic in the ingest's writer goroutine (a
+// bug) stops the ingest with an error instead of killing the process
+// with a goroutine's stack; what was committed before is whole.
+func TestWriterPanicIsAnError(t *testing.T) {
+	ix := openTemp(t)
+	writes := 0
+	ix.hook = func(op string, key []byte) error {
+		if writes++; writes == 200 {
+			panic("boom")
+		}
+		return nil
+	}
+	_, err := ix.Ingest(context.Background(), crashInputs(t), crashOptions())
+	if err == nil || !strings.Contains(err.Error(), "internal error writing the index: boom") {
+		t.Fatalf("ingest: %v", err)
+	}
+	ix.hook = nil
+	if err := ix.Verify(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
