@@ -24,7 +24,7 @@ type Index struct {
 	path     string
 	dict     *dictCache
 	readOnly bool
-	// lock and view, when set, are the shared lock held on the
+	// lock and viewDir, when set, are the shared lock held on the
 	// directory of an index opened through a view (view.go) and the
 	// view, which Close releases and removes.
 	lock    *os.File

@@ -183,3 +183,42 @@ func TestWriterPanicIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadOnlyWithEmptyLogs: a process killed between creating a value
+// log or a memtable log and sizing it leaves an empty file, which Badger
+// opened read-only tries to size, and fails. OpenReadOnly opens the index
+// anyway, and changes nothing in its directory.
+func TestReadOnlyWithEmptyLogs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Ingest(context.Background(), crashInputs(t)[:3], IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := ix.Count(context.Background())
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"000099.vlog", "00099.mem"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := dirState(t, dir)
+	ro, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatalf("read-only open with empty logs: %v", err)
+	}
+	if m, _ := ro.Count(context.Background()); m != n || n == 0 {
+		t.Errorf("%d transactions, want %d", m, n)
+	}
+	if err := ro.Verify(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ro.Close()
+	if after := dirState(t, dir); !reflect.DeepEqual(after, before) {
+		t.Fatalf("the read-only open changed the directory:\nbefore %v\nafter  %v", before, after)
+	}
+}

@@ -110,8 +110,15 @@ func openIn(view, dir string, opts func(string) badger.Options) (*badger.DB, err
 	}
 	for _, e := range ents {
 		name := e.Name()
+		empty := false
+		if fi, err := e.Info(); err == nil && fi.Size() == 0 {
+			empty = true
+		}
 		switch {
 		case name == "LOCK" || !e.Type().IsRegular():
+		case empty && (strings.HasSuffix(name, ".mem") || strings.HasSuffix(name, ".vlog")):
+			// Created by a process killed before it sized the file: it
+			// holds nothing, and Badger opened read-only cannot size it.
 		case strings.HasSuffix(name, ".mem"):
 			if err := copyData(filepath.Join(abs, name), filepath.Join(view, name)); err != nil {
 				return nil, fmt.Errorf("reading index %s after a crash: %w", dir, err)
