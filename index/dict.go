@@ -129,6 +129,9 @@ type wtx struct {
 	pending map[dictName]uint32
 	names   map[uint32]dictName
 	next    uint32 // the next id; 0 until read
+	// kept is set by put when it kept the index's record, which knows
+	// more than the one it was given.
+	kept bool
 }
 
 func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }

@@ -95,7 +95,16 @@
 //
 // When two inputs give one transaction different content (a trace with
 // and without its inner calls, a bundle with and without its receipt),
-// the later input in the ingest's order wins. A position (block, index)
+// the later input in the ingest's order wins, unless its record knows
+// strictly less (costs, status, block, index, sender) than the index's:
+// that record is kept (Summary.Kept). A failure naming a transaction is
+// cleared when a later input stores the transaction.
+//
+// Before opening for writing and before each write, the free disk space
+// is checked against what Badger may allocate (space.go): short of it,
+// the write is refused with a NoSpaceError instead of Badger faulting on
+// a full disk. OpenReadOnly opens an index a crash left without writing
+// to it (view.go). A position (block, index)
 // names one transaction: a second transaction claiming it is refused
 // (PositionError, recorded as a failure); after a reorganisation, Delete
 // the replaced block's transactions first. The index holds one chain.

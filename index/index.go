@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -19,23 +20,52 @@ import (
 
 // Index is an open index directory.
 type Index struct {
-	db   *badger.DB
-	path string
-	dict *dictCache
+	db       *badger.DB
+	path     string
+	dict     *dictCache
+	readOnly bool
+	// lock and viewDir, when set, are the shared lock held on the
+	// directory of an index opened through a view (view.go) and the
+	// view, which Close releases and removes.
+	lock    *os.File
+	viewDir string
 	// hook, when set (tests), is called before every write of put; an
 	// error aborts the write transaction.
 	hook func(op string, key []byte) error
+	// hookSpace, when set (tests), is called by roomFor before it
+	// measures the free space; an error is returned as roomFor's.
+	hookSpace func(batch uint64) error
 }
 
 // ErrNotFound reports a transaction that is not in the index.
 var ErrNotFound = errors.New("not in the index")
 
-// Open opens the index at path, creating it when missing.
+// Open opens the index at path, creating it when missing. It refuses
+// (NoSpaceError) when the filesystem lacks the space Badger may need
+// (space.go).
 func Open(path string) (*Index, error) { return open(path, false) }
 
 // OpenReadOnly opens an existing index for reading; other processes may
-// read it at the same time, none may write it.
+// read it at the same time, none may write it. It writes nothing to the
+// index's directory, needs no free space there, and opens an index a
+// crash left without a clean close (view.go).
 func OpenReadOnly(path string) (*Index, error) { return open(path, true) }
+
+// memTableSize is Badger's memtable size: the unit of its flushes to
+// level-0 tables. The space check (space.go) counts what the memtables
+// hold, not their size, so it need not be small.
+const memTableSize = 32 << 20
+
+// badgerOptions are the index's Badger options for a directory.
+//
+// Tables are not compressed, and so need no block cache: scans read
+// every record, and on this workload Snappy's decoding and the block
+// cache's churn cost a scan of a million records more than its reads
+// (BENCHMARKS.md); the tables take about half as much disk again.
+func badgerOptions(dir string, readOnly bool) badger.Options {
+	return badger.DefaultOptions(dir).WithLogger(nil).WithReadOnly(readOnly).
+		WithMemTableSize(memTableSize).WithCompression(options.None).WithBlockCacheSize(0)
+}
 
 func open(path string, readOnly bool) (*Index, error) {
 	if readOnly {
@@ -43,31 +73,80 @@ func open(path string, readOnly bool) (*Index, error) {
 			return nil, fmt.Errorf("no index at %s (run flowq ingest first): %w", path, err)
 		}
 	}
-	// Tables are not compressed, and so need no block cache: scans read
-	// every record, and on this workload Snappy's decoding and the block
-	// cache's churn cost a scan of a million records more than its reads
-	// (BENCHMARKS.md); the tables take about half as much disk again.
-	opt := badger.DefaultOptions(path).WithLogger(nil).WithReadOnly(readOnly).
-		WithMemTableSize(32 << 20).WithCompression(options.None).WithBlockCacheSize(0)
-	db, err := badger.Open(opt)
-	if err != nil && !readOnly && strings.Contains(err.Error(), z.NewFile.Error()) {
-		// A process killed between creating a value-log file and sizing
-		// it leaves the file empty. Badger's open then sizes and
-		// bootstraps it but reports its "new file" signal as a failure;
-		// the file is whole now, so a second open succeeds
-		// (TestCrashSafety found it). Badger formats the signal into its
-		// error without wrapping it, so only its text can be matched.
-		db, err = badger.Open(opt)
+	var db *badger.DB
+	var lock *os.File
+	var view string
+	var err error
+	switch {
+	case readOnly && needsView(path):
+		db, lock, view, err = openView(path, func(dir string) badger.Options { return badgerOptions(dir, true) })
+	case readOnly:
+		db, err = openBadger(badgerOptions(path, true))
+	default:
+		if err := roomToOpen(path); err != nil {
+			return nil, err
+		}
+		opt := badgerOptions(path, false)
+		db, err = openBadger(opt)
+		if err != nil && strings.Contains(err.Error(), z.NewFile.Error()) {
+			// A process killed between creating a value-log file and sizing
+			// it leaves the file empty. Badger's open then sizes and
+			// bootstraps it but reports its "new file" signal as a failure;
+			// the file is whole now, so a second open succeeds
+			// (TestCrashSafety found it). Badger formats the signal into its
+			// error without wrapping it, so only its text can be matched.
+			db, err = openBadger(opt)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("opening index %s: %w", path, err)
 	}
-	ix := &Index{db: db, path: path, dict: newDictCache()}
+	ix := &Index{db: db, path: path, dict: newDictCache(), readOnly: readOnly, lock: lock, viewDir: view}
 	if err := ix.checkSchema(readOnly); err != nil {
-		db.Close()
+		ix.Close()
 		return nil, err
 	}
 	return ix, nil
+}
+
+// needsView reports whether a read-only open of dir must go through a
+// view (view.go): a crash left memtable logs, or an empty value log
+// (killed between creating and sizing it), which Badger opened read-only
+// would have to size.
+func needsView(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false // Badger's open reports it
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".mem") {
+			return true
+		}
+		if strings.HasSuffix(e.Name(), ".vlog") {
+			if fi, err := e.Info(); err == nil && fi.Size() == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// openBadger is badger.Open, with a fault while it reads its memory-mapped
+// files (a page of a sparse file that a full tmpfs cannot give, a file
+// cut short by another program) reported as an error instead of killing
+// the process.
+func openBadger(opt badger.Options) (db *badger.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			f, ok := p.(interface{ Addr() uintptr })
+			if !ok {
+				panic(p)
+			}
+			db, err = nil, fmt.Errorf("a memory-mapped file of the index faulted at %#x while opening it (a full disk, or a file cut short?)", f.Addr())
+		}
+	}()
+	return badger.Open(opt)
 }
 
 // SchemaError is Open's error for an index written by a flowq of
@@ -86,7 +165,18 @@ func (e *SchemaError) Error() string {
 func (ix *Index) Path() string { return ix.path }
 
 // Close closes the index.
-func (ix *Index) Close() error { return ix.db.Close() }
+func (ix *Index) Close() error {
+	err := ix.db.Close()
+	if ix.viewDir != "" {
+		os.RemoveAll(ix.viewDir)
+		ix.viewDir = ""
+	}
+	if ix.lock != nil {
+		ix.lock.Close()
+		ix.lock = nil
+	}
+	return err
+}
 
 func schemaValue() []byte {
 	return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, SchemaVersion), RecordVersion)
@@ -136,6 +226,9 @@ func (ix *Index) Put(a *normalform.Analysis, latency time.Duration) error {
 // PutRecord stores a record and its keys, as Put does.
 func (ix *Index) PutRecord(rec *Record) error {
 	e := rec.encode()
+	if err := ix.roomFor(writeSize(rec, e)); err != nil {
+		return err
+	}
 	var err error
 	for range 10 {
 		var w *wtx
@@ -152,7 +245,7 @@ func (ix *Index) PutRecord(rec *Record) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("tx %s: %w", rec.Hash.Hex(), err)
+		return fmt.Errorf("tx %s: %w", rec.Hash.Hex(), ix.noSpace(err))
 	}
 	return nil
 }
@@ -190,28 +283,24 @@ func (e *PositionError) Error() string {
 }
 
 // put writes rec (encoded as e) in the write transaction. It reports
-// whether anything changed.
+// whether anything changed. A record that knows less than the one the
+// index holds for the transaction (knowsLess) is not written: put
+// reports no change, and sets w.kept.
 func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	ix, txn := w.ix, w.txn
-	id, err := w.ids(rec)
-	if err != nil {
-		return false, err
-	}
-	enc := e.join(id)
-	kvs := rec.keys(enc, id)
+	w.kept = false
 	// The record at this position, or this transaction's elsewhere.
-	var old *Record
-	var oldID ids
 	var oldEnc []byte
+	var oldLoc Loc
 	var locs []Loc // the txhash key's positions, when read
-	item, err := txn.Get(kvs[0].k)
+	samePos := false
+	item, err := txn.Get(TxKey(rec.Loc).Bytes())
 	switch {
 	case errors.Is(err, badger.ErrKeyNotFound):
 		if locs, err = locsOf(txn, rec.Hash); err != nil {
 			return false, err
 		}
-		old, oldID, oldEnc, err = w.findIn(rec.Hash, locs)
-		if err != nil {
+		if oldLoc, oldEnc, err = recordAmong(txn, rec.Hash, locs); err != nil {
 			return false, err
 		}
 	case err != nil:
@@ -225,10 +314,33 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		} else if h != rec.Hash {
 			return false, &PositionError{Tx: rec.Hash, Other: h, Loc: rec.Loc}
 		}
-		if sameContent(oldEnc, enc) {
+		oldLoc, samePos = rec.Loc, true
+	}
+	if oldEnc != nil {
+		// Decided on the old record's header, before the new record's
+		// dictionary ids are assigned: a record not written assigns none.
+		head, err := decodeRecord(oldLoc, oldEnc, w.resolve(), depthHeader)
+		if err != nil {
+			return false, err
+		}
+		if knowsLess(rec, head) {
+			w.kept = true
 			return false, nil
 		}
-		if old, oldID, err = decodeRecordIDs(rec.Loc, oldEnc, w.resolve(), depthFull); err != nil {
+	}
+	id, err := w.ids(rec)
+	if err != nil {
+		return false, err
+	}
+	enc := e.join(id)
+	if samePos && sameContent(oldEnc, enc) {
+		return false, nil
+	}
+	kvs := rec.keys(enc, id)
+	var old *Record
+	var oldID ids
+	if oldEnc != nil {
+		if old, oldID, err = decodeRecordIDs(oldLoc, oldEnc, w.resolve(), depthFull); err != nil {
 			return false, err
 		}
 	}
@@ -259,6 +371,33 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// What a record knows of its transaction, besides its analysis: whether
+// its costs are known (the input gave a receipt with the gas price),
+// its status (a receipt), its block and its index in the block, and its
+// sender. An input without a receipt, or without its block, gives less.
+func knows(r *Record) [5]bool {
+	return [5]bool{r.CostsKnown, r.Status != normalform.StatusUnknown, r.Loc.Block != UnknownBlock, r.Loc.Index != UnknownIndex, r.HasFrom}
+}
+
+// knowsLess reports whether rec knows strictly less than old: nothing
+// old does not, and not everything it does. Such a record never replaces
+// old (an input without the receipt the index's record was made with, a
+// retry of an input that has since been given whole); any other
+// difference is a new analysis, and the later input wins.
+func knowsLess(rec, old *Record) bool {
+	n, o := knows(rec), knows(old)
+	less := false
+	for i := range n {
+		if n[i] && !o[i] {
+			return false
+		}
+		if o[i] && !n[i] {
+			less = true
+		}
+	}
+	return less
 }
 
 // ids returns the dictionary ids of a record's hashes, assigning those
@@ -412,6 +551,9 @@ func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32
 // Delete removes a transaction's record and all its keys (ErrNotFound
 // when it is not there).
 func (ix *Index) Delete(tx normalform.Hash) error {
+	if err := ix.roomFor(64 << 10); err != nil {
+		return err
+	}
 	return ix.db.Update(func(txn *badger.Txn) error {
 		w := ix.newWtx(txn)
 		old, id, enc, err := w.find(tx)

@@ -367,8 +367,11 @@ func TestPutReplace(t *testing.T) {
 		func(x *Record) { x.Loc = Loc{Block: 99_000_000, Index: 1} },
 		func(x *Record) { x.Hashes.Shape = h(5); x.Recipient = ad(9) },
 		func(x *Record) {
+			// Keyed by hash now; knowing its costs, it is not a record that
+			// knows less (which would not replace it: TestRetryNeverDegrades).
 			x.Loc = Loc{Block: x.Loc.Block, Index: UnknownIndex, Tx: x.Hash}
 			x.Addresses = x.Addresses[:1]
+			x.CostsKnown, x.Net = true, []Amount{}
 		},
 		func(x *Record) { *x = orig },
 	}

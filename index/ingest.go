@@ -122,7 +122,8 @@ type Summary struct {
 	InputsSkipped int           // inputs skipped: already ingested with the same content and configuration
 	Stored        int           // transactions written (new, or changed since the last ingest)
 	Unchanged     int           // transactions analysed and found in the index unchanged
-	Skipped       int           // Unchanged, and the transactions of skipped inputs
+	Kept          int           // transactions analysed whose record in the index knows more (a receipt, the block), kept
+	Skipped       int           // Unchanged, Kept, and the transactions of skipped inputs
 	Failed        int           // failures recorded (inputs or transactions)
 	Elapsed       time.Duration // wall time of the ingest
 }
@@ -137,8 +138,12 @@ func (s Summary) TxPerSecond() float64 {
 }
 
 func (s Summary) String() string {
-	return fmt.Sprintf("%d transactions stored, %d skipped (already indexed), %d failed; %d inputs (%d skipped) in %s (%.0f tx/s)",
-		s.Stored, s.Skipped, s.Failed, s.Inputs, s.InputsSkipped, s.Elapsed.Round(time.Millisecond), s.TxPerSecond())
+	kept := ""
+	if s.Kept > 0 {
+		kept = fmt.Sprintf(", %d of them kept as indexed (the index's record knows more: a receipt, the block)", s.Kept)
+	}
+	return fmt.Sprintf("%d transactions stored, %d skipped (already indexed%s), %d failed; %d inputs (%d skipped) in %s (%.0f tx/s)",
+		s.Stored, s.Skipped, kept, s.Failed, s.Inputs, s.InputsSkipped, s.Elapsed.Round(time.Millisecond), s.TxPerSecond())
 }
 
 // Ingest ingests inputs: decoding and analysis on all cores, writes
@@ -456,6 +461,7 @@ type op struct {
 	e       *entry
 	owner   *finish
 	changed bool
+	kept    bool // not written: the index's record knows more
 	fin     *finish
 }
 
@@ -473,10 +479,19 @@ type writer struct {
 	ntx      int
 	finished int
 	bar      *bar
+	failing  failing // the transactions recorded failures name (supersede.go)
 }
 
 func (g *Ingester) writer() {
 	defer close(g.done)
+	defer func() { // a bug below stops the ingest with an error, not the process
+		if p := recover(); p != nil {
+			if g.err == nil {
+				g.err = fmt.Errorf("internal error writing the index: %v", p)
+			}
+			g.cancel()
+		}
+	}()
 	w := &writer{g: g, bar: newBar(g.opt.Progress, g.opt.Total)}
 	pending := map[int]*inputState{}
 	next := 0
@@ -493,6 +508,11 @@ func (g *Ingester) writer() {
 			g.err = err
 		}
 		g.cancel()
+	}
+	if f, err := g.ix.failingTxs(g.ctx); err != nil {
+		fail(err)
+	} else {
+		w.failing = f
 	}
 	for {
 		var v any
@@ -587,6 +607,9 @@ func (w *writer) flush() error {
 		switch {
 		case o.e != nil && o.changed:
 			g.sum.Stored++
+		case o.e != nil && o.kept:
+			g.sum.Kept++
+			g.sum.Skipped++
 		case o.e != nil:
 			g.sum.Unchanged++
 			g.sum.Skipped++
@@ -614,6 +637,9 @@ func (w *writer) flush() error {
 }
 
 func (w *writer) commit(ops []op) error {
+	if err := w.g.ix.roomFor(opsSize(ops)); err != nil {
+		return err
+	}
 	for range 10 {
 		wt, err := w.try(ops)
 		if errors.Is(err, badger.ErrConflict) {
@@ -622,7 +648,7 @@ func (w *writer) commit(ops []op) error {
 		if err == nil && wt != nil {
 			wt.committed()
 		}
-		return err
+		return w.g.ix.noSpace(err)
 	}
 	return fmt.Errorf("writing a batch: %w", badger.ErrConflict)
 }
@@ -677,8 +703,11 @@ func (w *writer) apply(wt *wtx, o *op) error {
 	ix, txn := w.g.ix, wt.txn
 	if o.e != nil {
 		changed, err := wt.put(o.e.rec, o.e.enc)
-		o.changed = changed
-		return err
+		o.changed, o.kept = changed, wt.kept
+		if err != nil {
+			return err
+		}
+		return w.failing.clear(wt, o.e.rec.Hash, SourceOf(o.owner.h.name))
 	}
 	if o.fin == nil {
 		return nil
@@ -695,17 +724,10 @@ func (w *writer) apply(wt *wtx, o *op) error {
 			return err
 		}
 	}
-	for i := uint32(len(f.failures)); ; i++ { // earlier failures beyond the new ones
-		k := FailureKey(src, i).Bytes()
-		if _, err := txn.Get(k); errors.Is(err, badger.ErrKeyNotFound) {
-			break
-		} else if err != nil {
-			return err
-		}
-		if err := ix.del(txn, k); err != nil {
-			return err
-		}
+	if err := wt.staleFailures(src, uint32(len(f.failures))); err != nil { // earlier failures beyond the new ones
+		return err
 	}
+	w.failing.add(src, f.failures)
 	if f.h.readFail {
 		return nil
 	}

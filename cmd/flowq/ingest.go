@@ -94,7 +94,12 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 			return usageErr("%v", err)
 		}
 	}
-	ix, err := openIndex(path)
+	var ix *index.Index
+	if *list {
+		ix, err = index.OpenReadOnly(path) // listing writes nothing: it works on a full disk, and beside a reader
+	} else {
+		ix, err = openIndex(path)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
 		return 1

@@ -21,12 +21,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 const version = "0.1.0-dev"
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
+func main() { os.Exit(runMain()) }
+
+// runMain is main without the exit: what the tests' re-executed binary
+// runs as "flowq" too.
+//
+// A memory fault in the main goroutine (a page of one of Badger's
+// memory-mapped files that cannot be read: a file cut short, a full
+// tmpfs) becomes a panic that run recovers with a short message, instead
+// of the runtime's fatal error, which prints every goroutine. Faults in
+// Badger's own goroutines cannot be turned into panics; the disk space
+// check (index, space.go) is what keeps them from happening.
+func runMain() int {
+	debug.SetPanicOnFault(true)
+	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
 }
 
 const usage = `flowq: what a transaction did with money, from its execution trace
@@ -49,8 +62,49 @@ usage:
 Run 'flowq inspect -h' for the inspect flags.
 `
 
-// run is main without the process: it is what the tests call.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+// envDebug, when set, lets a panic go on with its stack trace instead of
+// the short message run prints.
+const envDebug = "FLOWQ_DEBUG"
+
+// run is main without the process: it is what the tests call. A panic
+// (a bug, or a memory fault turned into one) ends the command with a
+// short message on stderr and exit status 1, as any runtime failure;
+// with FLOWQ_DEBUG set it is not recovered, and prints its stack.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) (code int) {
+	if v, _ := lookupEnv(envDebug); v == "" {
+		defer func() {
+			if p := recover(); p != nil {
+				fmt.Fprintf(stderr, "flowq: %s (set %s=1 to see where)\n", panicMessage(p), envDebug)
+				code = 1
+			}
+		}()
+	}
+	return dispatch(args, stdin, stdout, stderr, lookupEnv)
+}
+
+// panicMessage says what a recovered panic was, in one line.
+func panicMessage(p any) string {
+	if f, ok := p.(interface{ Addr() uintptr }); ok {
+		return fmt.Sprintf("a memory-mapped file could not be read at %#x (a file of the index cut short, or a full disk?): %v", f.Addr(), p)
+	}
+	return fmt.Sprintf("internal error: %s", clipLine(fmt.Sprint(p), 300))
+}
+
+// clipLine keeps the first line of s, at most n bytes of it.
+func clipLine(s string, n int) string {
+	for i := range len(s) {
+		if s[i] == '\n' {
+			s = s[:i] + " ..."
+			break
+		}
+	}
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}
+
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2

@@ -59,28 +59,30 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 }
 
 // session opens the index read-only and returns a session on it, with the
-// index's closer.
-func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, bool)) (*repl.Session, func() error, error) {
+// index's closer. On error, code is the exit status: 2 for a usage error
+// (a flag's value, an index directory that does not exist), 1 when the
+// index cannot be opened.
+func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, bool)) (s *repl.Session, closer func() error, code int, err error) {
 	if !slices.Contains(repl.Modes, *q.format) {
-		return nil, nil, fmt.Errorf("--format %q: want one of %s", *q.format, strings.Join(repl.Modes, ", "))
+		return nil, nil, 2, fmt.Errorf("--format %q: want one of %s", *q.format, strings.Join(repl.Modes, ", "))
 	}
 	cfg, err := q.chain.config(lookupEnv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 2, err
 	}
 	path, err := indexDir(*q.dir, lookupEnv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 2, err
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
+		return nil, nil, 2, fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
 	}
 	ix, err := index.OpenReadOnly(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open index %s: %w", path, err)
+		return nil, nil, 1, fmt.Errorf("open index %s: %w", path, err)
 	}
-	s := &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table", Timeout: *q.timeout, MaxRows: *q.maxRows}
-	return s, ix.Close, nil
+	s = &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table", Timeout: *q.timeout, MaxRows: *q.maxRows}
+	return s, ix.Close, 0, nil
 }
 
 // queryCmd is `flowq query`.
@@ -106,10 +108,10 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		}
 		src, name = string(b), "<stdin>"
 	}
-	s, closeIx, err := qf.session(stdout, lookupEnv)
+	s, closeIx, code, err := qf.session(stdout, lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq query: %v\n", err)
-		return 2
+		return code
 	}
 	defer closeIx()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -139,10 +141,10 @@ func runCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (str
 		}
 		srcs[i] = string(b)
 	}
-	s, closeIx, err := qf.session(stdout, lookupEnv)
+	s, closeIx, code, err := qf.session(stdout, lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq run: %v\n", err)
-		return 2
+		return code
 	}
 	defer closeIx()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

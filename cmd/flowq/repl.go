@@ -107,6 +107,14 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	var ix *index.Index
 	if interactive || *allowWrites {
 		ix, err = openIndex(path)
+		var full *index.NoSpaceError
+		if errors.As(err, &full) {
+			// Queries need no space: open it for them, and say why .ingest
+			// will fail.
+			if ix, err = index.OpenReadOnly(path); err == nil {
+				fmt.Fprintf(stderr, "flowq repl: %v\nflowq repl: the index is open read-only: queries work, .ingest does not\n", full)
+			}
+		}
 	} else if _, err = os.Stat(path); err != nil {
 		err = fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
 	} else {

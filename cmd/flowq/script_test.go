@@ -9,10 +9,12 @@ import (
 )
 
 // TestMain lets the testscript transcripts run flowq as a command: the
-// test binary re-executes itself as "flowq".
+// test binary re-executes itself as "flowq" (and as the helpers of the
+// fault tests, fault_test.go). The commands are on $PATH for every test.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"flowq": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)) },
+		"flowq":                 func() { os.Exit(runMain()) },
+		"flowq-unclosed-ingest": unclosedIngest,
 	})
 }
 

@@ -170,8 +170,8 @@ func badCheck(t *testing.T, data []byte, e *Error, w badWant) {
 	if w.tx != "" && (!e.HasTx || e.Tx.Hex() != w.tx) {
 		t.Errorf("error names tx %v (HasTx %v), want %s", e.Tx.Hex(), e.HasTx, w.tx)
 	}
-	if e.Path != w.path {
-		t.Errorf("path %q, want %q", badShort(e.Path), badShort(w.path))
+	if e.Path != shortPath(w.path) { // long paths are abbreviated: TestShortPath
+		t.Errorf("path %q, want %q", badShort(e.Path), badShort(shortPath(w.path)))
 	}
 	if e.Msg != w.msg {
 		t.Errorf("message\n  %q\nwant\n  %q", e.Msg, w.msg)
@@ -188,7 +188,7 @@ func badCheck(t *testing.T, data []byte, e *Error, w badWant) {
 	if w.tx != "" {
 		want += "tx " + w.tx + ": "
 	}
-	want += fmt.Sprintf("at %s (byte %d): %s", w.path, e.Offset, w.msg)
+	want += fmt.Sprintf("at %s (byte %d): %s", shortPath(w.path), e.Offset, w.msg)
 	if got := e.Error(); got != want {
 		t.Errorf("Error()\n  %s\nwant\n  %s", badShort(got), badShort(want))
 	}
@@ -361,9 +361,9 @@ func TestBadInputBlockTx(t *testing.T) {
 		{"log_at_address_no_frame_runs_at", 6, func(b bundle) {
 			l := badCopy(badNode(b, "logs", 3)).(map[string]any)
 			l["address"] = badDead
-			l["logIndex"] = "0x63"
+			l["logIndex"] = "0xd" // the next logIndex: a gap is an error of its own (TestIncompleteLogs)
 			badAppend(b, l, "logs")
-		}, "$[6].logs[4]", `log #4 (logIndex 99) of 0x000000000000000000000000000000000000dEaD: no frame of the trace runs at that address, so no frame can have emitted it`, `{`},
+		}, "$[6].logs[4]", `log #4 (logIndex 13) of 0x000000000000000000000000000000000000dEaD: no frame of the trace runs at that address, so no frame can have emitted it`, `{`},
 		{"log_topic_number", 12, func(b bundle) { badSet(b, json.Number("12345"), "logs", 0, "topics", 0) },
 			"$[12].logs[0].topics[0]", `expected a string, found a number`, `12345`},
 		{"log_topics_null", 12, func(b bundle) { badSet(b, nil, "logs", 1, "topics") },
@@ -1119,6 +1119,11 @@ func TestBadInputDeepNesting(t *testing.T) {
 			res := badDecode(t, data)
 			badCheckAll(t, data, res, badWant{tx: hash, path: "$.result" + strings.Repeat(".calls[0]", maxCallDepth+1),
 				msg: fmt.Sprintf("call frames nested deeper than the EVM allows (%d)", maxCallDepth), at: `{"type":"CALL"`})
+			// The path, 1,027 keys long, is abbreviated: the error stays short.
+			msg := res.Errors[0].Error()
+			if !strings.Contains(msg, "at $.result"+strings.Repeat(".calls[0]", 5)+"…(1,015 more)…"+strings.Repeat(".calls[0]", 6)+" (byte ") || len(msg) > 300 {
+				t.Errorf("the error is %d bytes: %s", len(msg), badShort(msg))
+			}
 			if len(res.Txs) != 0 {
 				t.Errorf("%d transactions decoded, want none", len(res.Txs))
 			}
@@ -1218,5 +1223,26 @@ func badCheckOthers(t *testing.T, res *Result, base []string, bundle int) {
 	want := append(append([]string{}, base[:bundle]...), base[bundle+1:]...)
 	if got := badTxSummary(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the other transactions changed:\n%s", textdiff.FirstLine(strings.Join(want, "\n"), strings.Join(got, "\n")))
+	}
+}
+
+// TestShortPath: a path of more than 12 keys keeps its first and last
+// six, with the count of those left out; a key over 48 bytes is clipped;
+// shorter paths are left as they are.
+func TestShortPath(t *testing.T) {
+	deep := "$" + strings.Repeat(".calls[0]", 1025)
+	long := strings.Repeat("k", 100)
+	for _, c := range []struct{ in, want string }{
+		{"$.traces[3].action.value", "$.traces[3].action.value"},
+		{"$[7][2]", "$[7][2]"},
+		{"$" + strings.Repeat(".a", 12), "$" + strings.Repeat(".a", 12)},
+		{"$" + strings.Repeat(".a", 13), "$.a.a.a.a.a.a…(1 more)….a.a.a.a.a.a"},
+		{deep, "$" + strings.Repeat(".calls[0]", 6) + "…(1,013 more)…" + strings.Repeat(".calls[0]", 6)},
+		{"$.block." + long + ".x", "$.block." + strings.Repeat("k", 47) + "….x"},
+		{"$." + strings.Repeat("é", 30), "$." + strings.Repeat("é", 23) + "…"},
+	} {
+		if got := shortPath(c.in); got != c.want {
+			t.Errorf("shortPath(%s)\n  = %s\nwant %s", badShort(c.in), got, c.want)
+		}
 	}
 }

@@ -3,6 +3,9 @@ package trace
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -89,6 +92,67 @@ func (e *Error) Error() string {
 	return s + e.Msg
 }
 
+// Paths in errors are kept short: a path of more than pathKeep keys
+// keeps its first and last pathKeep/2, with the count of those left out
+// between them ($.result.calls[0]…(1,014 more)….calls[0]), and a key
+// longer than keyKeep bytes is clipped.
+const (
+	pathKeep = 12
+	keyKeep  = 48
+)
+
+// shortPath abbreviates a JSON path for an error (see pathKeep).
+func shortPath(p string) string {
+	// A segment is a key with the indexes after it (.calls[0]); it
+	// begins at a '.' (a key holding one is cut in two, which only moves
+	// where the path is shortened).
+	var segs []string
+	start := 0
+	for i := 1; i < len(p); i++ {
+		if p[i] == '.' {
+			segs = append(segs, p[start:i])
+			start = i
+		}
+	}
+	segs = append(segs, p[start:])
+	long := false
+	for i, s := range segs {
+		if len(s) > keyKeep {
+			segs[i] = clipUTF8(s, keyKeep) + "…"
+			long = true
+		}
+	}
+	if len(segs) <= pathKeep+1 { // the root, and pathKeep segments
+		if !long {
+			return p
+		}
+		return strings.Join(segs, "")
+	}
+	head, tail := segs[:1+pathKeep/2], segs[len(segs)-pathKeep/2:]
+	left := len(segs) - len(head) - len(tail)
+	return strings.Join(head, "") + fmt.Sprintf("…(%s more)…", groupThousands(left)) + strings.Join(tail, "")
+}
+
+// clipUTF8 cuts s to at most n bytes, not inside a UTF-8 sequence.
+func clipUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// groupThousands writes n with commas between groups of three digits.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // Result is what Decode returns: the transactions it could decode, in input
 // order, and an error for each transaction (or part of the input) it could
 // not. One bad transaction never hides the others.
@@ -124,7 +188,7 @@ func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
 	if path == "" {
 		path = locate(d.data, sErr.offset)
 	}
-	e := &Error{Source: d.opt.Source, Path: path, Offset: sErr.offset, Msg: sErr.msg}
+	e := &Error{Source: d.opt.Source, Path: shortPath(path), Offset: sErr.offset, Msg: sErr.msg}
 	if tx != nil {
 		e.Tx, e.HasTx = *tx, true
 	}
@@ -689,6 +753,13 @@ func (g *group) assemble() {
 				}
 			}
 		}
+		if gt.hasHash && g.badTx[gt.hash] {
+			// A part of it did not decode (a malformed receipt field, a
+			// log): its error names the part; the transaction is left
+			// out whole rather than analysed without it (a receipt taken
+			// for absent would make its costs "unknown").
+			continue
+		}
 		tx := &normalform.Tx{Shape: "geth"}
 		tx.Meta.Hash, tx.Meta.HasHash = gt.hash, gt.hasHash
 		g.meta(tx, rcpt, body)
@@ -733,6 +804,21 @@ func (g *group) assemble() {
 		for _, l := range g.logs {
 			logsByTx[l.txHash] = append(logsByTx[l.txHash], l)
 		}
+		// Logs naming a transaction this input does not trace (nor fails)
+		// belong to another transaction: with one transaction traced, its
+		// logs are suspect, and it fails; with several, the input reports
+		// them and the others go on.
+		var foreign *scanError
+		for i, l := range g.logs {
+			if l.hasTx && byTx[l.txHash] == nil && !g.badTx[l.txHash] {
+				foreign = errAt(l.off, fmt.Sprintf("log %s names transaction %s in its transactionHash, which this input does not trace: a log of another transaction", logName(&g.logs[i], i), l.txHash.Hex()))
+				break
+			}
+		}
+		if foreign != nil && len(order) > 1 {
+			g.d.fail(foreign, nil)
+			foreign = nil
+		}
 		for n, h := range order {
 			if g.badTx[h] {
 				continue
@@ -747,21 +833,27 @@ func (g *group) assemble() {
 			if frames[0].hasPos {
 				tx.Meta.Index, tx.Meta.HasIndex = frames[0].txPos, true
 			}
-			g.meta(tx, rcpt, body)
+			hdr := g.meta(tx, rcpt, body)
+			if foreign != nil {
+				g.d.fail(foreign, &hp)
+				continue
+			}
 			var logs []rlog
 			switch {
 			case g.logsGiven:
 				logs = logsByTx[h]
-				if len(g.parity) > 0 && len(order) == 1 && len(logsByTx) == 1 && len(logs) == 0 {
+				if len(g.parity) > 0 && len(order) == 1 && len(logs) == 0 {
 					// logs without transactionHash, single transaction
-					for _, l := range logsByTx {
-						logs = l
-					}
+					logs = logsByTx[normalform.Hash{}]
 				}
 			case rcpt[h] != nil:
 				logs = rcpt[h].logs
 			default:
 				g.d.fail(errAt(frames[0].off, "a Parity-style trace carries no logs: give the transaction's logs (\"logs\" from eth_getLogs, or \"receipts\") so that token transfers can be seen"), &hp)
+				continue
+			}
+			if serr := checkLogs(h, logs, rcpt[h], !g.logsGiven, hdr); serr != nil {
+				g.d.fail(serr, &hp)
 				continue
 			}
 			root, serr := linkParity(frames)
@@ -770,6 +862,10 @@ func (g *group) assemble() {
 				continue
 			}
 			if serr := attribute(root, logs); serr != nil {
+				g.d.fail(serr, &hp)
+				continue
+			}
+			if serr := checkEmitted(root); serr != nil {
 				g.d.fail(serr, &hp)
 				continue
 			}
@@ -799,8 +895,8 @@ func (g *group) assemble() {
 }
 
 // meta fills a transaction's metadata from its receipt, block body and
-// header.
-func (g *group) meta(tx *normalform.Tx, rcpt map[normalform.Hash]*receipt, body map[normalform.Hash]*bodyTx) {
+// header, and returns the header (nil: none is the transaction's).
+func (g *group) meta(tx *normalform.Tx, rcpt map[normalform.Hash]*receipt, body map[normalform.Hash]*bodyTx) *header {
 	m := &tx.Meta
 	if r := rcpt[m.Hash]; m.HasHash && r != nil {
 		m.HasReceipt = true
@@ -849,7 +945,9 @@ func (g *group) meta(tx *normalform.Tx, rcpt map[normalform.Hash]*receipt, body 
 		if h.hasNumber && !m.HasBlock {
 			m.Block, m.HasBlock = h.number, true
 		}
+		return h
 	}
+	return nil
 }
 
 // linkParity builds the frame tree of one transaction from its flat frames.

@@ -20,6 +20,7 @@ type frame struct {
 	failed   bool   // the frame's own error
 	errMsg   string // the node's error text
 	input    []byte // hex digits of the call data, undecoded (a slice of the input)
+	output   []byte // hex digits of the return data (a slice of the input; nil when not given)
 	calls    []*frame
 	logs     []rlog // logs this frame emitted, each with its gap position
 	off      int    // byte offset of the frame in the input, for errors
@@ -107,6 +108,8 @@ func gethFrame(s *scanner, depth int) *frame {
 				continue
 			}
 			f.input = s.rawHex()
+		case "output":
+			f.output = lenientHex(s)
 		case "calls":
 			if s.isNull() {
 				continue
@@ -274,9 +277,12 @@ func parityFrame(s *scanner) *pframe {
 				break
 			}
 			for k, ok := s.objNext(); ok; k, ok = s.objNext() {
-				if string(k) == "address" {
+				switch string(k) {
+				case "address":
 					created, hasCreated = s.optAddress()
-				} else {
+				case "output":
+					p.output = lenientHex(s)
+				default:
 					s.skip()
 				}
 			}
@@ -367,6 +373,9 @@ type receipt struct {
 	gasPrice uint256.Int
 	hasPrice bool
 	logs     []rlog
+	hasLogs  bool
+	bloom    bloom
+	hasBloom bool
 	off      int
 }
 
@@ -417,11 +426,14 @@ func readReceipt(s *scanner) *receipt {
 				r.hasPrice = true
 			}
 		case "logs":
+			r.hasLogs = true
 			if s.arrBegin() {
 				for s.arrNext() {
 					r.logs = append(r.logs, readLog(s, false))
 				}
 			}
+		case "logsBloom":
+			r.bloom, r.hasBloom = readBloom(s)
 		default:
 			s.skip()
 		}
@@ -444,6 +456,8 @@ type header struct {
 	hasBase   bool
 	timestamp uint64
 	txs       []bodyTx
+	bloom     bloom
+	hasBloom  bool
 }
 
 // bodyTx is a transaction object of a block body (eth_getBlockByNumber with
@@ -478,6 +492,8 @@ func readHeader(s *scanner) *header {
 			}
 		case "timestamp":
 			h.timestamp = s.u64()
+		case "logsBloom":
+			h.bloom, h.hasBloom = readBloom(s)
 		case "transactions":
 			if !s.arrBegin() {
 				break
@@ -557,4 +573,36 @@ func itoa(i int) string {
 		b[k] = '-'
 	}
 	return string(b[k:])
+}
+
+// lenientHex reads a hex string's digits (without 0x) and skips anything
+// else: return data is only ever evidence, never required.
+func lenientHex(s *scanner) []byte {
+	if s.peek() != '"' {
+		s.skip()
+		return nil
+	}
+	txt := s.rawString()
+	if len(txt) >= 2 && txt[0] == '0' && (txt[1] == 'x' || txt[1] == 'X') {
+		return txt[2:]
+	}
+	return nil
+}
+
+// readBloom reads a logsBloom: 0x and 512 hex digits (null, or any other
+// value, is no bloom: it is only ever evidence).
+func readBloom(s *scanner) (bloom, bool) {
+	var b bloom
+	h := lenientHex(s)
+	if len(h) != 2*len(b) {
+		return b, false
+	}
+	for i := range b {
+		hi, lo := unhex(h[2*i]), unhex(h[2*i+1])
+		if hi > 15 || lo > 15 {
+			return bloom{}, false
+		}
+		b[i] = hi<<4 | lo
+	}
+	return b, true
 }

@@ -1,0 +1,261 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Disk space.
+//
+// Badger writes its memtable log (*.mem), its value log (*.vlog) and the
+// tables that flushes and compactions produce (*.sst) through memory
+// maps of files it first sizes with ftruncate: the files are sparse, and
+// a page gets its disk block when it is first written. On a full disk that
+// write cannot fail with an error: the kernel answers the page fault with
+// SIGBUS, and a Go program dies of it ("fatal error: fault"), in a Badger
+// goroutine no recover reaches. On tmpfs even reading a hole of such a
+// file allocates a page, so after a crash on a full tmpfs opening the
+// index faulted too.
+//
+// So flowq never lets Badger run short: before opening an index for
+// writing and before each write (a batch of the ingest, a Put, a Delete),
+// it compares the space free on the index's filesystem (statfs, the
+// blocks available to the user) with what Badger may allocate before the
+// next check, and stops with a NoSpaceError instead of writing (see need).
+// Read-only opening needs no space at all (view.go).
+
+// NoSpaceError reports that the index's filesystem has too little space
+// for the next write. Nothing was written; what was written before is
+// whole. It unwraps to syscall.ENOSPC.
+type NoSpaceError struct {
+	Dir        string
+	Free, Need uint64
+	// Cause is the error of a write that failed for want of space (nil
+	// when flowq stopped before writing).
+	Cause error
+}
+
+func (e *NoSpaceError) Error() string {
+	s := fmt.Sprintf("no space left on %s: %d bytes free, need about %d (%s of %s) to write safely",
+		e.Dir, e.Free, e.Need, mib(e.Free), mib(e.Need))
+	if e.Cause != nil {
+		s += " (" + e.Cause.Error() + ")"
+	}
+	return s + "; free some space and run the command again (an ingest resumes where it stopped)"
+}
+
+func (e *NoSpaceError) Unwrap() error { return syscall.ENOSPC }
+
+func mib(n uint64) string {
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// spaceSlack is what Badger writes besides the tables and logs need
+// counts: manifest changes, the discard-stats file (1 MiB when new), the
+// first page of a new memtable or value log, and rounding to pages.
+const spaceSlack = 1 << 20
+
+// freeSpace is the space available to the user on the filesystem of
+// path (or of its nearest existing parent).
+func freeSpace(path string) (uint64, error) {
+	for {
+		n, err := statFree(path)
+		if err == nil {
+			return n, nil
+		}
+		parent := filepath.Dir(path)
+		if !errors.Is(err, os.ErrNotExist) || parent == path {
+			return 0, fmt.Errorf("free space of %s: %w", path, err)
+		}
+		path = parent
+	}
+}
+
+// unflushed is what the memtable logs (*.mem) of an index directory
+// hold: the data of the memtables not yet flushed to tables (the logs are
+// sparse: only what was written has blocks), which their flush will write
+// again as level-0 tables, one a log.
+func unflushed(dir string) (bytes uint64, logs int, err error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, 0, nil
+	} else if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".mem") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // flushed and removed meanwhile
+		}
+		bytes += allocated(fi)
+		logs++
+	}
+	return bytes, logs, nil
+}
+
+// allocated is the disk a file takes: its blocks (sparse files take
+// less than their size), or its size where the system does not say.
+func allocated(fi os.FileInfo) uint64 {
+	if n, ok := fileBlocks(fi); ok {
+		return n
+	}
+	return uint64(fi.Size())
+}
+
+// lsm is what need knows of Badger's tables.
+type lsm struct {
+	levels     []badger.LevelInfo // Badger's levels (nil: not known)
+	l0Tables   int                // NumLevelZeroTables: level-0 tables that start a compaction
+	multiplier int                // LevelSizeMultiplier
+}
+
+// need is the space Badger may allocate when a write of about batch
+// bytes is committed, before the next check. u is the unflushed data and
+// logs the number of memtable logs holding it.
+//
+//   - the write itself, in the memtable log (or in the value log, for
+//     large values): batch;
+//   - the flush of every memtable not yet flushed, this write's data
+//     included, to level-0 tables: u + batch;
+//   - when level 0 and those flushes (one table a log, and one more for
+//     this write) reach the count that starts a compaction, the compaction
+//     that merges level 0 into the base level: its output, written before
+//     its inputs are deleted, is about the size of its inputs (level 0,
+//     the flushes, the base level);
+//   - a compaction further down: one table and the tables it overlaps in
+//     the next level (LevelSizeMultiplier+1 tables of the largest target
+//     size), bounded by what the levels below 0 hold;
+//   - spaceSlack.
+//
+// Before the index is open its levels are not known: the compaction of
+// the flushed logs is counted, level 0 and the levels below are not
+// (Badger compacts them after writes, which are checked).
+func need(batch, u uint64, logs int, t lsm) uint64 {
+	flush := u + batch
+	n := batch + flush + spaceSlack
+	if t.levels == nil {
+		if logs > 0 {
+			n += flush
+		}
+		return n
+	}
+	var below, maxTable uint64
+	for _, l := range t.levels {
+		switch {
+		case l.Level == 0:
+			if l.NumTables+logs+1 >= t.l0Tables {
+				n += uint64(l.Size) + flush + base0(t.levels)
+			}
+		default:
+			below += uint64(l.Size)
+			maxTable = max(maxTable, uint64(l.TargetFileSize))
+		}
+	}
+	return n + min(below, uint64(t.multiplier+1)*maxTable)
+}
+
+// roomFor returns a NoSpaceError when the index's filesystem lacks the
+// space a write of about batch bytes may take (need).
+func (ix *Index) roomFor(batch uint64) error {
+	if ix.readOnly {
+		return nil // Badger refuses the write itself
+	}
+	if ix.hookSpace != nil {
+		if err := ix.hookSpace(batch); err != nil {
+			return err
+		}
+	}
+	free, err := freeSpace(ix.path)
+	if err != nil {
+		return err
+	}
+	u, logs, err := unflushed(ix.path)
+	if err != nil {
+		return err
+	}
+	o := ix.db.Opts()
+	want := need(batch, u, logs, lsm{levels: ix.db.Levels(), l0Tables: o.NumLevelZeroTables, multiplier: o.LevelSizeMultiplier})
+	if free < want {
+		return &NoSpaceError{Dir: ix.path, Free: free, Need: want}
+	}
+	return nil
+}
+
+// roomToOpen checks, before Badger opens dir for writing, that its
+// filesystem has the space the opening may take: the flush of the
+// memtables a crash left in their logs, and spaceSlack.
+func roomToOpen(dir string) error {
+	free, err := freeSpace(dir)
+	if err != nil {
+		return err
+	}
+	u, logs, err := unflushed(dir)
+	if err != nil {
+		return err
+	}
+	if want := need(0, u, logs, lsm{}); free < want {
+		return &NoSpaceError{Dir: dir, Free: free, Need: want}
+	}
+	return nil
+}
+
+// noSpace turns an error of a write that failed for want of space (a
+// write(2) answered ENOSPC: Badger's manifest, a file it creates) into a
+// NoSpaceError. Badger formats the errors of the files it writes into its
+// own without wrapping them, so their text is matched too.
+func (ix *Index) noSpace(err error) error {
+	var ns *NoSpaceError
+	if err == nil || errors.As(err, &ns) {
+		return err
+	}
+	if !errors.Is(err, syscall.ENOSPC) && !strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
+		return err
+	}
+	free, _ := freeSpace(ix.path)
+	return &NoSpaceError{Dir: ix.path, Free: free, Need: spaceSlack, Cause: err}
+}
+
+// writeSize is about what putting rec (encoded as e) writes: its value,
+// and its keys with the log's per-entry overhead (the keys of a record it
+// replaces are deleted in the same write, and cost as much).
+func writeSize(rec *Record, e *encoded) uint64 {
+	keys := 16 + len(rec.Addresses) + len(rec.Tokens) + len(rec.Gross) + len(rec.Net)
+	return uint64(len(e.pre)+len(e.post)+16) + 2*uint64(keys)*64
+}
+
+// opsSize is about what a batch of the ingest writes (writeSize of its
+// records, and its inputs' failures and markers).
+func opsSize(ops []op) uint64 {
+	var n uint64
+	for _, o := range ops {
+		switch {
+		case o.e != nil:
+			n += writeSize(o.e.rec, o.e.enc)
+		case o.fin != nil:
+			n += 256
+			for _, f := range o.fin.failures {
+				n += uint64(len(f.Msg)+len(f.Source)) + 128
+			}
+		}
+	}
+	return n
+}
+
+// base0 is the size of the base level, into which level 0 is compacted.
+func base0(levels []badger.LevelInfo) uint64 {
+	for _, l := range levels {
+		if l.Level > 0 && l.IsBaseLevel {
+			return uint64(l.Size)
+		}
+	}
+	return 0
+}
