@@ -206,3 +206,28 @@ func TestCLIRedactsNodeURL(t *testing.T) {
 		t.Errorf("ingest --failures: exit %d, shows %q:\n%s", code, secretsShown(out+errs), out)
 	}
 }
+
+// TestQueryInputBounded: `flowq query -` with an endless standard input
+// and `flowq run /dev/zero` stop at repl.MaxScriptBytes (and one byte
+// more) and fail with exit status 1, naming what they read; they read
+// everything before.
+func TestQueryInputBounded(t *testing.T) {
+	idx := filepath.Join(t.TempDir(), "idx")
+	env := func(string) (string, bool) { return "", false }
+	var n atomic.Int64
+	var out, errb strings.Builder
+	code := 0
+	within(t, 60*time.Second, "query -", func() {
+		code = run([]string{"query", "--index", idx, "-"}, endless{&n}, &out, &errb, env)
+	})
+	if want := "standard input: over 67108864 bytes (64 MiB)"; code != 1 || !strings.Contains(errb.String(), want) || n.Load() > 64<<20+64<<10 {
+		t.Errorf("query -: exit %d after reading %d bytes, want 1 and %q:\n%s", code, n.Load(), want, errb.String())
+	}
+	errb.Reset()
+	within(t, 60*time.Second, "run /dev/zero", func() {
+		code = run([]string{"run", "--index", idx, "/dev/zero"}, nil, &out, &errb, env)
+	})
+	if want := "/dev/zero: over 67108864 bytes (64 MiB)"; code != 1 || !strings.Contains(errb.String(), want) {
+		t.Errorf("run /dev/zero: exit %d, want 1 and %q:\n%s", code, want, errb.String())
+	}
+}

@@ -101,9 +101,9 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	src := strings.Join(rest, " ")
 	name := "<query>"
 	if len(rest) == 1 && rest[0] == "-" {
-		b, err := io.ReadAll(stdin)
+		b, err := readScript(stdin, "", "standard input")
 		if err != nil {
-			fmt.Fprintf(stderr, "flowq query: read stdin: %v\n", err)
+			fmt.Fprintf(stderr, "flowq query: %v\n", err)
 			return 1
 		}
 		src, name = string(b), "<stdin>"
@@ -134,9 +134,13 @@ func runCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (str
 	}
 	srcs := make([]string, len(files))
 	for i, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readScript(nil, f, f)
 		if err != nil {
 			fmt.Fprintf(stderr, "flowq run: %v\n", err)
+			var big *scriptSizeError
+			if errors.As(err, &big) {
+				return 1
+			}
 			return 2
 		}
 		srcs[i] = string(b)
@@ -170,4 +174,33 @@ func execReport(ctx context.Context, s *repl.Session, name, src string, stderr i
 		fmt.Fprintf(stderr, "flowq %s: %v\n", cmd, err)
 	}
 	return 1
+}
+
+// readScript reads query statements from r, or from the file at path when
+// r is nil, at most repl.MaxScriptBytes of them (as the REPL's .read): a
+// device or an endless pipe given as a query file stops at the limit.
+func readScript(r io.Reader, path, name string) ([]byte, error) {
+	var b []byte
+	var err error
+	if r != nil {
+		b, err = index.ReadAll(r, repl.MaxScriptBytes)
+	} else {
+		b, err = index.ReadFile(path, repl.MaxScriptBytes)
+	}
+	var big *index.SizeError
+	if errors.As(err, &big) {
+		return nil, &scriptSizeError{name}
+	}
+	if err != nil && r != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return b, err
+}
+
+// scriptSizeError is a query file or standard input over
+// repl.MaxScriptBytes.
+type scriptSizeError struct{ name string }
+
+func (e *scriptSizeError) Error() string {
+	return fmt.Sprintf("%s: over %d bytes (64 MiB), the limit on the statements one run reads (repl.MaxScriptBytes); stopped reading there", e.name, repl.MaxScriptBytes)
 }
