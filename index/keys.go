@@ -99,7 +99,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Kind is a key's first byte.
 type Kind uint8

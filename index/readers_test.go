@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -113,7 +114,11 @@ func TestReadersWhileWriting(t *testing.T) {
 	}
 	n, _ := ix.Count(ctx)
 	t.Logf("%d transactions ingested; %v rounds of (snapshot, verify, by verdict) during the ingest", n, rounds)
-	if n != corpusDistinct+20 {
-		t.Errorf("%d transactions after the ingest", n)
+	scen, err := filepath.Glob("../examples/scenarios/geth/*.json")
+	if err != nil || len(scen) == 0 {
+		t.Fatalf("scenario bundles: %d, %v", len(scen), err)
+	}
+	if n != corpusDistinct+len(scen) {
+		t.Errorf("%d transactions after the ingest, want %d (the corpus) + %d (the scenarios)", n, corpusDistinct, len(scen))
 	}
 }

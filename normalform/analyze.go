@@ -461,6 +461,16 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 				return err
 			}
 		}
+		for _, t := range det.Legs {
+			inCycle[t.Pos] = true
+			fi, ti := a.InCoalition(t.From), a.InCoalition(t.To)
+			if fi == ti {
+				continue
+			}
+			if explained, err = explained.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Neg: fi, Abs: t.Amount}}}); err != nil {
+				return err
+			}
+		}
 	}
 	for _, n := range a.NF.Children {
 		if n.Chain != nil && n.Chain.Rule == Complementary {

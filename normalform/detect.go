@@ -22,7 +22,9 @@ const (
 	// representation of the native asset and left in the other.
 	PathPromotion
 	// PathBundle: several closed chains at one origin whose balances there
-	// sum to a gain in one token class and to zero in every other.
+	// sum to a gain in one token class and to zero in every other; or,
+	// when nothing else is found, every transfer a coalition settled
+	// (chains, open or closed, and leftovers) summing so (settle.go).
 	PathBundle
 	// PathRotation: a closed walk the fixpoint read from another address,
 	// read from the address where it leaves and returns in one token class
@@ -67,6 +69,9 @@ type Detection struct {
 	// in (the chain's τ_in, or the token at the rotation's start).
 	Token  Token
 	Chains []*Chain
+	// Legs are the root's leftovers a bundle of everything an origin
+	// settled reads beside its chains (settle.go); empty on other paths.
+	Legs []*Transfer
 	// Start is the trace position of the transfer a rotated reading starts
 	// with (-1 when the chain is read as the fixpoint built it).
 	Start int32
@@ -157,6 +162,7 @@ type detector struct {
 	claimed map[*Chain]bool
 	depth   map[int32]int32 // frame index → depth, for the frames of T0
 	checked []witness.Transfer[Token]
+	senders map[Address]bool // addresses that send something (settle.go)
 }
 
 // classDelta sums a balance's entries at addr per =_τ class, in the
@@ -239,6 +245,17 @@ func (d *detector) detect() error {
 		}
 		if ok {
 			d.claimed[c] = true
+			dets = append(dets, det)
+		}
+	}
+	// Nothing found: a bundle of everything one coalition settled
+	// (settle.go).
+	if len(dets) == 0 {
+		det, ok, err := d.settled()
+		if err != nil {
+			return err
+		}
+		if ok {
 			dets = append(dets, det)
 		}
 	}
@@ -560,10 +577,21 @@ func (a *Analysis) distribute(cfg *Config) {
 				}
 			}
 		}
+		for _, t := range a.Detections[i].Legs {
+			last[i] = max(last[i], t.Pos)
+		}
+	}
+	leg := map[*Transfer]bool{}
+	for i := range a.Detections {
+		for _, t := range a.Detections[i].Legs {
+			leg[t] = true
+		}
 	}
 	left := a.Leftover[:0]
 	for _, t := range a.Leftover {
 		switch {
+		case leg[t]:
+			continue
 		case m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.InCoalition(t.From):
 			a.Builder = append(a.Builder, t)
 			continue
@@ -678,6 +706,18 @@ func (d *Detection) reading() string {
 		ids[i] = "C" + strconv.Itoa(int(c.ID))
 	}
 	s := "reading " + strings.Join(ids, " + ")
+	if len(d.Legs) > 0 {
+		if len(ids) == 0 {
+			s = "reading"
+		} else {
+			s += " and"
+		}
+		pos := make([]string, len(d.Legs))
+		for i, t := range d.Legs {
+			pos[i] = "#" + strconv.Itoa(int(t.Pos))
+		}
+		s += " the leftovers " + strings.Join(pos, " ")
+	}
 	if d.Start >= 0 {
 		s += " from #" + strconv.Itoa(int(d.Start))
 	}

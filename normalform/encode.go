@@ -14,7 +14,7 @@ import (
 )
 
 // EncodingVersion versions EncodeNF's format.
-const EncodingVersion = 3
+const EncodingVersion = 4
 
 // EncodeNF encodes an analysis compactly: the transaction's metadata, its
 // transfers, the normal form (chains as their rule trees), the verdict,
@@ -269,6 +269,10 @@ func (e *encoder) detections(b []byte, a *Analysis) []byte {
 		for _, c := range det.Chains {
 			u(uint64(c.ID))
 		}
+		u(uint64(len(det.Legs)))
+		for _, t := range det.Legs {
+			u(uint64(t.Pos))
+		}
 		u(uint64(det.Start + 1))
 		b = appendBool(b, det.Gain.Neg)
 		b = appendU256(b, &det.Gain.Abs)
@@ -319,7 +323,10 @@ func (d *decoder) detections(a *Analysis) {
 			}
 			det.Chains = append(det.Chains, c)
 		}
-		if len(det.Chains) == 0 {
+		for k := d.small(nt + 1); k > 0 && d.err == nil; k-- {
+			det.Legs = append(det.Legs, d.transfer())
+		}
+		if len(det.Chains) == 0 && len(det.Legs) == 0 {
 			d.fail(errors.New("a detection reads no chain"))
 			return
 		}

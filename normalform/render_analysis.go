@@ -282,6 +282,7 @@ type DetectionJSON struct {
 	Unit    string      `json:"unit"`
 	Gain    string      `json:"gain"`
 	Chains  []int32     `json:"chains"`
+	Legs    []int32     `json:"legs"`  // trace positions of the leftovers a settled bundle reads
 	Start   *int32      `json:"start"` // trace position a rotated reading starts at; null when not rotated
 	Witness WitnessJSON `json:"witness"`
 }
@@ -365,6 +366,7 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 		for k, ch := range det.Chains {
 			dj.Chains[k] = ch.ID
 		}
+		dj.Legs = positions(det.Legs)
 		if det.Start >= 0 {
 			st := det.Start
 			dj.Start = &st

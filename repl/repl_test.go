@@ -16,8 +16,22 @@ import (
 )
 
 // The examples every test indexes: the mainnet bundles and the geth
-// scenarios (24 transactions).
+// scenarios, one transaction per file (exampleTxs).
 var examples = []string{"../examples/mainnet", "../examples/scenarios/geth"}
+
+// exampleTxs is how many transactions the examples hold.
+func exampleTxs(t *testing.T) int {
+	t.Helper()
+	n := 0
+	for _, d := range examples {
+		files, err := filepath.Glob(filepath.Join(d, "*.json"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: %d bundles, %v", d, len(files), err)
+		}
+		n += len(files)
+	}
+	return n
+}
 
 // testIndex ingests paths into a fresh index.
 func testIndex(t *testing.T, paths ...string) *index.Index {

@@ -18,7 +18,7 @@ import (
 
 const demoUsage = `usage: flowq demo [--index DIR] [--format table|json|csv]
 
-Indexes the bundled examples (four mainnet traces and twenty scenario
+Indexes the bundled examples (four mainnet traces and thirty-five scenario
 bundles of real contracts run on an in-process EVM; they are embedded in
 the binary) and runs the tour, a script of queries that shows each kind of
 question flowq answers. The demo index is kept, apart from your own

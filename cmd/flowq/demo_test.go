@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,18 +13,33 @@ import (
 	"github.com/flowq/flowq/index"
 )
 
+// demoTxs is how many transactions the demo ingests: the examples it
+// embeds, one per file (examples/mainnet and examples/scenarios/geth).
+func demoTxs(t *testing.T) int {
+	t.Helper()
+	n := 0
+	for _, d := range []string{"../../examples/mainnet", "../../examples/scenarios/geth"} {
+		files, err := filepath.Glob(filepath.Join(d, "*.json"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: %d bundles, %v", d, len(files), err)
+		}
+		n += len(files)
+	}
+	return n
+}
+
 func TestDemo(t *testing.T) {
 	idx := filepath.Join(t.TempDir(), "demo")
 	out, errs, code := flowq(t, nil, "", "demo", "--index", idx)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "24 transactions stored, 0 skipped (already indexed), 0 failed") {
+	if !strings.Contains(errs, fmt.Sprintf("%d transactions stored, 0 skipped (already indexed), 0 failed", demoTxs(t))) {
 		t.Errorf("ingest summary: %s", errs)
 	}
 	for _, want := range []string{
 		"flowq> count by verdict",
-		"arbitrage  9",
+		"arbitrage  20",
 		"flowq> arbitrages with profit over 0.01 WETH through at least three pools",
 		"flowq repl --index " + idx,
 	} {
@@ -33,7 +49,7 @@ func TestDemo(t *testing.T) {
 	}
 	// Again: nothing to ingest, the same answers.
 	out2, errs, code := flowq(t, nil, "", "demo", "--index", idx)
-	if code != 0 || !strings.Contains(errs, "0 transactions stored, 24 skipped") {
+	if code != 0 || !strings.Contains(errs, fmt.Sprintf("0 transactions stored, %d skipped", demoTxs(t))) {
 		t.Errorf("second demo: exit %d: %s", code, errs)
 	}
 	if out2 != out {
@@ -84,7 +100,7 @@ func TestDemoOldSchema(t *testing.T) {
 	setSchema(t, own, 2, 2)
 	out, errs, code := flowq(t, env, "", "demo")
 	if code != 0 || !strings.Contains(errs, "built by an earlier flowq (schema 2); building it again") ||
-		!strings.Contains(errs, "24 transactions stored") || !strings.Contains(out, "arbitrage  9") {
+		!strings.Contains(errs, fmt.Sprintf("%d transactions stored", demoTxs(t))) || !strings.Contains(out, "arbitrage  20") {
 		t.Fatalf("demo over an old index: exit %d\n%s\n%s", code, errs, out)
 	}
 

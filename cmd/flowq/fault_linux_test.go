@@ -50,5 +50,5 @@ func TestCommandsOnFullDisk(t *testing.T) {
 		t.Fatalf("ingest on a full disk: exit %d, %d lines on stderr, want 1 and a short message naming the lack of space:\n%s", code, lines, clipText(errs))
 	}
 	t.Logf("ingest on a full disk: %s", strings.TrimSpace(errs))
-	readOnlyCommands(t, dir, 24)
+	readOnlyCommands(t, dir, demoTxs(t))
 }

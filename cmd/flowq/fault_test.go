@@ -115,7 +115,7 @@ func clipText(s string) string {
 func TestCommandsAfterCrash(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
 	crashedIndex(t, dir)
-	readOnlyCommands(t, dir, 24)
+	readOnlyCommands(t, dir, demoTxs(t))
 	// The next ingest resumes as usual.
 	if _, errs, code := flowq(t, nil, "", "ingest", "--index", dir, "../../examples/mainnet", "../../examples/scenarios/geth"); code != 0 {
 		t.Fatalf("ingest after the crash: exit %d: %s", code, errs)

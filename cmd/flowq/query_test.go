@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,7 +39,7 @@ func TestQueryAndRun(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &row); err != nil {
 			t.Fatalf("%q: %v", l, err)
 		}
-		if row["verdict"] != "arbitrage" || row["pools"] < "3" || len(row["pools"]) != 1 {
+		if pools, err := strconv.Atoi(row["pools"]); row["verdict"] != "arbitrage" || err != nil || pools < 3 {
 			t.Errorf("row breaks the query: %v", row)
 		}
 	}

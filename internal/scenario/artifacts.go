@@ -28,8 +28,9 @@ type Artifact struct {
 
 // artifactFiles names the contracts the scenarios use and the build files
 // they come from (under the npm directory). The Uniswap (V2 and V3), WETH9 and
-// OpenZeppelin builds are the npm packages' own, unmodified; Bot and
-// Executor are this project's, compiled by compile.js.
+// OpenZeppelin builds are the npm packages' own, unmodified; Bot,
+// Executor and the rest of build/ are this project's (contracts/*.sol),
+// compiled by compile.js.
 var artifactFiles = map[string]string{
 	"UniswapV2Factory":               "node_modules/@uniswap/v2-core/build/UniswapV2Factory.json",
 	"UniswapV2Pair":                  "node_modules/@uniswap/v2-core/build/UniswapV2Pair.json",
@@ -43,6 +44,16 @@ var artifactFiles = map[string]string{
 	"UniswapV3Pool":                  "node_modules/@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json",
 	"Bot":                            "build/Bot.json",
 	"Executor":                       "build/Executor.json",
+	// The issue-14 scenarios' contracts (contracts/*.sol, compile.js).
+	"PoolFirstExecutor": "build/PoolFirstExecutor.json",
+	"FlashCascade":      "build/FlashCascade.json",
+	"WrapArb":           "build/WrapArb.json",
+	"Controller":        "build/Controller.json",
+	"ArbExecutor":       "build/ArbExecutor.json",
+	"PayoutBot":         "build/PayoutBot.json",
+	"FlashLender":       "build/FlashLender.json",
+	"FlashBorrower":     "build/FlashBorrower.json",
+	"SandwichBot":       "build/SandwichBot.json",
 }
 
 // NPMDir is the directory holding package.json, node_modules and build:

@@ -85,14 +85,41 @@ func TestLiveBundlesMatchExamples(t *testing.T) {
 	}
 }
 
-// TestLiveSetupBlocksBothShapes fetches the setup blocks (many
-// transactions each: contract creations, CREATE2 pair creations, mints,
-// transfers, approvals) in the geth and flat modes and checks that every
-// transaction decodes, and to the same transfers and T0 in both shapes.
+// blockRanges returns the maximal runs of consecutive blocks in [1, the
+// last scenario's block] that hold scenarios (scenario true) or do not
+// (the setup blocks of each phase).
+func blockRanges(env *Env, scenario bool) [][2]uint64 {
+	holds := map[uint64]bool{}
+	for _, r := range env.Ran {
+		holds[r.Block] = true
+	}
+	var out [][2]uint64
+	last := env.Ran[len(env.Ran)-1].Block
+	for n := uint64(1); n <= last; n++ {
+		if holds[n] != scenario {
+			continue
+		}
+		if k := len(out); k > 0 && out[k-1][1] == n-1 {
+			out[k-1][1] = n
+		} else {
+			out = append(out, [2]uint64{n, n})
+		}
+	}
+	return out
+}
+
+// TestLiveSetupBlocksBothShapes fetches the setup blocks of both phases
+// (many transactions each: contract creations, CREATE2 pair creations,
+// mints, transfers, approvals) in the geth and flat modes and checks that
+// every transaction decodes, and to the same transfers and T0 in both
+// shapes.
 func TestLiveSetupBlocksBothShapes(t *testing.T) {
 	env := live(t)
 	ctx := context.Background()
-	to := env.Ran[0].Block - 1
+	ranges := blockRanges(env, false)
+	if len(ranges) != 2 {
+		t.Errorf("setup block ranges %v, want one per phase", ranges)
+	}
 	decoded := map[fetch.Mode]map[string]*normalform.Tx{}
 	for _, mode := range []fetch.Mode{fetch.Geth, fetch.Flat} {
 		decoded[mode] = map[string]*normalform.Tx{}
@@ -100,16 +127,21 @@ func TestLiveSetupBlocksBothShapes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = c.Blocks(ctx, 1, to, func(n uint64, bundle []byte) error {
-			res := trace.Decode(bundle, trace.Options{Source: fmt.Sprintf("%s block %d", mode, n)})
-			for _, e := range res.Errors {
-				t.Errorf("%v", e)
+		for _, r := range ranges {
+			err = c.Blocks(ctx, r[0], r[1], func(n uint64, bundle []byte) error {
+				res := trace.Decode(bundle, trace.Options{Source: fmt.Sprintf("%s block %d", mode, n)})
+				for _, e := range res.Errors {
+					t.Errorf("%v", e)
+				}
+				for _, tx := range res.Txs {
+					decoded[mode][tx.Meta.Hash.Hex()] = tx
+				}
+				return nil
+			})
+			if err != nil {
+				break
 			}
-			for _, tx := range res.Txs {
-				decoded[mode][tx.Meta.Hash.Hex()] = tx
-			}
-			return nil
-		})
+		}
 		c.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -130,44 +162,64 @@ func TestLiveSetupBlocksBothShapes(t *testing.T) {
 	}
 }
 
-// TestLiveBlockRange fetches the scenario blocks as a block range (the
+// TestLiveBlockRange fetches the scenario blocks as block ranges (the
 // path of `flowq fetch --blocks`), in the geth and flat modes, and checks
-// that each block decodes to the saved scenario's transaction.
+// that each block decodes to its saved scenarios' transactions, in order
+// (the sandwich's three legs share a block).
 func TestLiveBlockRange(t *testing.T) {
 	env := live(t)
 	ctx := context.Background()
-	byBlock := map[uint64]Ran{}
+	byBlock := map[uint64][]Ran{}
 	for _, r := range env.Ran {
-		byBlock[r.Block] = r
+		byBlock[r.Block] = append(byBlock[r.Block], r)
 	}
-	from, to := env.Ran[0].Block, env.Ran[len(env.Ran)-1].Block
 	for _, mode := range []fetch.Mode{fetch.Geth, fetch.Flat} {
 		c, err := fetch.Dial(ctx, env.Node.URL(), fetch.Options{Mode: mode, Concurrency: 3, BatchSize: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := 0
-		err = c.Blocks(ctx, from, to, func(n uint64, bundle []byte) error {
-			seen++
-			r, ok := byBlock[n]
-			if !ok {
-				t.Errorf("unexpected block %d", n)
+		sub := map[fetch.Mode]string{fetch.Geth: "geth", fetch.Flat: "parity"}[mode]
+		seen, want := 0, 0
+		for _, rg := range blockRanges(env, true) {
+			want += int(rg[1] - rg[0] + 1)
+			err = c.Blocks(ctx, rg[0], rg[1], func(n uint64, bundle []byte) error {
+				seen++
+				rs, ok := byBlock[n]
+				if !ok {
+					t.Errorf("unexpected block %d", n)
+					return nil
+				}
+				res := trace.Decode(bundle, trace.Options{Source: fmt.Sprintf("%s block %d", mode, n)})
+				for _, e := range res.Errors {
+					t.Errorf("%v", e)
+				}
+				if len(res.Txs) != len(rs) {
+					t.Errorf("%s block %d: decoded %d transactions, want %d", mode, n, len(res.Txs), len(rs))
+					return nil
+				}
+				for i, r := range rs {
+					got := res.Txs[i]
+					if got.Meta.Hash != r.Hash {
+						t.Errorf("%s block %d: transaction %d is %s, want %s (%s)", mode, n, i, got.Meta.Hash.Hex(), r.Hash.Hex(), r.Name)
+						continue
+					}
+					want := decodeOne(t, filepath.Join(examplesDir, sub, r.Name+".json"), r.Hash.Hex())
+					if err := sameTx(got, want); err != nil {
+						t.Errorf("%s block %d (%s): %v", mode, n, r.Name, err)
+					}
+				}
 				return nil
+			})
+			if err != nil {
+				break
 			}
-			sub := map[fetch.Mode]string{fetch.Geth: "geth", fetch.Flat: "parity"}[mode]
-			got := decodeBytes(t, "block", bundle, r.Hash.Hex())
-			want := decodeOne(t, filepath.Join(examplesDir, sub, r.Name+".json"), r.Hash.Hex())
-			if err := sameTx(got, want); err != nil {
-				t.Errorf("%s block %d (%s): %v", mode, n, r.Name, err)
-			}
-			return nil
-		})
+		}
 		c.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if seen != int(to-from+1) {
-			t.Errorf("%s: %d blocks delivered, want %d", mode, seen, to-from+1)
+		if seen != want {
+			t.Errorf("%s: %d blocks delivered, want %d", mode, seen, want)
 		}
 	}
 }

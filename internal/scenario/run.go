@@ -6,12 +6,14 @@
 // in-process go-ethereum node (internal/evmnode) and read back over its
 // JSON-RPC with flowq's fetcher (index/fetch).
 //
-// Each scenario is one transaction in its own block, with a known truth:
-// its class, and the gross balance change of every tracked address in every
-// tracked token, read from the chain at the block before and after
-// (Truth). Generate writes the bundles (geth callTracer shape and the
-// Parity shape of geth's flatCallTracer, each with its receipt and block
-// header) and truth.json to examples/scenarios; the generator is
+// Each scenario is one transaction, in its own block (the legs of a
+// sandwich share one), with a known truth: its class, and the gross balance
+// change of every tracked address in every tracked token, read from the
+// chain at the block before and after (Truth; between the transactions of
+// a shared block, at the state the node replays the block to). Generate
+// writes the bundles (geth callTracer shape and the Parity shape of geth's
+// flatCallTracer, each with its receipt and block header) and truth.json
+// to examples/scenarios; the generator is
 // `go run ./internal/scenario/cmd/gen`.
 //
 // The chain is deterministic (see evmnode), so the same code gives the
@@ -28,6 +30,7 @@ import (
 	"path/filepath"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/internal/evmnode"
@@ -39,11 +42,14 @@ type Options struct {
 	Verbose bool   // go-ethereum's log
 }
 
-// Ran is a scenario that ran: its transaction and block.
+// Ran is a scenario that ran: its transaction and block, its index in the
+// block and how many transactions the block holds.
 type Ran struct {
 	Scenario
-	Hash  common.Hash
-	Block uint64
+	Hash     common.Hash
+	Block    uint64
+	Index    int
+	BlockTxs int
 }
 
 // Env is a running node with every scenario mined on it.
@@ -93,14 +99,28 @@ func Start(ctx context.Context, opt Options) (env *Env, err error) {
 	defer recovered(&err)
 	w := newWorld(ctx, node, rpc, art)
 	e.World = w
-	w.setup()
-	for _, sc := range Scenarios() {
-		tx := sc.build(w)
-		b, r := w.mineOne(tx)
-		if (r.Status == 1) != (sc.Name != "reverted_attempt") {
-			return nil, fmt.Errorf("scenario %s: transaction %s has status %d%s", sc.Name, tx.Hash().Hex(), r.Status, e.why(ctx, tx.Hash()))
+	for _, p := range phases() {
+		p.setup(w)
+		var scs []Scenario
+		var txs []*types.Transaction
+		for i, sc := range p.scenarios {
+			if sc.SameBlock && i == 0 {
+				return nil, fmt.Errorf("scenario %s: SameBlock on a phase's first scenario", sc.Name)
+			}
+			scs, txs = append(scs, sc), append(txs, sc.build(w))
+			if i+1 < len(p.scenarios) && p.scenarios[i+1].SameBlock {
+				continue
+			}
+			b, rs := w.mineBlock(txs)
+			for j, sc := range scs {
+				h := txs[j].Hash()
+				if (rs[j].Status == 1) != (sc.Name != "reverted_attempt") {
+					return nil, fmt.Errorf("scenario %s: transaction %s has status %d%s", sc.Name, h.Hex(), rs[j].Status, e.why(ctx, h))
+				}
+				e.Ran = append(e.Ran, Ran{Scenario: sc, Hash: h, Block: b.NumberU64(), Index: j, BlockTxs: len(txs)})
+			}
+			scs, txs = nil, nil
 		}
-		e.Ran = append(e.Ran, Ran{Scenario: sc, Hash: tx.Hash(), Block: b.NumberU64()})
 	}
 	return e, nil
 }
@@ -145,13 +165,29 @@ func (e *Env) Close() {
 func (e *Env) Truth(ctx context.Context) (t *Truth, err error) {
 	defer recovered(&err)
 	w := e.World
-	snaps := map[uint64]snapshot{}
-	snap := func(n uint64) snapshot {
-		if s, ok := snaps[n]; ok {
+	// snap(n, i) is the state before transaction i of block n (i = the
+	// block's transaction count: after the block). Block boundaries are
+	// read at the blocks themselves; the states between a block's
+	// transactions with debug_traceCall's txIndex (the state the node
+	// replays the block to, as it does to trace a transaction).
+	type at struct {
+		n uint64
+		i int
+	}
+	snaps := map[at]snapshot{}
+	snap := func(n uint64, i, txs int) snapshot {
+		k := at{n, i}
+		switch i {
+		case 0:
+			k = at{n - 1, -1}
+		case txs:
+			k = at{n, -1}
+		}
+		if s, ok := snaps[k]; ok {
 			return s
 		}
-		s := w.readSnapshot(ctx, n)
-		snaps[n] = s
+		s := w.readSnapshot(ctx, k.n, k.i)
+		snaps[k] = s
 		return s
 	}
 	addrs, toks := w.tracked()
@@ -168,12 +204,16 @@ func (e *Env) Truth(ctx context.Context) (t *Truth, err error) {
 		t.Tokens = append(t.Tokens, tk.Key())
 	}
 	for _, r := range e.Ran {
-		tc := w.truthOf(ctx, r.Scenario, r.Hash, snap(r.Block-1), snap(r.Block))
+		tc := w.truthOf(ctx, r, snap(r.Block, r.Index, r.BlockTxs), snap(r.Block, r.Index+1, r.BlockTxs))
 		if err := checkTruth(tc); err != nil {
 			return nil, err
 		}
 		t.Scenarios = append(t.Scenarios, tc)
-		delete(snaps, r.Block-1)
+		for k := range snaps {
+			if k.n < r.Block {
+				delete(snaps, k)
+			}
+		}
 	}
 	return t, nil
 }

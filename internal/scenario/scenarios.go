@@ -20,7 +20,45 @@ type Scenario struct {
 	// when Class is "none").
 	Origin string
 	Notes  string
-	build  func(w *World) *types.Transaction
+	// Gain: the truth also lists origin_gain, the origin's whole gain
+	// before it paid the builder and its payouts (set on the scenarios of
+	// flows.go).
+	Gain bool
+	// Payees name the addresses the origin pays part of its gain to (an
+	// owner's wallet, a cold wallet): the truth lists what each received
+	// as a payout.
+	Payees []string
+	// SameBlock: the transaction goes in the block of the scenario before
+	// it (a sandwich's legs). Its build runs before that block is mined,
+	// so it must not read state the earlier legs change.
+	SameBlock bool
+	build     func(w *World) *types.Transaction
+}
+
+// phase is a setup followed by the scenarios that run after it. The
+// scenarios added later run in a second phase, after every earlier
+// scenario, so that the earlier ones keep their blocks, addresses and
+// bytes.
+type phase struct {
+	setup     func(w *World)
+	scenarios []Scenario
+}
+
+func phases() []phase {
+	return []phase{
+		{(*World).setup, baseScenarios()},
+		{(*World).setupFlows, flowScenarios()},
+	}
+}
+
+// Scenarios lists the scenarios in the order they run: each in its own
+// block after its phase's setup blocks, but for the SameBlock ones.
+func Scenarios() []Scenario {
+	var out []Scenario
+	for _, p := range phases() {
+		out = append(out, p.scenarios...)
+	}
+	return out
 }
 
 const scenarioGas = 4_000_000
@@ -124,9 +162,9 @@ func (w *World) star(target string, arms []string, wethOut *big.Int, wethIn []*b
 	return top, new(big.Int).Sub(wethOut, spent)
 }
 
-// Scenarios lists the scenarios in the order they run (each in its own
-// block, after the setup blocks).
-func Scenarios() []Scenario {
+// baseScenarios are the first phase's scenarios, each in its own block
+// after the setup blocks.
+func baseScenarios() []Scenario {
 	return []Scenario{
 		{
 			Name:        "two_pool_arb",

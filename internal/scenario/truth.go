@@ -47,12 +47,18 @@ type TruthCase struct {
 	Geth   string `json:"geth_bundle"`
 	Parity string `json:"parity_bundle"`
 
-	Tx     string `json:"tx"`
-	Block  uint64 `json:"block"`
-	Type   uint64 `json:"tx_type"`
-	From   string `json:"from"`
-	To     string `json:"to"`
-	Status string `json:"status"` // success | failed
+	Tx    string `json:"tx"`
+	Block uint64 `json:"block"`
+	// TxIndex and BlockTxs are written when the block holds several
+	// scenario transactions (a sandwich's legs): the transaction's index in
+	// it and how many it holds. Its balances before and after are those
+	// around the transaction, not around the block.
+	TxIndex  *int   `json:"tx_index,omitempty"`
+	BlockTxs int    `json:"block_txs,omitempty"`
+	Type     uint64 `json:"tx_type"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Status   string `json:"status"` // success | failed
 
 	// Class is the expected classification: "arbitrage" or "none".
 	Class string `json:"class"`
@@ -61,6 +67,14 @@ type TruthCase struct {
 	Origin     string            `json:"origin,omitempty"`
 	OriginName string            `json:"origin_name,omitempty"`
 	Profit     map[string]string `json:"gross_profit,omitempty"`
+	// Gain (written for the scenarios that set Scenario.Gain) is the
+	// origin's whole gain from its trade: Gross[Origin] with the coinbase
+	// payment (which the origin makes, by design) and the payouts added
+	// back, the native asset folded into the wrapped native (WETH).
+	Gain map[string]string `json:"origin_gain,omitempty"`
+	// Payouts are what the scenario's payees (an owner's wallet, a cold
+	// wallet) received from the origin: their gross change, per token.
+	Payouts []Payout `json:"payouts,omitempty"`
 
 	GasUsed           uint64 `json:"gas_used"`
 	EffectiveGasPrice string `json:"effective_gas_price"`
@@ -77,6 +91,14 @@ type TruthCase struct {
 	// before, with the gas cost added back at From and the priority fees
 	// taken off at the coinbase). Only non-zero entries are listed.
 	Gross map[string]map[string]string `json:"gross"`
+}
+
+// Payout is a part of the origin's gain paid to another address.
+type Payout struct {
+	To     string `json:"to"`
+	ToName string `json:"to_name"`
+	Token  string `json:"token"`
+	Amount string `json:"amount"`
 }
 
 // snapshot is every tracked balance at one block.
@@ -111,75 +133,129 @@ func (w *World) tracked() ([]common.Address, []normalform.Token) {
 	return addrs, toks
 }
 
-// readSnapshot reads all tracked balances at block n over JSON-RPC:
-// eth_getBalance for the native asset, balanceOf for ERC-20 tokens and LP
-// tokens, ownerOf for ERC-721 ids, balanceOf(account, id) for ERC-1155.
-func (w *World) readSnapshot(ctx context.Context, n uint64) snapshot {
+// readSnapshot reads all tracked balances over JSON-RPC, at the end of
+// block n (txIndex < 0) or before its transaction txIndex: eth_getBalance
+// for the native asset, balanceOf for ERC-20 tokens and LP tokens, ownerOf
+// for ERC-721 ids, balanceOf(account, id) for ERC-1155. Inside a block the
+// same calls go through debug_traceCall with its txIndex, which runs them
+// on the state the node replays the block to; a native balance is read
+// there by a call to balanceReaderCode (placed by a state override), the
+// result being the call tracer's output.
+func (w *World) readSnapshot(ctx context.Context, n uint64, txIndex int) snapshot {
 	addrs, toks := w.tracked()
 	block := hexutil.EncodeUint64(n)
+	where := fmt.Sprintf("block %d", n)
+	if txIndex >= 0 {
+		where = fmt.Sprintf("block %d before transaction %d", n, txIndex)
+	}
 	snap := snapshot{}
+	// read is one value: a native balance (out) or call output (raw),
+	// directly or as a traced call's output (frame).
+	type read struct {
+		out   *hexutil.Big
+		raw   *hexutil.Bytes
+		frame *tracedCall
+	}
+	var reqs []fetch.Request
+	call := func(to common.Address, data []byte) *read {
+		if txIndex < 0 {
+			r := &read{raw: new(hexutil.Bytes)}
+			reqs = append(reqs, fetch.Request{Method: "eth_call", Args: []any{callArgs{To: to, Data: data}, block}, Result: r.raw})
+			return r
+		}
+		r := &read{frame: new(tracedCall)}
+		cfg := map[string]any{"tracer": "callTracer", "txIndex": hexutil.Uint(txIndex)}
+		if to == balanceReader {
+			cfg["stateOverrides"] = map[common.Address]map[string]any{balanceReader: {"code": hexutil.Bytes(balanceReaderCode)}}
+		}
+		reqs = append(reqs, fetch.Request{Method: "debug_traceCall", Args: []any{callArgs{To: to, Data: data}, block, cfg}, Result: r.frame})
+		return r
+	}
 	type slot struct {
 		a   common.Address
 		key string
-		out *hexutil.Big
-		raw *hexutil.Bytes
+		r   *read
 	}
-	var slots []*slot
-	var reqs []fetch.Request
+	var slots []slot
 	for _, a := range addrs {
 		snap[a] = map[string]*big.Int{}
 		for _, t := range toks {
-			s := &slot{a: a, key: t.Key()}
+			var r *read
 			switch t.Kind {
 			case normalform.Native:
-				s.out = new(hexutil.Big)
-				reqs = append(reqs, fetch.Request{Method: "eth_getBalance", Args: []any{a, block}, Result: s.out})
+				if txIndex < 0 {
+					r = &read{out: new(hexutil.Big)}
+					reqs = append(reqs, fetch.Request{Method: "eth_getBalance", Args: []any{a, block}, Result: r.out})
+				} else {
+					r = call(balanceReader, common.LeftPadBytes(a.Bytes(), 32))
+				}
 			case normalform.Fungible:
-				s.raw = new(hexutil.Bytes)
-				reqs = append(reqs, fetch.Request{Method: "eth_call", Args: []any{callArgs{To: t.Addr, Data: w.pack("ERC20", "balanceOf", a)}, block}, Result: s.raw})
+				r = call(t.Addr, w.pack("ERC20", "balanceOf", a))
 			case normalform.Multi1155:
-				s.raw = new(hexutil.Bytes)
-				reqs = append(reqs, fetch.Request{Method: "eth_call", Args: []any{callArgs{To: t.Addr, Data: w.pack("ERC1155PresetMinterPauser", "balanceOf", a, t.ID.ToBig())}, block}, Result: s.raw})
+				r = call(t.Addr, w.pack("ERC1155PresetMinterPauser", "balanceOf", a, t.ID.ToBig()))
 			case normalform.NFT721:
 				continue // below, once per id
 			}
-			slots = append(slots, s)
+			slots = append(slots, slot{a, t.Key(), r})
 		}
 	}
 	type owner struct {
 		key string
-		raw *hexutil.Bytes
+		r   *read
 	}
 	var owners []owner
 	for _, t := range toks {
 		if t.Kind != normalform.NFT721 {
 			continue
 		}
-		o := owner{key: t.Key(), raw: new(hexutil.Bytes)}
-		owners = append(owners, o)
-		reqs = append(reqs, fetch.Request{Method: "eth_call", Args: []any{callArgs{To: t.Addr, Data: w.pack("ERC721PresetMinterPauserAutoId", "ownerOf", t.ID.ToBig())}, block}, Result: o.raw})
+		owners = append(owners, owner{t.Key(), call(t.Addr, w.pack("ERC721PresetMinterPauserAutoId", "ownerOf", t.ID.ToBig()))})
 	}
 	const chunk = 1000 // go-ethereum's default batch limit
 	for lo := 0; lo < len(reqs); lo += chunk {
 		if err := w.rpc.Batch(ctx, reqs[lo:min(lo+chunk, len(reqs))]); err != nil {
-			fail("reading balances at block %d: %v", n, err)
+			fail("reading balances at %s: %v", where, err)
 		}
+	}
+	bytesOf := func(r *read) []byte {
+		if r.frame == nil {
+			return *r.raw
+		}
+		if r.frame.Error != "" {
+			fail("reading balances at %s: a call to %s failed: %s", where, r.frame.To.Hex(), r.frame.Error)
+		}
+		return r.frame.Output
 	}
 	for _, s := range slots {
-		if s.out != nil {
-			snap[s.a][s.key] = (*big.Int)(s.out)
+		if s.r.out != nil {
+			snap[s.a][s.key] = (*big.Int)(s.r.out)
 			continue
 		}
-		snap[s.a][s.key] = new(big.Int).SetBytes(*s.raw)
+		snap[s.a][s.key] = new(big.Int).SetBytes(bytesOf(s.r))
 	}
 	for _, o := range owners {
-		who := common.BytesToAddress(*o.raw)
+		who := common.BytesToAddress(bytesOf(o.r))
 		if _, ok := snap[who]; ok {
 			snap[who][o.key] = big.NewInt(1)
 		}
 	}
 	return snap
 }
+
+// tracedCall is the part of a callTracer frame the snapshot reads.
+type tracedCall struct {
+	To     common.Address `json:"to"`
+	Output hexutil.Bytes  `json:"output"`
+	Error  string         `json:"error"`
+}
+
+// balanceReader is where a state override places balanceReaderCode for
+// debug_traceCall: an address no scenario uses.
+var balanceReader = common.HexToAddress("0x0000000000000000000000000000000000ba1a2e")
+
+// balanceReaderCode returns the native balance of the address in its
+// call data's first word: PUSH1 0 CALLDATALOAD BALANCE PUSH1 0 MSTORE
+// PUSH1 32 PUSH1 0 RETURN.
+var balanceReaderCode = []byte{0x60, 0x00, 0x35, 0x31, 0x60, 0x00, 0x52, 0x60, 0x20, 0x60, 0x00, 0xf3}
 
 // receiptFacts is what the truth reads from the receipt and header.
 type receiptFacts struct {
@@ -190,10 +266,13 @@ type receiptFacts struct {
 	From              common.Address `json:"from"`
 	To                common.Address `json:"to"`
 	BlockNumber       hexutil.Uint64 `json:"blockNumber"`
+	TransactionIndex  hexutil.Uint64 `json:"transactionIndex"`
 }
 
-// truthOf computes a scenario's truth from the snapshots around its block.
-func (w *World) truthOf(ctx context.Context, sc Scenario, hash common.Hash, before, after snapshot) TruthCase {
+// truthOf computes a scenario's truth from the snapshots around its
+// transaction.
+func (w *World) truthOf(ctx context.Context, ran Ran, before, after snapshot) TruthCase {
+	sc, hash := ran.Scenario, ran.Hash
 	var r receiptFacts
 	if err := w.rpc.Call(ctx, &r, "eth_getTransactionReceipt", hash); err != nil {
 		fail("receipt of %s: %v", sc.Name, err)
@@ -221,6 +300,13 @@ func (w *World) truthOf(ctx context.Context, sc Scenario, hash common.Hash, befo
 	}
 	if r.Status != 1 {
 		tc.Status = "failed"
+	}
+	if int(r.TransactionIndex) != ran.Index || uint64(r.BlockNumber) != ran.Block {
+		fail("scenario %s: the receipt puts it at block %d index %d, the run at block %d index %d", sc.Name, r.BlockNumber, r.TransactionIndex, ran.Block, ran.Index)
+	}
+	if ran.BlockTxs > 1 {
+		i := ran.Index
+		tc.TxIndex, tc.BlockTxs = &i, ran.BlockTxs
 	}
 	nativeKey := normalform.NativeToken.Key()
 	coinbasePay := new(big.Int)
@@ -267,7 +353,55 @@ func (w *World) truthOf(ctx context.Context, sc Scenario, hash common.Hash, befo
 			tc.Profit = map[string]string{}
 		}
 	}
+	for _, p := range sc.Payees {
+		a := lower(w.A(p))
+		var keys []string
+		for k := range tc.Gross[a] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			tc.Payouts = append(tc.Payouts, Payout{To: a, ToName: p, Token: k, Amount: tc.Gross[a][k]})
+		}
+	}
+	if sc.Gain {
+		tc.Gain = originGain(tc)
+	}
 	return tc
+}
+
+// originGain is Gross[Origin] with the coinbase payment and the payouts
+// added back, the native asset folded into WETH; zero entries dropped.
+func originGain(tc TruthCase) map[string]string {
+	native, weth := normalform.NativeToken.Key(), normalform.FungibleToken(MainnetWETH).Key()
+	sum := map[string]*big.Int{}
+	add := func(k, v string) {
+		if k == native {
+			k = weth
+		}
+		x, ok := new(big.Int).SetString(v, 10)
+		if !ok {
+			fail("scenario %s: bad amount %q", tc.Name, v)
+		}
+		if sum[k] == nil {
+			sum[k] = new(big.Int)
+		}
+		sum[k].Add(sum[k], x)
+	}
+	for k, v := range tc.Gross[tc.Origin] {
+		add(k, v)
+	}
+	add(native, tc.CoinbasePayment)
+	for _, p := range tc.Payouts {
+		add(p.Token, p.Amount)
+	}
+	out := map[string]string{}
+	for k, v := range sum {
+		if v.Sign() != 0 {
+			out[k] = v.String()
+		}
+	}
+	return out
 }
 
 // checkTruth makes sure the chain did what the scenario meant to.
@@ -280,6 +414,12 @@ func checkTruth(tc TruthCase) error {
 		p, ok := new(big.Int).SetString(tc.Profit[weth], 10)
 		if !ok || p.Sign() <= 0 {
 			return fmt.Errorf("scenario %s: no WETH gain at %s (%v)", tc.Name, tc.OriginName, tc.Profit)
+		}
+		if tc.Gain != nil {
+			g, ok := new(big.Int).SetString(tc.Gain[weth], 10)
+			if !ok || g.Cmp(p) < 0 || len(tc.Gain) != 1 {
+				return fmt.Errorf("scenario %s: the origin's gain %v is not one WETH amount at least its gross %v", tc.Name, tc.Gain, tc.Profit)
+			}
 		}
 	case tc.Name == "reverted_attempt" && tc.Status != "failed":
 		return fmt.Errorf("scenario %s: expected a failed transaction", tc.Name)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
+	"github.com/flowq/flowq/normalform/witness"
 )
 
 // These tests run the engine on the saved scenario bundles and hold its
@@ -39,6 +40,37 @@ type expectation struct {
 	// netPositive: the design makes the net after gas positive (for a
 	// cycle at the principals); checked against the truth too.
 	netPositive bool
+
+	// The issue-14 scenarios (flows.go) add:
+	//
+	// origin: the name of the address where an arbitrage cycle closes
+	// (whether or not it is a principal).
+	origin string
+	// gain: the gross reported for the coalition of sender, recipient and
+	// origin is the truth's origin_gain (its builder payments and payouts
+	// added back), and the net is that less the gas and the builder
+	// payments (a payout is not a cost).
+	gain bool
+	// payouts: the truth's payouts are reported apart, not as leftovers.
+	payouts bool
+	// notAt: names of addresses where no arbitrage may be detected (a
+	// lender repaid with a fee).
+	notAt []string
+	// path: how the design expects the arbitrage to be found (the
+	// transaction's path, and the path of the detection at origin).
+	path normalform.Path
+}
+
+// flowArb is an arbitrage of flows.go: confirmed at origin, found by
+// path, with the truth's whole gain.
+func flowArb(origin string, path normalform.Path) expectation {
+	return expectation{verdict: normalform.VerdictArbitrage, tier: normalform.TierConfirmed, origin: origin, gain: true, netPositive: true, path: path}
+}
+
+// with returns e changed by f (to add fields to a flowArb).
+func (e expectation) with(f func(*expectation)) expectation {
+	f(&e)
+	return e
 }
 
 var (
@@ -78,6 +110,50 @@ var expectedVerdicts = map[string]expectation{
 	"nft_erc721":        noArb,
 	"nft_erc1155":       noArb,
 	"nft_erc1155_batch": noArb,
+
+	// Issue 14 (flows.go), from the issue's "Build" section; the path the
+	// design expects is named in each comment.
+	//
+	// Pool-first flash swaps: the executor's cycle, WETH out and in (path
+	// fixpoint, or rotation where the fixpoint reads the walk from the
+	// first pool); the builder payment a cost, the payout to the owner's
+	// wallet (or to the recipient) apart. The inner executor's gain covers
+	// the whole cost, gas and builder payment: arbitrage (path inner).
+	"v3_flash_first": flowArb("flash_executor", normalform.PathFixpoint).with(func(e *expectation) {
+		e.builder, e.payouts, e.reasons = true, true, []normalform.Reason{normalform.ReasonBuilder}
+	}),
+	"v2_flash_first": flowArb("flash_executor", normalform.PathFixpoint).with(func(e *expectation) {
+		e.builder, e.payouts, e.reasons = true, true, []normalform.Reason{normalform.ReasonBuilder}
+	}),
+	"v3_flash_first_inner": flowArb("inner_flash_executor", normalform.PathRotation).with(func(e *expectation) {
+		e.builder, e.payouts = true, true
+	}),
+	// Cascades: the cycles at the bot sum to a WETH gain and zero in every
+	// other token, whichever order they unwind in (path bundle).
+	"v2_cascade_3":      flowArb("cascade_bot", normalform.PathBundle),
+	"v2_cascade_5":      flowArb("cascade_bot", normalform.PathBundle),
+	"v2_cascade_3_fifo": flowArb("cascade_bot", normalform.PathBundle),
+	"v2_cascade_5_fifo": flowArb("cascade_bot", normalform.PathBundle),
+	// The sender's ETH makes a round trip; the bot's surplus is the gain
+	// (path rotation), the tip a builder payment.
+	"wrap_cycle_refund": flowArb("wrap_bot", normalform.PathRotation).with(func(e *expectation) {
+		e.builder, e.reasons = true, []normalform.Reason{normalform.ReasonBuilder}
+	}),
+	// The executor behind the controller keeps a gain that covers the
+	// transaction's whole cost (path inner).
+	"executor_controller": flowArb("arb_executor", normalform.PathInner),
+	// The bot's payout to its cold wallet is listed apart and does not
+	// lower the verdict.
+	"cold_wallet_payout": flowArb("payout_bot", normalform.PathFixpoint).with(func(e *expectation) { e.payouts = true }),
+	// Arbitrage at the borrower (the recipient); the lender, repaid with a
+	// fee in the token it lent, trades nothing.
+	"flash_loan_fee": flowArb("borrower", normalform.PathFixpoint).with(func(e *expectation) { e.notAt = []string{"lender"} }),
+	// The control: a loan repaid with a fee, nothing traded.
+	"flash_loan_repay_only": noArb.with(func(e *expectation) { e.notAt = []string{"lender", "borrower"} }),
+	// A sandwich's legs: none alone is an arbitrage.
+	"sandwich_front":  noArb,
+	"sandwich_victim": noArb,
+	"sandwich_back":   noArb,
 }
 
 // scenarioConfig is the engine's configuration for the scenario chain:
@@ -283,6 +359,18 @@ func checkDesignAgainstTruth(t *testing.T, tr *Truth, tc *TruthCase, exp expecta
 	if tc.Class != wantClass {
 		t.Errorf("the truth's class is %s, the table's %s", tc.Class, wantClass)
 	}
+	if tc.Class == "arbitrage" && exp.gain {
+		// The whole gain less the gas and the builder payment.
+		if tc.Gain == nil {
+			t.Fatalf("the truth has no origin_gain")
+		}
+		net := new(big.Int).Sub(dec(t, tc.Gain[normalform.AddrKey(MainnetWETH)]), dec(t, tc.GasCost))
+		net.Sub(net, dec(t, tc.CoinbasePayment))
+		if exp.netPositive != (net.Sign() > 0) {
+			t.Errorf("the design says net positive = %v; the chain: gain %v, gas %s, coinbase payment %s", exp.netPositive, tc.Gain, tc.GasCost, tc.CoinbasePayment)
+		}
+		return
+	}
 	if tc.Class != "arbitrage" || !exp.gross {
 		return // the net of an inner cycle's contract is not the sender's
 	}
@@ -306,11 +394,44 @@ func checkVerdict(t *testing.T, tr *Truth, tc *TruthCase, cfg *normalform.Config
 			t.Errorf("%s: reasons %v lack %s", shape, a.Reasons, r)
 		}
 	}
+	addrOf := func(name string) normalform.Address {
+		for a, n := range tr.Names {
+			if n == name {
+				return common.HexToAddress(a)
+			}
+		}
+		t.Fatalf("no address named %s in the truth", name)
+		return normalform.Address{}
+	}
+	for _, n := range exp.notAt {
+		for _, det := range a.Detections {
+			if det.Origin == addrOf(n) {
+				t.Errorf("%s: an arbitrage is detected at %s (path %s, gain %s)", shape, n, det.Path, det.Gain)
+			}
+		}
+	}
 	if exp.verdict == normalform.VerdictNone {
-		if cs := arbitrageCycles(a); len(cs) > 0 {
-			t.Errorf("%s: %d arbitrage cycles in a transaction with none", shape, len(cs))
+		if len(a.Detections) > 0 {
+			t.Errorf("%s: %d detections (path %s) in a transaction with none", shape, len(a.Detections), a.Path())
 		}
 		return
+	}
+	// Every detection has the independent checker's witness, which the
+	// checker verifies again over the decoded transfers.
+	for _, det := range a.Detections {
+		if det.Witness == nil {
+			t.Errorf("%s: a detection at %s (path %s) without a witness", shape, normalform.AddrKey(det.Origin), det.Path)
+			continue
+		}
+		if err := witness.Verify(normalform.CheckerTransfers(a.Tx.Transfers), cfg.TokenEq, det.Witness); err != nil {
+			t.Errorf("%s: the witness at %s does not verify: %v", shape, normalform.AddrKey(det.Origin), err)
+		}
+	}
+	if exp.path != normalform.PathNone && a.Path() != exp.path {
+		t.Errorf("%s: path %s, the design's %s", shape, a.Path(), exp.path)
+	}
+	if exp.origin != "" {
+		checkFlow(t, tr, tc, cfg, exp, shape, a, addrOf(exp.origin))
 	}
 	truthGross := truthFolded(t, tr, tc.Profit)
 	if exp.gross {
@@ -349,19 +470,83 @@ func checkVerdict(t *testing.T, tr *Truth, tc *TruthCase, cfg *normalform.Config
 	}
 	if exp.inner {
 		origin := common.HexToAddress(tc.Origin)
-		cs := arbitrageCycles(a)
-		if len(cs) != 1 {
-			t.Fatalf("%s: %d arbitrage cycles, want the inner one", shape, len(cs))
+		if len(a.Detections) != 1 {
+			t.Fatalf("%s: %d detections, want the inner one", shape, len(a.Detections))
 		}
-		c := cs[0]
-		if c.Origin() != origin {
-			t.Errorf("%s: the arbitrage cycle closes at %s, the truth's origin is %s (%s)", shape, normalform.AddrKey(c.Origin()), tc.Origin, tc.OriginName)
+		det := a.Detections[0]
+		if det.Origin != origin || det.Path != normalform.PathInner {
+			t.Errorf("%s: the arbitrage is detected at %s (path %s), the truth's origin is %s (%s), path inner", shape, normalform.AddrKey(det.Origin), det.Path, tc.Origin, tc.OriginName)
 		}
+		c := det.Chains[0]
 		if got := engineAt(t, cfg, c.Balance(), origin); !got.equal(truthGross) {
 			t.Errorf("%s: δ at %s %v, the chain's gross %v", shape, tc.OriginName, got, truthGross)
 		}
 		if a.Principal(origin) {
 			t.Errorf("%s: the inner origin %s is a principal", shape, tc.OriginName)
+		}
+	}
+}
+
+// checkFlow checks an issue-14 expectation: an arbitrage cycle at the
+// origin; the coalition's gross and net against the truth's whole gain;
+// payouts not left over.
+func checkFlow(t *testing.T, tr *Truth, tc *TruthCase, cfg *normalform.Config, exp expectation, shape string, a *normalform.Analysis, origin normalform.Address) {
+	t.Helper()
+	if common.HexToAddress(tc.Origin) != origin {
+		t.Fatalf("the table's origin %s is not the truth's %s", exp.origin, tc.OriginName)
+	}
+	var origins []string
+	found := false
+	for _, det := range a.Detections {
+		origins = append(origins, fmt.Sprintf("%s:%s", normalform.AddrKey(det.Origin), det.Path))
+		found = found || (det.Origin == origin && (exp.path == normalform.PathNone || det.Path == exp.path))
+	}
+	if !found {
+		t.Errorf("%s: no arbitrage detected at %s by path %s; detections (origin:path) %v", shape, exp.origin, exp.path, origins)
+	}
+	// The coalition: sender, recipient and origin, each counted once.
+	coalition := func(d normalform.Delta) amounts {
+		out := amounts{}
+		seen := map[normalform.Address]bool{}
+		for _, x := range []normalform.Address{a.Recipient, a.Sender, origin} {
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			for k, v := range engineAt(t, cfg, d, x) {
+				out.add(k, v)
+			}
+		}
+		return out
+	}
+	if exp.gain {
+		want := truthFolded(t, tr, tc.Gain)
+		if got := coalition(a.Gross); !got.equal(want) {
+			t.Errorf("%s: gross %v, the truth's gain at %s %v (builder payment and payouts added back)", shape, got, tc.OriginName, want)
+		}
+		wantNet := amounts{}
+		for k, v := range want {
+			wantNet.add(k, v)
+		}
+		wantNet.add(normalform.NativeToken.Key(), new(big.Int).Neg(dec(t, tc.GasCost)))
+		wantNet.add(normalform.NativeToken.Key(), new(big.Int).Neg(dec(t, tc.CoinbasePayment)))
+		if a.Net == nil {
+			t.Errorf("%s: net unknown with a receipt", shape)
+		} else if got := coalition(a.Net); !got.equal(wantNet) {
+			t.Errorf("%s: net %v, the truth's gain less gas and builder payment %v", shape, got, wantNet)
+		}
+	}
+	if exp.payouts {
+		if len(tc.Payouts) == 0 {
+			t.Fatalf("the truth lists no payouts")
+		}
+		for _, p := range tc.Payouts {
+			to := common.HexToAddress(p.To)
+			for _, x := range a.Leftover {
+				if x.From == origin && x.To == to {
+					t.Errorf("%s: the payout to %s (#%d, %s) is a leftover", shape, p.ToName, x.Pos, x.Amount.Dec())
+				}
+			}
 		}
 	}
 }

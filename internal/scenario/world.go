@@ -207,18 +207,19 @@ func (w *World) flush() {
 	w.queue, w.labels, w.queueGas = nil, nil, 0
 }
 
-// mineOne mines tx alone in a block and returns the block and receipt.
-func (w *World) mineOne(tx *types.Transaction) (*types.Block, *types.Receipt) {
+// mineBlock mines txs, in order, in one block of their own and returns the
+// block and its receipts.
+func (w *World) mineBlock(txs []*types.Transaction) (*types.Block, types.Receipts) {
 	w.flush()
-	b, err := w.node.Mine(w.ctx, tx)
+	b, err := w.node.Mine(w.ctx, txs...)
 	if err != nil {
 		fail("%v", err)
 	}
 	rs := w.node.Receipts(b.Hash())
-	if len(rs) != 1 {
-		fail("block %d has %d receipts", b.NumberU64(), len(rs))
+	if len(rs) != len(txs) {
+		fail("block %d has %d receipts for %d transactions", b.NumberU64(), len(rs), len(txs))
 	}
-	return b, rs[0]
+	return b, rs
 }
 
 // --- reading the chain over JSON-RPC --------------------------------------

@@ -1,0 +1,257 @@
+package normalform
+
+// Bundles of everything an origin settled. A bot that takes flash swaps
+// from several pools and pays each back while the callbacks unwind may
+// leave the fixpoint with no closed chain at all: when the pools are paid
+// in the order they lent (first paid first), each pool's walk runs
+// through the bot into the next pool, and what reaches the bot is open
+// chains and leftovers. The pieces still join, by balance continuity, at
+// the bot: summed over every transfer into and out of it they are a gain
+// in one token class and zero in every other. settled reads that sum.
+//
+// It runs only when the paths before it found nothing, and asks more of a
+// transaction than the other bundles do, since no R14 label anchors it:
+//   - the coalition (the principals, and one other address as origin when
+//     the principals alone do not settle) ends, over every transfer that
+//     crosses its boundary, with a positive balance in one =_τ class and
+//     zero in every other; builder payments (native value to the
+//     coinbase) and transfers in the gain's class to addresses that never
+//     send anything in the transaction (a cold wallet, a payout address)
+//     are set aside, as costs and payouts;
+//   - it trades: at least two addresses outside it exchange tokens of
+//     another class with it;
+//   - no token outside the native class is minted or burned in the
+//     transaction: a liquidation (a debt repaid, the borrower's receipt
+//     or debt token burned, the collateral sold) settles the same way, and
+//     is not an arbitrage;
+//   - the independent checker finds a Definition 5 witness at the origin.
+
+// maxSettleCandidates bounds the non-principal origins tried, so the
+// stage stays linear in the transfers.
+const maxSettleCandidates = 32
+
+type classKey struct {
+	addr Address
+	unit Token
+}
+
+// settled returns the bundle of everything one coalition settled, or
+// false.
+func (d *detector) settled() (Detection, bool, error) {
+	a := d.a
+	ts := a.Tx.Transfers
+	if len(ts) < 2 {
+		return Detection{}, false, nil
+	}
+	m := &a.Tx.Meta
+	for i := range ts {
+		t := &ts[i]
+		if t.Flags&(Mint|Burn) != 0 && d.cfg.Unit(t.Token) != NativeToken {
+			return Detection{}, false, nil
+		}
+	}
+	principals := a.Coalition()
+	if det, ok, err := d.settle(principals); ok || err != nil {
+		return det, ok, err
+	}
+	// Other origins: addresses that receive and send, in trace order of
+	// what they receive first, each with a positive balance in some class.
+	pos := map[Address]bool{}
+	flat := map[classKey]*Signed{}
+	var order []Address
+	for i := range ts {
+		t := &ts[i]
+		if t.Amount.IsZero() || t.From == t.To {
+			continue
+		}
+		for _, e := range [2]struct {
+			addr Address
+			neg  bool
+		}{{t.From, true}, {t.To, false}} {
+			k := classKey{e.addr, d.cfg.Unit(t.Token)}
+			s := flat[k]
+			if s == nil {
+				s = &Signed{}
+				flat[k] = s
+				if !e.neg && len(order) < 4*maxSettleCandidates {
+					order = append(order, e.addr)
+				}
+			}
+			if s.Add(&t.Amount, e.neg) {
+				return Detection{}, false, ErrOverflow
+			}
+		}
+	}
+	for k, s := range flat {
+		if s.Sign() > 0 {
+			pos[k.addr] = true
+		}
+	}
+	n := 0
+	tried := map[Address]bool{}
+	for _, o := range order {
+		if tried[o] || a.Principal(o) || o == m.Miner || !pos[o] || !d.sends(o) {
+			continue
+		}
+		tried[o] = true
+		if n++; n > maxSettleCandidates {
+			break
+		}
+		if det, ok, err := d.settle(append(principals[:len(principals):len(principals)], o)); ok || err != nil {
+			return det, ok, err
+		}
+	}
+	return Detection{}, false, nil
+}
+
+// settle checks one coalition k (its last member the origin when it is
+// not a principal).
+func (d *detector) settle(k []Address) (Detection, bool, error) {
+	a := d.a
+	m := &a.Tx.Meta
+	in := func(x Address) bool {
+		for _, y := range k {
+			if x == y {
+				return true
+			}
+		}
+		return false
+	}
+	// The coalition's balance per class over the transfers that cross its
+	// boundary, builder payments apart, and what it sent to sinks.
+	bal := map[Token]*Signed{}
+	toSink := map[Token]*Signed{}
+	acc := func(mp map[Token]*Signed, u Token, v *Signed) bool {
+		s := mp[u]
+		if s == nil {
+			s = &Signed{}
+			mp[u] = s
+		}
+		return s.AddSigned(v)
+	}
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		fi, ti := in(t.From), in(t.To)
+		if fi == ti || t.Amount.IsZero() {
+			continue
+		}
+		if fi && m.HasHeader && t.Token.Kind == Native && t.To == m.Miner {
+			continue
+		}
+		u := d.cfg.Unit(t.Token)
+		v := Signed{Neg: fi, Abs: t.Amount}
+		if acc(bal, u, &v) {
+			return Detection{}, false, ErrOverflow
+		}
+		if fi && !d.sends(t.To) {
+			if acc(toSink, u, &Signed{Abs: t.Amount}) {
+				return Detection{}, false, ErrOverflow
+			}
+		}
+	}
+	// One class positive once its sinks are added back (they are payouts),
+	// every other zero as it is.
+	var gain Signed
+	var unit Token
+	found := false
+	for u, s := range bal {
+		v := *s
+		if x := toSink[u]; x != nil && v.AddSigned(x) {
+			return Detection{}, false, ErrOverflow
+		}
+		if v.Sign() > 0 {
+			if found {
+				return Detection{}, false, nil
+			}
+			gain, unit, found = v, u, true
+		}
+	}
+	if !found {
+		return Detection{}, false, nil
+	}
+	for u, s := range bal {
+		if u != unit && s.Sign() != 0 {
+			return Detection{}, false, nil
+		}
+	}
+	// It trades with at least two outsiders in another class; the legs are
+	// the transfers across the boundary but the builder payments and those
+	// to sinks in the gain's class.
+	traders := map[Address]bool{}
+	var legs []*Transfer
+	first := -1
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		fi, ti := in(t.From), in(t.To)
+		if fi == ti || t.Amount.IsZero() {
+			continue
+		}
+		u := d.cfg.Unit(t.Token)
+		if fi && m.HasHeader && t.Token.Kind == Native && t.To == m.Miner {
+			continue
+		}
+		if fi && u == unit && !d.sends(t.To) {
+			continue // a payout, when it comes after the gain
+		}
+		if u != unit {
+			if fi {
+				traders[t.To] = true
+			} else {
+				traders[t.From] = true
+			}
+		} else if fi && first < 0 {
+			first = i
+		}
+		legs = append(legs, t)
+	}
+	if len(traders) < 2 || first < 0 {
+		return Detection{}, false, nil
+	}
+	// The origin: the non-principal member when there is one, else the
+	// principal that sends the gain's class first.
+	origin := k[len(k)-1]
+	if a.Principal(origin) {
+		origin = a.Tx.Transfers[first].From
+	}
+	tok := a.Tx.Transfers[first].Token
+	// The pieces of the normal form it reads: the chains at the root with a
+	// transfer across the coalition's boundary (complementary cycles are
+	// counted on their own); the rest are leftovers at the root.
+	var chains []*Chain
+	inChain := map[int32]bool{}
+	for _, n := range a.NF.Children {
+		c := n.Chain
+		if c == nil || c.Rule == Complementary {
+			continue
+		}
+		cts := c.Transfers(nil)
+		touches := false
+		for _, t := range cts {
+			touches = touches || in(t.From) != in(t.To)
+		}
+		if touches {
+			chains = append(chains, c)
+			for _, t := range cts {
+				inChain[t.Pos] = true
+			}
+		}
+	}
+	var left []*Transfer
+	for _, t := range legs {
+		if !inChain[t.Pos] {
+			left = append(left, t)
+		}
+	}
+	return Detection{Path: PathBundle, Origin: origin, Token: tok, Chains: chains, Legs: left, Start: -1, Gain: gain}, true, nil
+}
+
+// sends reports whether addr sends anything in the transaction.
+func (d *detector) sends(addr Address) bool {
+	if d.senders == nil {
+		d.senders = map[Address]bool{}
+		for i := range d.a.Tx.Transfers {
+			d.senders[d.a.Tx.Transfers[i].From] = true
+		}
+	}
+	return d.senders[addr]
+}
