@@ -15,7 +15,7 @@ import (
 )
 
 // RecordVersion is the version of the record encoding below.
-const RecordVersion = 3
+const RecordVersion = 4
 
 // Record is what the index keeps of one analysed transaction. Every
 // secondary key of the transaction is a function of its Record (keys), so
@@ -32,6 +32,9 @@ type Record struct {
 
 	Verdict normalform.Verdict
 	Tier    normalform.Tier
+	// Path is how the transaction's detections were found (normalform
+	// Analysis.Path); PathNone without detections.
+	Path    normalform.Path
 	Reasons []normalform.Reason
 
 	// Gross is the balance at the principals per token; Net the balance
@@ -62,7 +65,7 @@ type Record struct {
 	Latency time.Duration
 
 	// Partial is set on a record read by a header scan (Index.Filter):
-	// Hash, Loc, Status, Verdict, Tier, Reasons, Counts, Hashes,
+	// Hash, Loc, Status, Verdict, Tier, Path, Reasons, Counts, Hashes,
 	// CostsKnown, HasFrom, HasTo, AlgebraVersion and Latency are set, and
 	// From, To and Recipient when the scan asked for addresses; Gross,
 	// Net, GasUsed, Costs, Addresses, Tokens and NF are not.
@@ -91,7 +94,7 @@ func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
 	}
 	r := &Record{Hash: m.Hash, Loc: Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: m.Hash},
 		From: m.From, HasFrom: m.HasFrom, To: m.To, HasTo: m.HasTo, Recipient: a.Recipient, Status: m.Status,
-		Verdict: a.Verdict, Tier: a.Tier, Reasons: append([]normalform.Reason(nil), a.Reasons...),
+		Verdict: a.Verdict, Tier: a.Tier, Path: a.Path(), Reasons: append([]normalform.Reason(nil), a.Reasons...),
 		CostsKnown: a.Costs.Known, GasUsed: a.Costs.GasUsed, Costs: a.Costs.Total,
 		Counts: a.Counts(), Hashes: a.Hashes(), AlgebraVersion: normalform.AlgebraVersion,
 		NF: normalform.EncodeNF(a), Latency: latency}
@@ -183,7 +186,7 @@ func (r *Record) keys(enc []byte, id ids) []kv {
 
 // --- encoding ----------------------------------------------------------------
 //
-// A record value (version 3) is a header, which scans decode to filter
+// A record value (version 4) is a header, which scans decode to filter
 // and group without the rest, and a body:
 //
 //	u8      RecordVersion
@@ -193,7 +196,7 @@ func (r *Record) keys(enc []byte, id ids) []kv {
 //	hash    the transaction hash
 //	u8      flags: 1 from known, 2 to known, 4 costs known, 8 recipient
 //	        differs from to (recipient follows)
-//	u8      status, u8 verdict, u8 tier
+//	u8      status, u8 verdict, u8 tier, u8 path (normalform.Path)
 //	uvarint cycles, pools, hops, leftovers
 //	uvarint dictionary ids of the shape, tokens and family hashes
 //	hash    exact
@@ -229,7 +232,8 @@ const (
 // reasonCodes are the one-byte codes of the reasons; append only.
 var reasonCodes = []normalform.Reason{"", normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
 	normalform.ReasonFinalMixed, normalform.ReasonCostsUnknown, normalform.ReasonInnerCycle, normalform.ReasonBalanceMixed,
-	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder}
+	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder,
+	normalform.ReasonPayout, normalform.ReasonUnexplained, normalform.ReasonUnwitnessed}
 
 func reasonCode(r normalform.Reason) byte {
 	for i, c := range reasonCodes {
@@ -327,7 +331,7 @@ func (r *Record) encode() *encoded {
 	pre = binary.AppendUvarint(pre, uint64(r.Latency))
 	pre = append(pre, r.Hash[:]...)
 	f := r.flags()
-	pre = append(pre, f, byte(r.Status), byte(r.Verdict), byte(r.Tier))
+	pre = append(pre, f, byte(r.Status), byte(r.Verdict), byte(r.Tier), byte(r.Path))
 	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
 		pre = binary.AppendUvarint(pre, uint64(n))
 	}
@@ -656,7 +660,8 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d depth) (*Record, 
 	}
 	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
 	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
-	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain {
+	rec.Path = normalform.Path(r.u8())
+	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain || int(rec.Path) > len(normalform.Paths) {
 		r.fail()
 	}
 	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {

@@ -68,7 +68,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("tx %s: header: %v", rec.Hash.Hex(), err)
 			}
-			want := &Record{Hash: rec.Hash, Loc: rec.Loc, Status: rec.Status, Verdict: rec.Verdict, Tier: rec.Tier,
+			want := &Record{Hash: rec.Hash, Loc: rec.Loc, Status: rec.Status, Verdict: rec.Verdict, Tier: rec.Tier, Path: rec.Path,
 				Reasons: rec.Reasons, Counts: rec.Counts, Hashes: rec.Hashes, CostsKnown: rec.CostsKnown, HasFrom: rec.HasFrom,
 				HasTo: rec.HasTo, AlgebraVersion: rec.AlgebraVersion, Latency: rec.Latency, Partial: true}
 			if d == depthAddrs {

@@ -577,7 +577,9 @@ type Counts struct {
 func (a *Analysis) Counts() Counts {
 	c := Counts{Leftovers: len(a.Leftover)}
 	pools := map[Address]bool{}
+	closed := map[*Chain]bool{}
 	for _, ch := range a.Cycles {
+		closed[ch] = true
 		if !a.Counted(ch) {
 			continue
 		}
@@ -595,6 +597,36 @@ func (a *Analysis) Counts() Counts {
 		}
 		for _, t := range bodyTerm(ch, &prev) {
 			walk(t)
+		}
+	}
+	// A bundle of everything a coalition settled reads open chains and
+	// leftovers too: one cycle when it reads no closed chain, a hop per
+	// transfer, and as pools the outsiders it exchanges tokens with.
+	for i := range a.Detections {
+		det := &a.Detections[i]
+		var ts []*Transfer
+		nclosed := 0
+		for _, ch := range det.Chains {
+			if closed[ch] {
+				nclosed++
+				continue
+			}
+			ts = ch.Transfers(ts)
+		}
+		ts = append(ts, det.Legs...)
+		if len(ts) == 0 {
+			continue
+		}
+		if nclosed == 0 {
+			c.Cycles++
+		}
+		c.Hops += len(ts)
+		for _, t := range ts {
+			if fi, ti := a.InCoalition(t.From), a.InCoalition(t.To); fi && !ti {
+				pools[t.To] = true
+			} else if ti && !fi {
+				pools[t.From] = true
+			}
 		}
 	}
 	c.Pools = len(pools)

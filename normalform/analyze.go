@@ -61,6 +61,10 @@ const (
 	ReasonUnwitnessed  Reason = "unwitnessed" // a candidate arbitrage had no Definition 5 witness and was dropped
 )
 
+// Reasons lists every reason, in the order above.
+var Reasons = []Reason{ReasonNoCycles, ReasonLeftovers, ReasonFinalNeg, ReasonFinalMixed, ReasonCostsUnknown, ReasonInnerCycle,
+	ReasonBalanceMixed, ReasonNegProfit, ReasonPromoted, ReasonSelfCall, ReasonBuilder, ReasonPayout, ReasonUnexplained, ReasonUnwitnessed}
+
 // Costs are the transaction's costs, in the native asset.
 type Costs struct {
 	Known    bool

@@ -355,6 +355,7 @@ func (x *Executor) recordRow(r *index.Record) Row {
 		{"block", block, block},
 		{"verdict", r.Verdict.String(), r.Verdict.String()},
 		{"tier", r.Tier.String(), r.Tier.String()},
+		{"path", r.Path.String(), r.Path.String()},
 		{"gross", gm, gh},
 		{"net", nm, nh},
 		{"cycles", num(c.Cycles), num(c.Cycles)},
@@ -679,6 +680,8 @@ func groupKey(cfg *normalform.Config, r *index.Record, by string) (string, strin
 		return r.Verdict.String(), r.Verdict.String()
 	case "tier":
 		return r.Tier.String(), r.Tier.String()
+	case "path":
+		return r.Path.String(), r.Path.String()
 	case "block":
 		return fmt.Sprint(r.Loc.Block), fmt.Sprint(r.Loc.Block)
 	}

@@ -180,9 +180,7 @@ func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 	return p
 }
 
-var knownReasons = []normalform.Reason{normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
-	normalform.ReasonFinalMixed, normalform.ReasonCostsUnknown, normalform.ReasonInnerCycle, normalform.ReasonBalanceMixed,
-	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder}
+var knownReasons = normalform.Reasons
 
 // amountOf returns a record's balance in a token: gross per token as
 // analysed, net with the wrapped native folded into the native asset.
@@ -251,6 +249,13 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 	case *lang.Compare:
 		return pl.compare(x)
 	case *lang.Is:
+		if x.Field == "path" {
+			want, _ := normalform.ParsePath(x.Value.Name)
+			neg := x.Neg
+			return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
+				return (rec.Path == want) != neg, nil
+			}}, nil
+		}
 		if x.Field == "verdict" {
 			v := map[string]normalform.Verdict{"arbitrage": normalform.VerdictArbitrage, "warning": normalform.VerdictWarning, "none": normalform.VerdictNone}[x.Value.Name]
 			p := verdictPred(v, nil, x.Neg)

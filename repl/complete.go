@@ -24,18 +24,13 @@ var (
 	// countWhat follow count.
 	countWhat = []string{"transactions", "txs", "bots", "shapes", "families"}
 	// groups follow count … by.
-	groups = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "block"}
+	groups = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "block"}
 	// metrics follow order by.
 	metrics = []string{"gross", "net", "pools", "hops", "cycles", "leftovers", "block"}
 	// views follow show TX as.
 	views = []string{"tree", "terms", "cycles", "balances", "steps", "transfers", "all"}
 	// reasons follow reason.
-	reasons = []string{
-		string(normalform.ReasonNoCycles), string(normalform.ReasonBalanceMixed), string(normalform.ReasonNegProfit),
-		string(normalform.ReasonFinalMixed), string(normalform.ReasonFinalNeg), string(normalform.ReasonLeftovers),
-		string(normalform.ReasonCostsUnknown), string(normalform.ReasonInnerCycle), string(normalform.ReasonPromoted),
-		string(normalform.ReasonSelfCall), string(normalform.ReasonBuilder),
-	}
+	reasons = reasonNames()
 )
 
 func levels() []string {
@@ -50,6 +45,22 @@ func verdicts() []string {
 	var out []string
 	for v := normalform.VerdictNone; v <= normalform.VerdictArbitrage; v++ {
 		out = append(out, v.String())
+	}
+	return out
+}
+
+func reasonNames() []string {
+	var out []string
+	for _, r := range normalform.Reasons {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+func paths() []string {
+	var out []string
+	for _, p := range normalform.Paths {
+		out = append(out, p.String())
 	}
 	return out
 }
@@ -156,6 +167,8 @@ func (c *completer) candidates(toks []string) []string {
 		return verdicts()
 	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "tier":
 		return tiers()
+	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "path":
+		return paths()
 	case l == "at":
 		return levels()
 	case l == "by" && last(2) == "order":

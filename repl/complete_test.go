@@ -129,6 +129,7 @@ func TestCompletionNames(t *testing.T) {
 	parses("level", levels(), "same "+h+" "+h+" at W")
 	parses("verdict", verdicts(), "find where verdict = W")
 	parses("tier", tiers(), "find where tier = W")
+	parses("path", paths(), "find where path = W")
 	parses("reason", reasons, "find where reason W")
 	cfg := normalform.DefaultConfig()
 	syms := symbols(cfg)

@@ -29,7 +29,7 @@
 //   - Tab completes dot-commands and their arguments (words, file names),
 //     and in statements the keywords of lang.Keywords and the names that
 //     fit where the cursor is: statement words at the start, reasons after
-//     "reason", verdicts and tiers after "verdict =" and "tier =", levels
+//     "reason", verdicts, tiers and paths after "verdict =", "tier =" and "path =", levels
 //     after "at", views after "as", the configuration's token symbols
 //     after "in", "touches" and amounts.
 //
