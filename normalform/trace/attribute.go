@@ -235,6 +235,16 @@ func (c calldata) wordIs(k int, want []byte) bool {
 	return ok && bytes.Equal(w[:], want)
 }
 
+// topicIsAddr reports whether an indexed topic holds the address a.
+func topicIsAddr(t normalform.Hash, a normalform.Address) bool {
+	for _, b := range t[:12] {
+		if b != 0 {
+			return false
+		}
+	}
+	return bytes.Equal(t[12:], a[:])
+}
+
 // callEmits reports whether f's call data is the standard call that emits
 // exactly the event l.
 func callEmits(f *frame, l *rlog) bool {
@@ -251,7 +261,11 @@ func callEmits(f *frame, l *rlog) bool {
 		if len(l.topics) == 3 && len(l.data) == 32 {
 			switch sel {
 			case selTransfer:
-				return cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.data)
+				// transfer(to, amount) moves the caller's tokens: the log's
+				// from is the frame's caller. Without this check, two frames
+				// making the same call from different callers (an even split)
+				// could swap their logs.
+				return topicIsAddr(l.topics[1], f.from) && cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.data)
 			case selTransferFrom:
 				return cd.wordIs(0, l.topics[1][:]) && cd.wordIs(1, l.topics[2][:]) && cd.wordIs(2, l.data)
 			}
