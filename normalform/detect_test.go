@@ -87,6 +87,41 @@ func feeRouter(b *gen.Builder) *Tx {
 		b.F("Router", "Pool", b.T("Pool", "User", "0.3", "WETH", "Pool"), b.Static("Pool", "WETH"))))
 }
 
+// cascadeFIFO: three pools lend to the bot first (WETH from PZ, Z from
+// PA and PB), each calling it back; in the innermost callback the bot
+// repays them in the order they lent: PZ in Z, then PA and PB in A and B
+// bought with WETH. The bot ends with more WETH and no other change, and
+// the fixpoint closes no cycle at it.
+func cascadeFIFO(b *gen.Builder) *Tx {
+	return b.Tx("EOA", "Bot", 100000, b.F("EOA", "Bot",
+		b.F("Bot", "PZ", b.T("PZ", "Bot", "0.3", "WETH", "PZ"), b.F("PZ", "Bot",
+			b.F("Bot", "PA", b.T("PA", "Bot", "100", "Z", "PA"), b.F("PA", "Bot",
+				b.F("Bot", "PB", b.T("PB", "Bot", "120", "Z", "PB"), b.F("PB", "Bot",
+					b.F("Bot", "Z", b.T("Bot", "PZ", "220", "Z", "Bot")),
+					b.F("Bot", "WETH", b.T("Bot", "PWA", "0.1", "WETH", "Bot")),
+					b.F("Bot", "PWA", b.T("PWA", "Bot", "50", "A", "PWA")),
+					b.F("Bot", "A", b.T("Bot", "PA", "50", "A", "Bot")),
+					b.F("Bot", "WETH", b.T("Bot", "PWB", "0.12", "WETH", "Bot")),
+					b.F("Bot", "PWB", b.T("PWB", "Bot", "60", "B", "PWB")),
+					b.F("Bot", "B", b.T("Bot", "PB", "60", "B", "Bot"))))))))))
+}
+
+// seizeLiquidation: Compound's shape. A flash loan of DAI repays a
+// borrower's debt; the collateral's cToken moves the borrower's cCOL to
+// the liquidator on its own authority (seize: σ is the token); the
+// liquidator redeems it for COL, sells COL for DAI and repays the loan.
+// It settles to a gain in DAI and zero elsewhere, as an arbitrage would.
+func seizeLiquidation(b *gen.Builder) *Tx {
+	return b.Tx("EOA", "Liq", 100000, b.F("EOA", "Liq",
+		b.F("Liq", "Lender", b.T("Lender", "Liq", "1000", "DAI", "Lender"), b.F("Lender", "Liq",
+			b.F("Liq", "cDAI", b.T("Liq", "cDAI", "1000", "DAI", "cDAI"),
+				b.F("cDAI", "cCOL", b.T("Borrower", "Liq", "50", "cCOL", "cCOL"))),
+			b.F("Liq", "cCOL", b.T("Liq", "cCOL", "50", "cCOL", "cCOL"), b.T("cCOL", "Liq", "600", "COL", "cCOL")),
+			b.F("Liq", "COL", b.T("Liq", "Pool", "600", "COL", "Liq")),
+			b.F("Liq", "Pool", b.T("Pool", "Liq", "1020", "DAI", "Pool")),
+			b.F("Liq", "DAI", b.T("Liq", "Lender", "1001", "DAI", "Liq"))))))
+}
+
 func TestDetectionPaths(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -110,6 +145,8 @@ func TestDetectionPaths(t *testing.T) {
 			VerdictWarning, PathFixpoint, "Bot", "0.1", 0, "leftovers,unexplained"},
 		{"a lender repaid with a fee is not an arbitrage", lenderFee, VerdictNone, PathNone, "", "", 0, ""},
 		{"a router's fee on a user's swap is not an arbitrage", feeRouter, VerdictNone, PathNone, "", "", 0, ""},
+		{"flash swaps repaid first-lent-first: everything the bot settled", cascadeFIFO, VerdictArbitrage, PathBundle, "Bot", "0.08", 0, ""},
+		{"a liquidation that seizes collateral is not an arbitrage", seizeLiquidation, VerdictNone, PathNone, "", "", 0, ""},
 	}
 	cfg := DefaultConfig()
 	for _, c := range cases {

@@ -123,6 +123,17 @@
 //     trade. Two conversions that sum to a gain without such an anchor are
 //     a liquidation's shape (repay, receive collateral, sell it) and are
 //     not bundled.
+//     When no path finds anything, a bundle may also be everything a
+//     coalition settled (settle.go): the principals, with at most one
+//     other address as origin, whose balance over every transfer crossing
+//     the coalition (builder payments and transfers of the gain's class to
+//     addresses that never send set aside) is a gain in one class and zero
+//     in the others; it reads open chains and leftovers too (Legs), as
+//     flash swaps repaid in the order they lent leave no closed chain. It
+//     needs two outsiders trading another class with the coalition, no
+//     mint or burn of a token outside the native class in the transaction
+//     and no token seized from a third party by its own contract (the
+//     marks of a liquidation), and a witness, as every path does.
 //   - rotation: a closed walk not labelled arbitrage is read from each
 //     address v on it. A reading starts at a transfer out of v whose
 //     predecessor in the walk came into v, both in one class; it qualifies

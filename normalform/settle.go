@@ -21,9 +21,11 @@ package normalform
 //   - it trades: at least two addresses outside it exchange tokens of
 //     another class with it;
 //   - no token outside the native class is minted or burned in the
-//     transaction: a liquidation (a debt repaid, the borrower's receipt
-//     or debt token burned, the collateral sold) settles the same way, and
-//     is not an arbitrage;
+//     transaction, and the coalition receives no token its own contract
+//     moved out of a third party's balance (σ is the token, the sender
+//     someone else: Compound's seize): a liquidation (a debt repaid, the
+//     borrower's receipt or debt token burned or seized, the collateral
+//     sold) settles the same way, and is not an arbitrage;
 //   - the independent checker finds a Definition 5 witness at the origin.
 
 // maxSettleCandidates bounds the non-principal origins tried, so the
@@ -139,6 +141,9 @@ func (d *detector) settle(k []Address) (Detection, bool, error) {
 			continue
 		}
 		u := d.cfg.Unit(t.Token)
+		if ti && t.Token.Kind != Native && t.Sender == t.Token.Addr && t.From != t.Sender && u != NativeToken {
+			return Detection{}, false, nil // seized from a third party
+		}
 		v := Signed{Neg: fi, Abs: t.Amount}
 		if acc(bal, u, &v) {
 			return Detection{}, false, ErrOverflow
