@@ -3,6 +3,7 @@ package normalform
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/holiman/uint256"
 )
@@ -439,6 +440,21 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	frameDepths(a.Tx.Root, d.depth)
 	if err := d.detect(); err != nil {
 		return err
+	}
+	// The step log says how each detection was found, after the
+	// fixpoint's own steps.
+	for i := range a.Detections {
+		det := &a.Detections[i]
+		var ops []string
+		for _, c := range det.Chains {
+			ops = append(ops, chainName(c))
+		}
+		for _, t := range det.Legs {
+			ops = append(ops, "#"+strconv.Itoa(int(t.Pos)))
+		}
+		// The detection line of the report says where and how much; the
+		// step names what it reads and its path, and stores no text.
+		a.Steps = append(a.Steps, Step{Rule: Detect, Frame: root.Index, Operands: ops, Result: det.Path.String()})
 	}
 	a.distribute(cfg)
 	// What the detections explain at the coalition (with the paper's

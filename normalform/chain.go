@@ -59,10 +59,13 @@ const (
 	Promote
 	Specular
 	Complementary
+	// Detect records a detection of the stage after the fixpoint
+	// (detect.go): it rewrites nothing.
+	Detect
 )
 
 var ruleNames = [...]string{"", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15", "R16",
-	"lift", "connect", "promote", "specular", "complementary"}
+	"lift", "connect", "promote", "specular", "complementary", "detect"}
 
 func (r Rule) String() string {
 	if int(r) < len(ruleNames) {
