@@ -23,7 +23,7 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	cf.register(fs)
 	format := fs.String("format", "text", "output format: text (a report per transaction) or json (one object per line)")
 	t0 := fs.Bool("t0", false, "decode only: print each transaction's cash flow tree T0 instead of its analysis")
-	steps := fs.Bool("steps", false, "include the rewrite log: every rule that fired, its operands and result")
+	steps := fs.Bool("steps", false, "include the rewrite log: every rule that fired, its operands and result, then a detect step per detection")
 	rpcURL := fs.String("rpc", "", "fetch the transactions named by the arguments (hashes) from this node's JSON-RPC endpoint (or FLOWQ_RPC)")
 	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest input in bytes: a file, standard input, or one node answer with --rpc (negative: no limit)")
 	var only []string
