@@ -197,7 +197,7 @@ type namer struct {
 
 func (n *namer) addr(a Address) string {
 	if n.display {
-		return ShortAddr(a)
+		return n.cfg.Short(a)
 	}
 	switch n.level {
 	case Exact:
@@ -311,6 +311,7 @@ func (n *namer) render(b *strings.Builder, t *Term) {
 // RenderTerms renders a normal form as the paper's terms, for people:
 // concrete pools and tokens (symbols where known), one element per line.
 func (a *Analysis) RenderTerms(cfg *Config) []string {
+	cfg = cfg.ForAnalysis(a)
 	n := &namer{level: Tokens, display: true, cfg: cfg, addrs: map[Address]string{}, tokens: map[Token]string{}}
 	var out []string
 	for _, t := range a.Terms() {

@@ -116,6 +116,7 @@ type Config struct {
 	wrapped      map[Address]bool
 	routers      map[Address]bool
 	tokens       map[Address]TokenInfo
+	short        *Shortener // the short forms of one output (ForTx); nil: ShortAddr's
 }
 
 // NewConfig builds the configuration of a chain. wrapped and routers, when

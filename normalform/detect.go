@@ -673,11 +673,11 @@ func (a *Analysis) Role(addr Address) string {
 
 // coalitionName says whose gross is reported: "the principals", and the
 // inner origins by address when there are any.
-func (a *Analysis) coalitionName() string {
+func (a *Analysis) coalitionName(c *Config) string {
 	s := "the principals"
 	for _, o := range a.Coalition() {
 		if !a.Principal(o) {
-			s += " and " + ShortAddr(o)
+			s += " and " + c.Short(o)
 		}
 	}
 	return s

@@ -170,19 +170,19 @@ func (c *Config) dotElements(a *Analysis) []*dotElement {
 		switch {
 		case ch.Label == LeftoverCycle:
 			e.kind, e.color = "lc", dotLC
-			e.title = fmt.Sprintf("C%d leftover cycle (%s) at %s", ch.ID, ch.Rule, ShortAddr(ch.Origin()))
+			e.title = fmt.Sprintf("C%d leftover cycle (%s) at %s", ch.ID, ch.Rule, c.Short(ch.Origin()))
 		case !ch.Closed():
 			e.kind, e.color = "open", dotOpen
-			e.title = fmt.Sprintf("C%d open chain (%s) %s → %s", ch.ID, ch.Label, ShortAddr(ch.Origin()), ShortAddr(ch.Dest()))
+			e.title = fmt.Sprintf("C%d open chain (%s) %s → %s", ch.ID, ch.Label, c.Short(ch.Origin()), c.Short(ch.Dest()))
 		case ch.Label == Arbitrage:
 			e.kind, e.color = "arbitrage", dotCycleColors[arb%len(dotCycleColors)]
 			arb++
 			e.ret = starReturn(ch)
 			e.counts = a.Counted(ch)
-			e.title = fmt.Sprintf("C%d arbitrage at %s", ch.ID, ShortAddr(ch.Origin()))
+			e.title = fmt.Sprintf("C%d arbitrage at %s", ch.ID, c.Short(ch.Origin()))
 		default:
 			e.kind, e.color = "cycle", dotOtherCycle
-			e.title = fmt.Sprintf("C%d %s at %s", ch.ID, ch.Label, ShortAddr(ch.Origin()))
+			e.title = fmt.Sprintf("C%d %s at %s", ch.ID, ch.Label, c.Short(ch.Origin()))
 		}
 		if ch.Closed() {
 			e.title += "  δ " + c.FormatDelta(ch.BalanceOf(ch.Origin()))
@@ -267,7 +267,7 @@ func starReturn(c *Chain) int32 {
 
 // swapText renders a swap for people, as the terms do.
 func (c *Config) swapText(s *Term) string {
-	return fmt.Sprintf("Swap@%s(%s,%s)", ShortAddr(s.At), c.TokenName(s.In), c.TokenName(s.Out))
+	return fmt.Sprintf("Swap@%s(%s,%s)", c.Short(s.At), c.TokenName(s.In), c.TokenName(s.Out))
 }
 
 // dotRole is how the transfer graph draws an address.
@@ -288,6 +288,7 @@ type dotRole struct {
 // trimming dropped dotted. A dashed edge from the sender to the recipient
 // is the transaction's call, labelled with its gas cost when known.
 func (c *Config) TransferGraphDOT(a *Analysis) string {
+	c = c.ForAnalysis(a)
 	elems := c.dotElements(a)
 	// Which element holds each transfer.
 	of := map[int32]*dotElement{}
@@ -352,7 +353,7 @@ func (c *Config) TransferGraphDOT(a *Analysis) string {
 		}
 	}
 	role := func(x Address) dotRole {
-		short := ShortAddr(x)
+		short := c.Short(x)
 		isFrom, isTo := m.HasFrom && x == a.Sender, recipientKnown && x == a.Recipient
 		switch {
 		case isFrom && isTo:
@@ -528,7 +529,7 @@ func (d *nfDrawer) close() {
 // leaf draws a transfer; note is an extra line (its swap, a return).
 func (d *nfDrawer) leaf(t *Transfer, class, note string) string {
 	id := fmt.Sprintf("t%d", t.Pos)
-	label := fmt.Sprintf("#%d %s → %s\n%s", t.Pos, ShortAddr(t.From), ShortAddr(t.To), d.c.FormatAmount(&t.Amount, t.Token))
+	label := fmt.Sprintf("#%d %s → %s\n%s", t.Pos, d.c.Short(t.From), d.c.Short(t.To), d.c.FormatAmount(&t.Amount, t.Token))
 	if t.Flags&(Mint|Burn) != 0 {
 		label += " [" + (t.Flags & (Mint | Burn)).String() + "]"
 	}
@@ -593,12 +594,12 @@ func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
 		if par {
 			ops = flattenPar(p, nil)
 			sort.SliceStable(ops, func(i, j int) bool { return ops[i].First.Pos < ops[j].First.Pos })
-			label = fmt.Sprintf("∥ %d parallel arms (%s)\n%s → %s\n%s → %s", len(ops), p.Rule, ShortAddr(p.Origin()), ShortAddr(p.Dest()),
+			label = fmt.Sprintf("∥ %d parallel arms (%s)\n%s → %s\n%s → %s", len(ops), p.Rule, d.c.Short(p.Origin()), d.c.Short(p.Dest()),
 				d.c.TokenName(p.TokIn()), d.c.TokenName(p.TokOut()))
 			class, opName = "parallel", "arm"
 		} else {
 			ops = flattenSum(p, nil)
-			label = fmt.Sprintf("∘ %d loops at %s merged (%s)\n%s → %s", len(ops), ShortAddr(p.Origin()), p.Rule,
+			label = fmt.Sprintf("∘ %d loops at %s merged (%s)\n%s → %s", len(ops), d.c.Short(p.Origin()), p.Rule,
 				d.c.TokenName(p.TokIn()), d.c.TokenName(p.TokOut()))
 			class, opName = "merge", "loop"
 		}
@@ -658,6 +659,7 @@ func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
 // elements in normal-form order, a chain's pieces in chain order, arms in
 // trace order, leftovers and costs below.
 func (c *Config) NormalFormDOT(a *Analysis) string {
+	c = c.ForAnalysis(a)
 	d := &nfDrawer{c: c, fills: map[Token]string{}, indent: "  "}
 	for i := range a.Tx.Transfers {
 		tk := a.Tx.Transfers[i].Token
@@ -676,7 +678,7 @@ func (c *Config) NormalFormDOT(a *Analysis) string {
 		rootLabel += "\n(empty: no transfer survives)"
 	} else {
 		f := a.NF.Frame
-		rootLabel += fmt.Sprintf("\n%s %s ⇒ %s", f.Type, ShortAddr(f.From), ShortAddr(f.To))
+		rootLabel += fmt.Sprintf("\n%s %s ⇒ %s", f.Type, c.Short(f.From), c.Short(f.To))
 	}
 	d.open("nf", "style", "invis")
 	d.node("nf", "id", "nf", "class", "root", "label", rootLabel, "fillcolor", "#eeeeee")
@@ -760,9 +762,9 @@ func chainHead(c *Config, ch *Chain) string {
 	case ch.Closed():
 		name = "Cycle:" + ch.Label.String()
 	}
-	s := fmt.Sprintf("%s@%s\n%s → %s", name, ShortAddr(ch.Origin()), c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()))
+	s := fmt.Sprintf("%s@%s\n%s → %s", name, c.Short(ch.Origin()), c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()))
 	if !ch.Closed() {
-		s += fmt.Sprintf("\nto %s", ShortAddr(ch.Dest()))
+		s += fmt.Sprintf("\nto %s", c.Short(ch.Dest()))
 	}
 	return s + fmt.Sprintf("\n∘ %d transfers · %s", ch.N, ch.Rule)
 }

@@ -46,14 +46,14 @@ func FormatUnits(v *uint256.Int, decimals uint8) string {
 func (c *Config) FormatAmount(v *uint256.Int, t Token) string {
 	switch t.Kind {
 	case NFT721:
-		return "ERC-721 " + ShortAddr(t.Addr) + " #" + t.ID.Dec()
+		return "ERC-721 " + c.Short(t.Addr) + " #" + t.ID.Dec()
 	case Multi1155:
-		return v.Dec() + " × ERC-1155 " + ShortAddr(t.Addr) + " #" + t.ID.Dec()
+		return v.Dec() + " × ERC-1155 " + c.Short(t.Addr) + " #" + t.ID.Dec()
 	}
 	if ti, ok := c.TokenInfo(t); ok {
 		return FormatUnits(v, ti.Decimals) + " " + ti.Symbol
 	}
-	return v.Dec() + " " + ShortAddr(t.Addr)
+	return v.Dec() + " " + c.Short(t.Addr)
 }
 
 // WriteTree renders a cash flow tree as an indented tree a person can read:
@@ -63,6 +63,9 @@ func (c *Config) WriteTree(b *strings.Builder, n *Node) {
 	if n == nil {
 		b.WriteString("(empty: no transfer survives)\n")
 		return
+	}
+	if c.short == nil {
+		c = c.WithShortener(NewShortener(nodeAddresses(n, nil)))
 	}
 	c.writeNode(b, n, "", "")
 }
@@ -75,7 +78,7 @@ func (c *Config) writeNode(b *strings.Builder, n *Node, first, rest string) {
 		return
 	}
 	f := n.Frame
-	fmt.Fprintf(b, "%s %s ⇒ %s  [frame %d]\n", f.Type, ShortAddr(f.From), ShortAddr(f.To), f.Index)
+	fmt.Fprintf(b, "%s %s ⇒ %s  [frame %d]\n", f.Type, c.Short(f.From), c.Short(f.To), f.Index)
 	for i, ch := range n.Children {
 		if i == len(n.Children)-1 {
 			c.writeNode(b, ch, rest+"└─ ", rest+"   ")
@@ -87,7 +90,7 @@ func (c *Config) writeNode(b *strings.Builder, n *Node, first, rest string) {
 
 // LeafString renders one transfer on one line.
 func (c *Config) LeafString(t *Transfer) string {
-	s := fmt.Sprintf("#%d %s → %s  %s  σ %s", t.Pos, ShortAddr(t.From), ShortAddr(t.To), c.FormatAmount(&t.Amount, t.Token), ShortAddr(t.Sender))
+	s := fmt.Sprintf("#%d %s → %s  %s  σ %s", t.Pos, c.Short(t.From), c.Short(t.To), c.FormatAmount(&t.Amount, t.Token), c.Short(t.Sender))
 	if t.Flags != 0 {
 		s += "  [" + t.Flags.String() + "]"
 	}
@@ -255,7 +258,7 @@ func (c *Config) TokenName(t Token) string {
 	if ti, ok := c.TokenInfo(t); ok {
 		return ti.Symbol
 	}
-	s := ShortAddr(t.Addr)
+	s := c.Short(t.Addr)
 	if t.HasID() {
 		s += "#" + t.ID.Dec()
 	}

@@ -65,7 +65,7 @@ func (c *Config) WriteChain(b *strings.Builder, ch *Chain, indent string) {
 			continue
 		}
 		arms := c.Arms(p, nil)
-		fmt.Fprintf(b, "%s∥ %d parallel arms %s→%s, %s→%s (%s)\n", first, len(arms), ShortAddr(p.Origin()), ShortAddr(p.Dest()),
+		fmt.Fprintf(b, "%s∥ %d parallel arms %s→%s, %s→%s (%s)\n", first, len(arms), c.Short(p.Origin()), c.Short(p.Dest()),
 			c.TokenName(p.TokIn()), c.TokenName(p.TokOut()), p.Rule)
 		for j, arm := range arms {
 			af, ar := rest+"├─ ", rest+"│  "
@@ -101,6 +101,7 @@ func (c *Config) Arms(ch *Chain, dst []*Chain) []*Chain {
 // profit, each cycle as a tree, the open chains, the leftovers and, when
 // steps is set, the rewrite log.
 func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
+	c = c.ForAnalysis(a)
 	fmt.Fprintf(b, "verdict %s", strings.ToUpper(a.Verdict.String()))
 	if a.Tier != TierNone {
 		fmt.Fprintf(b, " (%s)", a.Tier)
@@ -115,11 +116,11 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 	b.WriteByte('\n')
 	for i := range a.Detections {
 		det := &a.Detections[i]
-		fmt.Fprintf(b, "  arbitrage at %s (%s) in %s, gain %s, path %s, %s\n", ShortAddr(det.Origin), a.Role(det.Origin),
+		fmt.Fprintf(b, "  arbitrage at %s (%s) in %s, gain %s, path %s, %s\n", c.Short(det.Origin), a.Role(det.Origin),
 			c.TokenName(det.Token), c.FormatSigned(det.Gain, det.Token), det.Path, det.reading())
 		fmt.Fprintf(b, "    witness (Definition 5, independent checker): %s\n", det.witnessText(c))
 	}
-	fmt.Fprintf(b, "  gross at %s: %s\n", a.coalitionName(), c.FormatGross(a.Gross))
+	fmt.Fprintf(b, "  gross at %s: %s\n", a.coalitionName(c), c.FormatGross(a.Gross))
 	if a.Costs.Known {
 		fmt.Fprintf(b, "  costs: %s (base fee %s, priority fee %s, builder %s)\n", c.FormatAmount(&a.Costs.Total, NativeToken),
 			c.FormatAmount(&a.Costs.BaseFee, NativeToken), c.FormatAmount(&a.Costs.Priority, NativeToken), c.FormatAmount(&a.Costs.Builder, NativeToken))
@@ -134,7 +135,7 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 	if len(a.Payouts) > 0 {
 		parts := make([]string, len(a.Payouts))
 		for i, t := range a.Payouts {
-			parts[i] = fmt.Sprintf("%s to %s (#%d)", c.FormatAmount(&t.Amount, t.Token), ShortAddr(t.To), t.Pos)
+			parts[i] = fmt.Sprintf("%s to %s (#%d)", c.FormatAmount(&t.Amount, t.Token), c.Short(t.To), t.Pos)
 		}
 		fmt.Fprintf(b, "  payouts: %s\n", strings.Join(parts, ", "))
 		if kept, err := a.Kept(c); err == nil && kept != nil {
@@ -167,18 +168,18 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 			tags += " [promoted]"
 		}
 		if det := a.DetectionOf(ch); det != nil {
-			tags += fmt.Sprintf(" [counted: %s at %s]", det.Path, ShortAddr(det.Origin))
+			tags += fmt.Sprintf(" [counted: %s at %s]", det.Path, c.Short(det.Origin))
 		} else if ch.Label == Arbitrage {
 			tags += " [not counted: no witness]"
 		}
-		fmt.Fprintf(b, "  C%d %s at %s  %s→%s  δ %s  (%d transfers)%s\n", ch.ID, ch.Label, ShortAddr(ch.Origin()),
+		fmt.Fprintf(b, "  C%d %s at %s  %s→%s  δ %s  (%d transfers)%s\n", ch.ID, ch.Label, c.Short(ch.Origin()),
 			c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()), c.FormatDelta(ch.BalanceOf(ch.Origin())), ch.N, tags)
 		c.WriteChain(b, ch, "    ")
 	}
 	if len(open) > 0 {
 		fmt.Fprintf(b, "open chains: %d\n", len(open))
 		for _, ch := range open {
-			fmt.Fprintf(b, "  C%d %s %s→%s  %s→%s\n", ch.ID, ch.Label, ShortAddr(ch.Origin()), ShortAddr(ch.Dest()), c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()))
+			fmt.Fprintf(b, "  C%d %s %s→%s  %s→%s\n", ch.ID, ch.Label, c.Short(ch.Origin()), c.Short(ch.Dest()), c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()))
 			c.WriteChain(b, ch, "    ")
 		}
 	}
@@ -215,7 +216,7 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 	fmt.Fprintf(b, "hashes: exact %s shape %s tokens %s family %s\n", h.Exact.Hex()[:18], h.Shape.Hex()[:18], h.Tokens.Hex()[:18], h.Family.Hex()[:18])
 	if steps {
 		fmt.Fprintf(b, "steps: %d (annotation passes: %d)\n", len(a.Steps), a.Passes)
-		for i, s := range a.Steps {
+		for i, s := range c.StepTexts(a) {
 			fmt.Fprintf(b, "  %3d %s\n", i+1, s)
 		}
 	}

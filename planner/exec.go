@@ -362,7 +362,7 @@ func (x *Executor) recordRow(r *index.Record) Row {
 		{"pools", num(c.Pools), num(c.Pools)},
 		{"hops", num(c.Hops), num(c.Hops)},
 		{"leftovers", num(c.Leftovers), num(c.Leftovers)},
-		{"bot", normalform.AddrKey(r.Recipient), normalform.ShortAddr(r.Recipient)},
+		addrField("bot", r.Recipient),
 		{"reasons", strings.Join(reasons, ","), strings.Join(reasons, ", ")},
 	}
 }
@@ -673,9 +673,11 @@ func groupKey(cfg *normalform.Config, r *index.Record, by string) (string, strin
 	case "exact":
 		return short(r.Hashes.Exact)
 	case "bot":
-		return normalform.AddrKey(r.Recipient), normalform.ShortAddr(r.Recipient)
+		f := addrField("bot", r.Recipient)
+		return f.Value, f.Human
 	case "sender":
-		return normalform.AddrKey(r.From), normalform.ShortAddr(r.From)
+		f := addrField("sender", r.From)
+		return f.Value, f.Human
 	case "verdict":
 		return r.Verdict.String(), r.Verdict.String()
 	case "tier":
@@ -694,6 +696,7 @@ func (x *Executor) show(p *ShowTx, emit func(Row) error) error {
 	if err != nil {
 		return err
 	}
+	cfg := x.Cfg.ForAnalysis(a) // one output: addresses in forms no two share
 	var b strings.Builder
 	// The analysis (verdict, balances, cycles as trees, leftovers, terms,
 	// family, hashes) answers tree, cycles, balances and terms at once:
@@ -707,12 +710,12 @@ func (x *Executor) show(p *ShowTx, emit func(Row) error) error {
 		case "all", "tree", "cycles", "balances":
 			if !wrote {
 				withSteps = v == "all"
-				x.Cfg.WriteAnalysis(&b, a, withSteps)
+				cfg.WriteAnalysis(&b, a, withSteps)
 				wrote = true
 			}
 		case "terms":
 			if !analysis {
-				for _, t := range a.RenderTerms(x.Cfg) {
+				for _, t := range a.RenderTerms(cfg) {
 					b.WriteString(t + "\n")
 				}
 			}
@@ -720,12 +723,12 @@ func (x *Executor) show(p *ShowTx, emit func(Row) error) error {
 			if withSteps {
 				continue
 			}
-			for i, s := range a.Steps {
+			for i, s := range cfg.StepTexts(a) {
 				fmt.Fprintf(&b, "%3d %s\n", i+1, s)
 			}
 		case "transfers":
 			for i := range a.Tx.Transfers {
-				b.WriteString(x.Cfg.LeafString(&a.Tx.Transfers[i]) + "\n")
+				b.WriteString(cfg.LeafString(&a.Tx.Transfers[i]) + "\n")
 			}
 		}
 	}

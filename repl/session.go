@@ -203,6 +203,7 @@ func (r *renderer) flush() {
 	if len(r.rows) == 0 {
 		return
 	}
+	planner.ShortenAddresses(r.rows)
 	names := []string{}
 	for _, f := range r.rows[0] {
 		names = append(names, f.Name)

@@ -262,7 +262,7 @@ func textT0(cfg *normalform.Config, tx *normalform.Tx) string {
 	var b strings.Builder
 	writeHeader(&b, tx)
 	fmt.Fprintf(&b, "T0: %d call nodes, %d leaves\n", tx.Root.CountFrames(), len(tx.Root.Leaves(nil)))
-	cfg.WriteTree(&b, tx.Root)
+	cfg.ForTx(tx).WriteTree(&b, tx.Root) // the transaction's short forms, as in its report
 	b.WriteByte('\n')
 	return b.String()
 }
