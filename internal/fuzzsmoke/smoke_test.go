@@ -129,7 +129,9 @@ func TestFuzzSmoke(t *testing.T) {
 	t.Logf("all targets: %s", time.Since(total).Round(time.Second))
 }
 
-var progressLine = regexp.MustCompile(`(?m)^fuzz: elapsed: (\d+)s, execs: (\d+) `)
+// progressLine is go test's fuzzing status; elapsed is a Go duration
+// ("57s", "1m4s": a target that fuzzes past a minute on a loaded machine).
+var progressLine = regexp.MustCompile(`(?m)^fuzz: elapsed: ((?:\d+h)?(?:\d+m)?\d+s), execs: (\d+) `)
 
 // progress reads the last progress line go test -fuzz printed: the
 // executions and the time spent fuzzing.
@@ -139,9 +141,12 @@ func progress(out []byte) (execs int, elapsed time.Duration, ok bool) {
 		return 0, 0, false
 	}
 	last := m[len(m)-1]
-	s, _ := strconv.Atoi(string(last[1]))
+	d, err := time.ParseDuration(string(last[1]))
+	if err != nil {
+		return 0, 0, false
+	}
 	n, _ := strconv.Atoi(string(last[2]))
-	return n, time.Duration(s) * time.Second, true
+	return n, d, true
 }
 
 // tail is the end of a long output.
@@ -193,5 +198,16 @@ func TestEveryTargetListed(t *testing.T) {
 	}
 	if found != len(Targets) {
 		t.Errorf("%d fuzz targets in the tree, %d listed", found, len(Targets))
+	}
+}
+
+// TestProgressPastAMinute: the last status line counts, whatever its
+// elapsed time looks like (a target past a minute reads "1m4s").
+func TestProgressPastAMinute(t *testing.T) {
+	out := []byte("fuzz: elapsed: 57s, execs: 44322 (1128/sec), new interesting: 19 (total: 340)\n" +
+		"fuzz: elapsed: 1m4s, execs: 50000 (851/sec), new interesting: 21 (total: 342)\nPASS\n")
+	n, d, ok := progress(out)
+	if !ok || n != 50000 || d != 64*time.Second {
+		t.Errorf("progress: %d execs in %s (%v), want 50000 in 1m4s", n, d, ok)
 	}
 }
