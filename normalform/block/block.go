@@ -532,3 +532,110 @@ func parseToken(k string) normalform.Token {
 	}
 	return normalform.FungibleToken(a)
 }
+
+// Text renders the report for people: the transactions in order with
+// their verdicts and roles, then each finding with its evidence, then
+// what the block paid its builder.
+func (r *Report) Text(cfg *normalform.Config) string {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "block %d  %d transactions  %d swaps  %d sandwiches  %d back-runs\n", r.Block, len(r.Txs), len(r.Swaps), len(r.Sandwiches), len(r.Backruns))
+	if r.Partial {
+		fmt.Fprintf(&b, "  partial: indexes %s missing; no finding spans them\n", joinInts(r.Missing))
+	}
+	for _, t := range r.Txs {
+		v := t.Verdict
+		if t.Tier != "" {
+			v += " (" + t.Tier + ")"
+		}
+		fmt.Fprintf(&b, "  %3d %s  %s → %s  %s", t.Index, t.Tx, short(t.From), short(t.To), v)
+		if len(t.Roles) > 0 {
+			fmt.Fprintf(&b, "  [%s]", strings.Join(t.Roles, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	for i, s := range r.Sandwiches {
+		tau := parseToken(s.Token)
+		fmt.Fprintf(&b, "sandwich %d by bot %s (sender %s): gain %s", i+1, short(s.Bot), short(s.Sender), signed(cfg, s.Gain, tau))
+		if s.Net != "" {
+			fmt.Fprintf(&b, ", net %s", signed(cfg, s.Net, normalform.NativeToken))
+		}
+		fmt.Fprintf(&b, ", builder paid %s\n", cfg.FormatAmount(u256(s.BuilderPaid), normalform.NativeToken))
+		fmt.Fprintf(&b, "  front %d %s\n", s.Front.Index, s.Front.Tx)
+		for _, w := range s.FrontSwaps {
+			b.WriteString(swapLine(cfg, "    ", w))
+		}
+		for _, w := range s.Victims {
+			fmt.Fprintf(&b, "  victim %d %s\n", w.Index, w.Tx)
+			b.WriteString(swapLine(cfg, "    ", w))
+		}
+		fmt.Fprintf(&b, "  back %d %s\n", s.Back.Index, s.Back.Tx)
+		for _, w := range s.BackSwaps {
+			b.WriteString(swapLine(cfg, "    ", w))
+		}
+		if len(s.Left) > 0 {
+			keys := make([]string, 0, len(s.Left))
+			for k := range s.Left {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var parts []string
+			for _, k := range keys {
+				parts = append(parts, signed(cfg, s.Left[k], parseToken(k)))
+			}
+			fmt.Fprintf(&b, "  left with %s\n", strings.Join(parts, ", "))
+		}
+	}
+	for i, br := range r.Backruns {
+		fmt.Fprintf(&b, "back-run %d: tx %d %s by bot %s, arbitrage gain %s\n", i+1, br.Index, br.Tx, short(br.Bot), signed(cfg, br.Gain, parseToken(br.Token)))
+		for j := range br.Swaps {
+			b.WriteString(swapLine(cfg, "    ", br.Swaps[j]))
+			fmt.Fprintf(&b, "    corrects tx %d %s:\n", br.Corrects[j].Index, br.Corrects[j].Tx)
+			b.WriteString(swapLine(cfg, "      ", br.Corrects[j]))
+		}
+	}
+	fmt.Fprintf(&b, "builder: %s (payments %s, priority fees %s)", cfg.FormatAmount(u256(r.Builder.Total), normalform.NativeToken),
+		cfg.FormatAmount(u256(r.Builder.Payments), normalform.NativeToken), cfg.FormatAmount(u256(r.Builder.PriorityFees), normalform.NativeToken))
+	if r.Builder.Unknown > 0 {
+		fmt.Fprintf(&b, "; %d transactions without a receipt (fees unknown)", r.Builder.Unknown)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func swapLine(cfg *normalform.Config, indent string, s Swap) string {
+	in, out := parseToken(s.In), parseToken(s.Out)
+	return fmt.Sprintf("%s%s: %s %s→%s, sold %s, bought %s\n", indent, short(s.Pool), "swap", cfg.TokenName(in), cfg.TokenName(out),
+		cfg.FormatAmount(u256(s.AmountIn), in), cfg.FormatAmount(u256(s.AmountOut), out))
+}
+
+func short(a string) string {
+	if len(a) != 42 {
+		return a
+	}
+	return a[:6] + "…" + a[38:]
+}
+
+func u256(s string) *uint256.Int {
+	v, err := uint256.FromDecimal(s)
+	if err != nil {
+		return new(uint256.Int)
+	}
+	return v
+}
+
+func signed(cfg *normalform.Config, s string, t normalform.Token) string {
+	neg := strings.HasPrefix(s, "-")
+	v := normalform.Signed{Neg: neg, Abs: *u256(strings.TrimPrefix(s, "-"))}
+	return cfg.FormatSigned(v, t)
+}
+
+func joinInts(xs []int) string {
+	var parts []string
+	for _, x := range xs {
+		parts = append(parts, fmt.Sprint(x))
+	}
+	return strings.Join(parts, ", ")
+}
