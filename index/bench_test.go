@@ -106,6 +106,9 @@ func TestDelete(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := ix.RefreshBlocks(ctx, nil); err != nil { // the block's findings, computed again
+		t.Fatal(err)
+	}
 	if after := dump(t, ix); len(diff(before, after)) != 0 {
 		t.Errorf("put back:\n%s", diff(before, after))
 	}

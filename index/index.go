@@ -370,6 +370,14 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	if err := w.firstAfter(old, oldID[normalform.Shape], rec, id[normalform.Shape]); err != nil {
 		return false, err
 	}
+	if err := w.markDirty(rec.Loc); err != nil { // blocks.go
+		return false, err
+	}
+	if old != nil && old.Loc.Block != rec.Loc.Block {
+		if err := w.markDirty(old.Loc); err != nil {
+			return false, err
+		}
+	}
 	return true, nil
 }
 
@@ -569,6 +577,9 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 			}
 		}
 		if err := w.txHashRemove(tx, old.Loc); err != nil {
+			return err
+		}
+		if err := w.markDirty(old.Loc); err != nil { // blocks.go
 			return err
 		}
 		return w.firstAfter(old, id[normalform.Shape], nil, 0)

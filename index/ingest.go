@@ -123,6 +123,7 @@ type Summary struct {
 	Stored        int           // transactions written (new, or changed since the last ingest)
 	Unchanged     int           // transactions analysed and found in the index unchanged
 	Kept          int           // transactions analysed whose record in the index knows more (a receipt, the block), kept
+	Blocks        int           // blocks whose findings were computed (their records changed)
 	Skipped       int           // Unchanged, Kept, and the transactions of skipped inputs
 	Failed        int           // failures recorded (inputs or transactions)
 	Elapsed       time.Duration // wall time of the ingest
@@ -558,6 +559,13 @@ func (g *Ingester) writer() {
 		if err := w.flush(); err != nil {
 			fail(err)
 		}
+	}
+	if g.ctx.Err() == nil && g.err == nil { // block findings of the blocks written (blocks.go)
+		n, err := g.ix.RefreshBlocks(g.ctx, g.opt.Config)
+		if err != nil {
+			fail(err)
+		}
+		g.sum.Blocks = n
 	}
 	if g.err == nil && g.ctx.Err() != nil {
 		g.err = g.ctx.Err()

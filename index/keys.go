@@ -40,6 +40,16 @@ import (
 //	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
 //	0x17 addr    0x17 tag of the address, loc                         (none)
 //	0x18 token   0x18 tag of the token, loc                           (none)
+//	0x19 block   0x19 u40 block                                       block findings (blockValue, blocks.go: u8 version, JSON of block.Report)
+//	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
+//
+// Block findings (issue 18) are a function of every record of a block:
+// a write that changes a record of a known block writes the block's dirty
+// key in the same Badger transaction, and the end of an ingest (or
+// Index.RefreshBlocks) computes the findings of every dirty block from its
+// records and writes them with the dirty key's deletion, in one
+// transaction. A crash between the two leaves the dirty key, and the next
+// ingest computes them.
 //
 // Records are keyed by position, so a block range or a full scan reads
 // them in order with one iterator. The secondary keys 0x12 to 0x18 (but
@@ -91,7 +101,8 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 4: the
+// encodings. Open refuses an index written with another. Version 6:
+// block findings and dirty blocks (0x19, 0x1a; issue 18). Version 4: the
 // normal form's encoding version 3 (detections with their paths and
 // witnesses, payouts, the coalition's gross; issue 14). Version 3:
 // records keyed by position with a header the scans filter on, a txhash
@@ -99,7 +110,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -121,14 +132,17 @@ const (
 	KindProfit  Kind = 0x16
 	KindAddr    Kind = 0x17
 	KindToken   Kind = 0x18
+	KindBlock   Kind = 0x19
+	KindDirty   Kind = 0x1a
 )
 
 var kindNames = map[Kind]string{KindSchema: "schema", KindInput: "input", KindFailure: "failure", KindDict: "dict", KindName: "name",
 	KindNext: "next", KindTx: "tx", KindTxHash: "txhash",
-	KindHash: "hash", KindBot: "bot", KindFirst: "first", KindVerdict: "verdict", KindProfit: "profit", KindAddr: "addr", KindToken: "token"}
+	KindHash: "hash", KindBot: "bot", KindFirst: "first", KindVerdict: "verdict", KindProfit: "profit", KindAddr: "addr", KindToken: "token",
+	KindBlock: "block", KindDirty: "dirty"}
 
 // Kinds lists the key kinds in byte order.
-var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken}
+var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken, KindBlock, KindDirty}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -307,12 +321,19 @@ type Key struct {
 	Amount  normalform.Signed  // KindProfit
 	Source  SourceID           // KindInput, KindFailure
 	Seq     uint32             // KindFailure
+	Block   uint64             // KindBlock, KindDirty
 }
 
 // Constructors, one per kind.
 
 // SchemaKey is the key of the schema version.
 func SchemaKey() Key { return Key{Kind: KindSchema} }
+
+// BlockKey is the key of a block's findings.
+func BlockKey(block uint64) Key { return Key{Kind: KindBlock, Block: block} }
+
+// DirtyKey marks a block whose findings are to be computed again.
+func DirtyKey(block uint64) Key { return Key{Kind: KindDirty, Block: block} }
 
 // InputKey is the key of an input's ingest marker.
 func InputKey(src SourceID) Key { return Key{Kind: KindInput, Source: src} }
@@ -440,6 +461,8 @@ func (k Key) Append(dst []byte) []byte {
 	case KindAddr, KindToken:
 		dst = append(dst, k.Tag[:]...)
 		dst = k.Loc.append(dst)
+	case KindBlock, KindDirty:
+		dst = appendBlock(dst, k.Block)
 	default:
 		panic(fmt.Sprintf("index: key of unknown kind %v", k.Kind))
 	}
@@ -626,6 +649,8 @@ func ParseKey(b []byte) (Key, error) {
 	case KindAddr, KindToken:
 		copy(k.Tag[:], r.take(6))
 		k.Loc = r.loc()
+	case KindBlock, KindDirty:
+		k.Block = locBlock(r.take(5))
 	default:
 		return Key{}, fmt.Errorf("%w: unknown kind 0x%02x", ErrBadKey, b[0])
 	}

@@ -55,7 +55,7 @@ func allKinds() []Key {
 			TokenKey(normalform.NativeToken, l), ProfitKey(Gross, weth, signed(true, "5"), l), ProfitKey(Net, nft, signed(false, "1"), l),
 			ProfitKey(Gross, multi, normalform.Signed{}, l), ProfitKey(Net, weth, signed(true, maxU256), l))
 	}
-	out = append(out, FirstKey(ad(1), 3))
+	out = append(out, FirstKey(ad(1), 3), BlockKey(137), BlockKey(0), DirtyKey(MaxBlock), DirtyKey(5))
 	return out
 }
 

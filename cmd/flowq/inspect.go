@@ -3,16 +3,19 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/block"
 	"github.com/flowq/flowq/normalform/trace"
 )
 
@@ -25,6 +28,7 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	t0 := fs.Bool("t0", false, "decode only: print each transaction's cash flow tree T0 instead of its analysis")
 	steps := fs.Bool("steps", false, "include the rewrite log: every rule that fired, its operands and result, then a detect step per detection")
 	rpcURL := fs.String("rpc", "", "fetch the transactions named by the arguments (hashes) from this node's JSON-RPC endpoint (or FLOWQ_RPC)")
+	byBlock := fs.Bool("block", false, "block analysis: gather the transactions of each block (from every input), in index order, and print per block its swaps, sandwiches, back-runs and builder payments instead of per-transaction reports")
 	maxBytes := fs.Int("max-bytes", trace.DefaultMaxBytes, "largest input in bytes: a file, standard input, or one node answer with --rpc (negative: no limit)")
 	var only []string
 	fs.Func("tx", "only the transaction with this hash (repeatable)", func(s string) error {
@@ -89,6 +93,7 @@ flags:
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	var nTx, nFail, nShown int
+	blocks := map[uint64][]*normalform.Analysis{}
 	// writeJSON writes one JSON line, or counts a failure.
 	writeJSON := func(b []byte, err error) {
 		if err != nil {
@@ -127,6 +132,14 @@ flags:
 				nFail++
 				continue
 			}
+			if *byBlock {
+				if !tx.Meta.HasBlock || !tx.Meta.HasIndex {
+					fmt.Fprintf(stderr, "flowq inspect: %s: tx %s has no block or index: left out of block analysis\n", in.name, tx.Meta.Hash.Hex())
+					continue
+				}
+				blocks[tx.Meta.Block] = append(blocks[tx.Meta.Block], a)
+				continue
+			}
 			if *format == "json" {
 				writeJSON(cfg.MarshalAnalysis(a, *steps))
 			} else {
@@ -137,6 +150,9 @@ flags:
 			fmt.Fprintf(stderr, "flowq inspect: %v\n", e)
 		}
 		nFail += len(res.Errors)
+	}
+	if *byBlock {
+		nFail += writeBlocks(out, stderr, cfg, blocks, *format == "json")
 	}
 	out.Flush()
 	if len(only) > 0 && nShown == 0 {
@@ -306,4 +322,45 @@ func writeHeader(b *strings.Builder, tx *normalform.Tx) {
 	for _, n := range tx.Notes {
 		fmt.Fprintf(b, "  note: %s\n", n)
 	}
+}
+
+// writeBlocks prints the block analysis of each block, in block order; a
+// transaction given twice (same index, same hash) is read once. It returns
+// the number of blocks that failed.
+func writeBlocks(out io.Writer, stderr io.Writer, cfg *normalform.Config, blocks map[uint64][]*normalform.Analysis, asJSON bool) int {
+	nums := make([]uint64, 0, len(blocks))
+	for n := range blocks {
+		nums = append(nums, n)
+	}
+	sort.Slice(nums, func(i, j int) bool { return nums[i] < nums[j] })
+	failed := 0
+	for _, n := range nums {
+		txs := blocks[n]
+		sort.SliceStable(txs, func(i, j int) bool { return txs[i].Tx.Meta.Index < txs[j].Tx.Meta.Index })
+		uniq := txs[:0]
+		for _, a := range txs {
+			if k := len(uniq); k > 0 && uniq[k-1].Tx.Meta.Index == a.Tx.Meta.Index && uniq[k-1].Tx.Meta.Hash == a.Tx.Meta.Hash {
+				continue
+			}
+			uniq = append(uniq, a)
+		}
+		r, err := block.Analyze(n, uniq, cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
+			failed++
+			continue
+		}
+		if asJSON {
+			b, err := json.Marshal(r)
+			if err != nil {
+				fmt.Fprintf(stderr, "flowq inspect: block %d: %v\n", n, err)
+				failed++
+				continue
+			}
+			out.Write(append(b, '\n'))
+		} else {
+			io.WriteString(out, r.Text(cfg))
+		}
+	}
+	return failed
 }

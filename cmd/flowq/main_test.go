@@ -214,3 +214,43 @@ func TestInspectAnalysis(t *testing.T) {
 		t.Errorf("unexpected analysis: %+v", v)
 	}
 }
+
+// TestInspectBlock: the scenario block's three legs, given in any order
+// and as separate files, are one block with one sandwich, in text and in
+// JSON.
+func TestInspectBlock(t *testing.T) {
+	dir := "../../examples/scenarios/geth/"
+	files := []string{dir + "sandwich_back.json", dir + "sandwich_victim.json", dir + "sandwich_front.json"}
+	out, errs, code := flowq(t, nil, "", append([]string{"inspect", "--block"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"block 137  3 transactions  3 swaps  1 sandwiches  0 back-runs",
+		"    1 0x24288a6af7232cbea20b60c1063c511337d994e1b348570b9ea3a8becc700a9d  0x6b8b…a372 → 0x6d9d…ff80  none  [sandwich_victim]",
+		"sandwich 1 by bot 0x2724…4579 (sender 0x9e56…4441): gain +0.55269363547179709 WETH",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, errs, code = flowq(t, nil, "", append([]string{"inspect", "--block", "--format", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Block      uint64 `json:"block"`
+		Sandwiches []struct {
+			Gain    string `json:"gain"`
+			Victims []struct {
+				Index int `json:"index"`
+			} `json:"victims"`
+		} `json:"sandwiches"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r.Block != 137 || len(r.Sandwiches) != 1 || r.Sandwiches[0].Gain != "552693635471797090" || len(r.Sandwiches[0].Victims) != 1 {
+		t.Errorf("json %+v", r)
+	}
+}

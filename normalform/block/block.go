@@ -1,0 +1,641 @@
+// Package block reads the normal forms of one block, in transaction
+// order, as a sequence (issue 18): the swaps each transaction made on each
+// pool and in which direction, and the patterns built from them, whatever
+// the protocol — sandwiches, back-runs — and what the block paid its
+// builder. Every finding carries its evidence: the transactions, pools,
+// directions and amounts.
+//
+// A swap of a transaction at a pool P is read from its normal form: P's
+// balance over the transaction's transfers has exactly one token in (τ,
+// what the trader sold) and one token out (τ', what it bought), and P is
+// a venue, not a trader: it is not in the transaction's coalition (sender,
+// recipient, arbitrage origins), not the coinbase, not a wrapped-native
+// contract (wrapping is not a trade), and it is either the place of a
+// Swap@P(τ, τ') term of the normal form or the origin of none of its
+// chains (an executor that relays a bot's trade is an origin and is never
+// a Swap junction). The balance, not the Swap terms alone, gives the
+// amounts and also the swaps the kernel leaves as an open chain ending at
+// the pool and a leftover leaving it (a router's swap for a user).
+//
+// A sandwich: an attacker (same sender, or same bot — the recipient,
+// unless it is a configured public router) swaps τ→τ' on P, one or more
+// other transactions swap τ→τ' on P after it, and the attacker swaps
+// τ'→τ on P after them. Front and back legs pair by (front, back)
+// transaction, so a sandwich may span several pools; each leg may be part
+// of a larger route. Its gain is the attacker's coalition gross in τ over
+// the front and back transactions (native and wrapped native folded when
+// τ is either): what the engine's Gross holds, builder payments and
+// payouts added back. Net subtracts both legs' costs (gas and builder
+// payments) when known.
+//
+// A back-run: a transaction with an arbitrage whose swaps include one on a
+// pool that an earlier transaction of the block (of another sender and
+// bot) moved in the opposite direction; the largest such earlier swap is
+// named as the one it corrects.
+//
+// A block given partly (transaction indexes with a gap, or not starting
+// at 0) says so, and no finding spans a missing index.
+package block
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// Report is what block analysis says of one block. Its fields are plain
+// (hex addresses, token keys, decimal amounts in base units), so that it
+// is its own JSON and its own stored form.
+type Report struct {
+	Block uint64 `json:"block"`
+	// Partial is set when the transactions given do not hold every index
+	// from 0 to the largest; Missing lists the absent ones.
+	Partial    bool         `json:"partial"`
+	Missing    []int        `json:"missing,omitempty"`
+	Txs        []TxRow      `json:"txs"`
+	Swaps      []Swap       `json:"swaps"`
+	Sandwiches []Sandwich   `json:"sandwiches"`
+	Backruns   []Backrun    `json:"backruns"`
+	Builder    BuilderTotal `json:"builder"`
+}
+
+// TxRow is one transaction of the block, with its verdict and its roles
+// in the findings.
+type TxRow struct {
+	Index   int      `json:"index"`
+	Tx      string   `json:"tx"`
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Verdict string   `json:"verdict"`
+	Tier    string   `json:"tier,omitempty"`
+	Roles   []string `json:"roles,omitempty"`
+}
+
+// Swap is one transaction's trade at one pool: the trader sold AmountIn
+// of In to the pool and bought AmountOut of Out.
+type Swap struct {
+	Index     int    `json:"index"`
+	Tx        string `json:"tx"`
+	Pool      string `json:"pool"`
+	In        string `json:"token_in"`
+	Out       string `json:"token_out"`
+	AmountIn  string `json:"amount_in"`
+	AmountOut string `json:"amount_out"`
+	Sender    string `json:"sender"`
+	Bot       string `json:"bot"`
+}
+
+// Sandwich is a front leg, the victims after it and a back leg, on one or
+// more pools, by one attacker.
+type Sandwich struct {
+	Sender string `json:"sender"`
+	Bot    string `json:"bot"`
+	Front  Ref    `json:"front"`
+	Back   Ref    `json:"back"`
+	// Pools lists the pools, FrontSwaps and BackSwaps the legs' swaps on
+	// them, Victims every swap between them in the front's direction.
+	Pools      []string `json:"pools"`
+	FrontSwaps []Swap   `json:"front_swaps"`
+	BackSwaps  []Swap   `json:"back_swaps"`
+	Victims    []Swap   `json:"victims"`
+	// Token is τ, what the front sold and the back bought back; Gain the
+	// attacker's gross in τ over both legs (signed decimal, base units);
+	// Left what it kept of the other tokens (non-zero entries).
+	Token string            `json:"token"`
+	Gain  string            `json:"gain"`
+	Left  map[string]string `json:"left,omitempty"`
+	// BuilderPaid is what both legs paid the coinbase directly; Costs
+	// their gas and builder payments; Net = Gain − Costs when τ is the
+	// native asset or its wrapper and costs are known (else empty).
+	BuilderPaid string `json:"builder_paid"`
+	Costs       string `json:"costs,omitempty"`
+	Net         string `json:"net,omitempty"`
+}
+
+// Ref names a transaction of the block.
+type Ref struct {
+	Index int    `json:"index"`
+	Tx    string `json:"tx"`
+}
+
+// Backrun is an arbitrage that trades against the direction an earlier
+// swap moved a pool.
+type Backrun struct {
+	Ref
+	Sender string `json:"sender"`
+	Bot    string `json:"bot"`
+	// Token and Gain are its first detection's (gain in the token's unit).
+	Token string `json:"token"`
+	Gain  string `json:"gain"`
+	// Swaps are its swaps on the pools it corrects, Corrects the earlier
+	// swap it corrects on each (the largest in amount in), pairwise.
+	Swaps    []Swap `json:"swaps"`
+	Corrects []Swap `json:"corrects"`
+}
+
+// BuilderTotal is what the block paid its builder: the transactions'
+// direct payments to the coinbase and their priority fees, in wei.
+// Unknown counts transactions without a receipt (their fees unknown).
+type BuilderTotal struct {
+	Payments     string `json:"payments"`
+	PriorityFees string `json:"priority_fees"`
+	Total        string `json:"total"`
+	Unknown      int    `json:"unknown_costs,omitempty"`
+}
+
+// Roles a transaction plays.
+const (
+	RoleFront     = "sandwich_front"
+	RoleVictim    = "sandwich_victim"
+	RoleBack      = "sandwich_back"
+	RoleBackrun   = "backrun"
+	RoleCorrected = "corrected"
+)
+
+// swap is a Swap with its values typed.
+type swap struct {
+	pos       int // position in the txs slice
+	pool      normalform.Address
+	in, out   normalform.Token
+	amtIn     uint256.Int
+	amtOut    uint256.Int
+	sender    normalform.Address
+	bot       normalform.Address
+	hasSender bool
+	router    bool // the bot is a configured router: not an identity
+}
+
+// Analyze reads the analyses of one block, in transaction order (by
+// index; an analysis of another block, or without its index, is an
+// error).
+func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config) (*Report, error) {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	for i, a := range txs {
+		m := &a.Tx.Meta
+		if !m.HasBlock || m.Block != blockNum {
+			return nil, fmt.Errorf("block %d: tx %s is not of this block", blockNum, m.Hash.Hex())
+		}
+		if !m.HasIndex {
+			return nil, fmt.Errorf("block %d: tx %s has no index in its block", blockNum, m.Hash.Hex())
+		}
+		if i > 0 && txs[i-1].Tx.Meta.Index >= m.Index {
+			return nil, fmt.Errorf("block %d: transactions not in index order (%d before %d)", blockNum, txs[i-1].Tx.Meta.Index, m.Index)
+		}
+	}
+	r := &Report{Block: blockNum, Swaps: []Swap{}, Sandwiches: []Sandwich{}, Backruns: []Backrun{}}
+	present := map[int]bool{}
+	for _, a := range txs {
+		present[a.Tx.Meta.Index] = true
+	}
+	if n := len(txs); n > 0 {
+		for i := 0; i < txs[n-1].Tx.Meta.Index; i++ {
+			if !present[i] {
+				r.Missing = append(r.Missing, i)
+			}
+		}
+		r.Partial = len(r.Missing) > 0
+	}
+	// whole reports whether every index from tx position i to j is present.
+	whole := func(i, j int) bool {
+		for k := txs[i].Tx.Meta.Index; k <= txs[j].Tx.Meta.Index; k++ {
+			if !present[k] {
+				return false
+			}
+		}
+		return true
+	}
+	roles := make([][]string, len(txs))
+	addRole := func(pos int, role string) {
+		for _, x := range roles[pos] {
+			if x == role {
+				return
+			}
+		}
+		roles[pos] = append(roles[pos], role)
+	}
+
+	// Swaps, per transaction in order, pools in address order.
+	var all []*swap
+	byPool := map[normalform.Address][]*swap{}
+	var builderPay, prio uint256.Int
+	for pos, a := range txs {
+		for _, s := range swapsOf(pos, a, cfg) {
+			all = append(all, s)
+			byPool[s.pool] = append(byPool[s.pool], s)
+		}
+		if a.Costs.Known {
+			prio.Add(&prio, &a.Costs.Priority)
+		} else {
+			r.Builder.Unknown++
+		}
+		builderPay.Add(&builderPay, &a.Costs.Builder)
+	}
+	for _, s := range all {
+		r.Swaps = append(r.Swaps, render(txs, s))
+	}
+	var total uint256.Int
+	total.Add(&builderPay, &prio)
+	r.Builder.Payments, r.Builder.PriorityFees, r.Builder.Total = builderPay.Dec(), prio.Dec(), total.Dec()
+
+	// Sandwiches: per pool, each front with the first reverse swap of its
+	// attacker after it; grouped by (front, back) transaction.
+	type pair struct{ front, back int }
+	groups := map[pair]*Sandwich{}
+	var order []pair
+	pools := make([]normalform.Address, 0, len(byPool))
+	for p := range byPool {
+		pools = append(pools, p)
+	}
+	sort.Slice(pools, func(i, j int) bool { return strings.Compare(hexOf(pools[i]), hexOf(pools[j])) < 0 })
+	for _, p := range pools {
+		list := byPool[p]
+		usedBack := map[*swap]bool{}
+		for i, f := range list {
+			if usedBack[f] {
+				continue
+			}
+			for j := i + 1; j < len(list); j++ {
+				b := list[j]
+				if b.pos == f.pos || !sameAttacker(f, b) || b.in != f.out || b.out != f.in {
+					continue
+				}
+				var victims []*swap
+				for k := i + 1; k < j; k++ {
+					v := list[k]
+					if v.pos > f.pos && v.pos < b.pos && v.in == f.in && v.out == f.out && !sameAttacker(f, v) {
+						victims = append(victims, v)
+					}
+				}
+				if len(victims) > 0 && whole(f.pos, b.pos) {
+					usedBack[b] = true
+					k := pair{f.pos, b.pos}
+					sw := groups[k]
+					if sw == nil {
+						sw = &Sandwich{Sender: hexOf(f.sender), Bot: hexOf(f.bot), Front: ref(txs, f.pos), Back: ref(txs, b.pos), Token: f.in.Key()}
+						groups[k] = sw
+						order = append(order, k)
+					}
+					sw.Pools = append(sw.Pools, hexOf(p))
+					sw.FrontSwaps = append(sw.FrontSwaps, render(txs, f))
+					sw.BackSwaps = append(sw.BackSwaps, render(txs, b))
+					for _, v := range victims {
+						sw.Victims = append(sw.Victims, render(txs, v))
+						addRole(v.pos, RoleVictim)
+					}
+					addRole(f.pos, RoleFront)
+					addRole(b.pos, RoleBack)
+				}
+				break // the attacker's first reverse swap closes its front
+			}
+		}
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].front != order[j].front {
+			return order[i].front < order[j].front
+		}
+		return order[i].back < order[j].back
+	})
+	for _, k := range order {
+		sw := groups[k]
+		sort.SliceStable(sw.Victims, func(i, j int) bool { return sw.Victims[i].Index < sw.Victims[j].Index })
+		if err := gain(sw, txs[k.front], txs[k.back], cfg); err != nil {
+			return nil, fmt.Errorf("block %d: sandwich %s..%s: %w", blockNum, sw.Front.Tx, sw.Back.Tx, err)
+		}
+		r.Sandwiches = append(r.Sandwiches, *sw)
+	}
+
+	// Back-runs.
+	for pos, a := range txs {
+		if len(a.Detections) == 0 {
+			continue
+		}
+		var br *Backrun
+		for _, s := range all {
+			if s.pos != pos {
+				continue
+			}
+			var best *swap
+			for _, e := range byPool[s.pool] {
+				if e.pos >= pos {
+					break
+				}
+				if e.in != s.out || e.out != s.in || sameAttacker(e, s) || !whole(e.pos, pos) {
+					continue
+				}
+				if best == nil || e.amtIn.Cmp(&best.amtIn) >= 0 {
+					best = e
+				}
+			}
+			if best == nil {
+				continue
+			}
+			if br == nil {
+				d := a.Detections[0]
+				br = &Backrun{Ref: ref(txs, pos), Sender: hexOf(a.Sender), Bot: hexOf(a.Recipient),
+					Token: cfg.Unit(d.Token).Key(), Gain: d.Gain.String()}
+			}
+			br.Swaps = append(br.Swaps, render(txs, s))
+			br.Corrects = append(br.Corrects, render(txs, best))
+			addRole(best.pos, RoleCorrected)
+		}
+		if br != nil {
+			addRole(pos, RoleBackrun)
+			r.Backruns = append(r.Backruns, *br)
+		}
+	}
+
+	for pos, a := range txs {
+		m := &a.Tx.Meta
+		row := TxRow{Index: m.Index, Tx: m.Hash.Hex(), From: hexOf(a.Sender), To: hexOf(a.Recipient),
+			Verdict: a.Verdict.String(), Roles: roles[pos]}
+		if a.Tier != normalform.TierNone {
+			row.Tier = a.Tier.String()
+		}
+		r.Txs = append(r.Txs, row)
+	}
+	return r, nil
+}
+
+// swapsOf reads a transaction's swaps (package doc).
+func swapsOf(pos int, a *normalform.Analysis, cfg *normalform.Config) []*swap {
+	if a.Tx.Meta.HasReceipt && a.Tx.Meta.Status == normalform.StatusFailed {
+		return nil
+	}
+	junction := map[normalform.Address]bool{}
+	var walk func(t *normalform.Term)
+	walk = func(t *normalform.Term) {
+		if t.Kind == normalform.TSwap {
+			junction[t.At] = true
+		}
+		for _, p := range t.Parts {
+			walk(p)
+		}
+	}
+	for _, t := range a.Terms() {
+		walk(t)
+	}
+	origin := map[normalform.Address]bool{}
+	if a.NF != nil {
+		for _, n := range a.NF.Children {
+			if n.Chain != nil {
+				origin[n.Chain.Origin()] = true
+			}
+		}
+	}
+	// Balances per address and token, mints and burns left out.
+	type key struct {
+		addr normalform.Address
+		tok  normalform.Token
+	}
+	bal := map[key]*normalform.Signed{}
+	var addrs []normalform.Address
+	seen := map[normalform.Address]bool{}
+	add := func(addr normalform.Address, tok normalform.Token, v *uint256.Int, neg bool) {
+		k := key{addr, tok}
+		s := bal[k]
+		if s == nil {
+			s = &normalform.Signed{}
+			bal[k] = s
+		}
+		s.Add(v, neg) // an overflow needs adversarial amounts; the pool then reads as no swap
+		if !seen[addr] {
+			seen[addr] = true
+			addrs = append(addrs, addr)
+		}
+	}
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		if t.Token.HasID() || t.From == t.To {
+			continue
+		}
+		add(t.From, t.Token, &t.Amount, true)
+		add(t.To, t.Token, &t.Amount, false)
+	}
+	toks := map[normalform.Address][]normalform.Token{}
+	for k := range bal {
+		toks[k.addr] = append(toks[k.addr], k.tok)
+	}
+	var zero normalform.Address
+	var out []*swap
+	for _, p := range addrs {
+		if p == zero || p == normalform.NativeAddress || a.InCoalition(p) || cfg.IsWrappedNative(p) ||
+			(a.Tx.Meta.HasHeader && p == a.Tx.Meta.Miner) || (origin[p] && !junction[p]) {
+			continue
+		}
+		var in, out1 []normalform.Token
+		for _, tk := range toks[p] {
+			switch bal[key{p, tk}].Sign() {
+			case 1:
+				in = append(in, tk)
+			case -1:
+				out1 = append(out1, tk)
+			}
+		}
+		if len(in) != 1 || len(out1) != 1 {
+			continue
+		}
+		s := &swap{pos: pos, pool: p, in: in[0], out: out1[0], sender: a.Sender, bot: a.Recipient,
+			hasSender: a.Tx.Meta.HasFrom, router: cfg.IsRouter(a.Recipient)}
+		s.amtIn = bal[key{p, in[0]}].Abs
+		s.amtOut = bal[key{p, out1[0]}].Abs
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.Compare(hexOf(out[i].pool), hexOf(out[j].pool)) < 0 })
+	return out
+}
+
+// sameAttacker: the same sender, or the same bot (a configured router is
+// everyone's, not a bot).
+func sameAttacker(x, y *swap) bool {
+	if x.hasSender && y.hasSender && x.sender == y.sender {
+		return true
+	}
+	return x.bot == y.bot && !x.router
+}
+
+// gain fills a sandwich's gain, what it left, builder payments, costs
+// and net from its two legs' analyses.
+func gain(sw *Sandwich, front, back *normalform.Analysis, cfg *normalform.Config) error {
+	tau := parseToken(sw.Token)
+	native := cfg.TokenEq(tau, normalform.NativeToken)
+	g := new(big.Int)
+	left := map[string]*big.Int{}
+	var paid, costs uint256.Int
+	known := true
+	for _, a := range []*normalform.Analysis{front, back} {
+		for _, e := range a.Gross {
+			v := e.Amount.Abs.ToBig()
+			if e.Amount.Neg {
+				v.Neg(v)
+			}
+			if cfg.TokenEq(e.Token, tau) {
+				g.Add(g, v)
+				continue
+			}
+			k := e.Token.Key()
+			if left[k] == nil {
+				left[k] = new(big.Int)
+			}
+			left[k].Add(left[k], v)
+		}
+		paid.Add(&paid, &a.Costs.Builder)
+		costs.Add(&costs, &a.Costs.Total)
+		known = known && a.Costs.Known
+	}
+	sw.Gain = g.String()
+	for k, v := range left {
+		if v.Sign() != 0 {
+			if sw.Left == nil {
+				sw.Left = map[string]string{}
+			}
+			sw.Left[k] = v.String()
+		}
+	}
+	sw.BuilderPaid = paid.Dec()
+	if known {
+		sw.Costs = costs.Dec()
+		if native {
+			sw.Net = new(big.Int).Sub(g, costs.ToBig()).String()
+		}
+	}
+	return nil
+}
+
+func ref(txs []*normalform.Analysis, pos int) Ref {
+	m := &txs[pos].Tx.Meta
+	return Ref{Index: m.Index, Tx: m.Hash.Hex()}
+}
+
+func render(txs []*normalform.Analysis, s *swap) Swap {
+	m := &txs[s.pos].Tx.Meta
+	return Swap{Index: m.Index, Tx: m.Hash.Hex(), Pool: hexOf(s.pool), In: s.in.Key(), Out: s.out.Key(),
+		AmountIn: s.amtIn.Dec(), AmountOut: s.amtOut.Dec(), Sender: hexOf(s.sender), Bot: hexOf(s.bot)}
+}
+
+func hexOf(a normalform.Address) string { return strings.ToLower(a.Hex()) }
+
+// parseToken reads a token key of a fungible token or the native asset.
+func parseToken(k string) normalform.Token {
+	a := normalform.Address{}
+	if b, ok := new(big.Int).SetString(strings.TrimPrefix(k, "0x"), 16); ok && len(k) == 42 {
+		b.FillBytes(a[:])
+	}
+	if a == normalform.NativeAddress {
+		return normalform.NativeToken
+	}
+	return normalform.FungibleToken(a)
+}
+
+// Text renders the report for people: the transactions in order with
+// their verdicts and roles, then each finding with its evidence, then
+// what the block paid its builder.
+func (r *Report) Text(cfg *normalform.Config) string {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "block %d  %d transactions  %d swaps  %d sandwiches  %d back-runs\n", r.Block, len(r.Txs), len(r.Swaps), len(r.Sandwiches), len(r.Backruns))
+	if r.Partial {
+		fmt.Fprintf(&b, "  partial: indexes %s missing; no finding spans them\n", joinInts(r.Missing))
+	}
+	for _, t := range r.Txs {
+		v := t.Verdict
+		if t.Tier != "" {
+			v += " (" + t.Tier + ")"
+		}
+		fmt.Fprintf(&b, "  %3d %s  %s → %s  %s", t.Index, t.Tx, short(t.From), short(t.To), v)
+		if len(t.Roles) > 0 {
+			fmt.Fprintf(&b, "  [%s]", strings.Join(t.Roles, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	for i, s := range r.Sandwiches {
+		tau := parseToken(s.Token)
+		fmt.Fprintf(&b, "sandwich %d by bot %s (sender %s): gain %s", i+1, short(s.Bot), short(s.Sender), signed(cfg, s.Gain, tau))
+		if s.Net != "" {
+			fmt.Fprintf(&b, ", net %s", signed(cfg, s.Net, normalform.NativeToken))
+		}
+		fmt.Fprintf(&b, ", builder paid %s\n", cfg.FormatAmount(u256(s.BuilderPaid), normalform.NativeToken))
+		fmt.Fprintf(&b, "  front %d %s\n", s.Front.Index, s.Front.Tx)
+		for _, w := range s.FrontSwaps {
+			b.WriteString(swapLine(cfg, "    ", w))
+		}
+		for _, w := range s.Victims {
+			fmt.Fprintf(&b, "  victim %d %s\n", w.Index, w.Tx)
+			b.WriteString(swapLine(cfg, "    ", w))
+		}
+		fmt.Fprintf(&b, "  back %d %s\n", s.Back.Index, s.Back.Tx)
+		for _, w := range s.BackSwaps {
+			b.WriteString(swapLine(cfg, "    ", w))
+		}
+		if len(s.Left) > 0 {
+			keys := make([]string, 0, len(s.Left))
+			for k := range s.Left {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var parts []string
+			for _, k := range keys {
+				parts = append(parts, signed(cfg, s.Left[k], parseToken(k)))
+			}
+			fmt.Fprintf(&b, "  left with %s\n", strings.Join(parts, ", "))
+		}
+	}
+	for i, br := range r.Backruns {
+		fmt.Fprintf(&b, "back-run %d: tx %d %s by bot %s, arbitrage gain %s\n", i+1, br.Index, br.Tx, short(br.Bot), signed(cfg, br.Gain, parseToken(br.Token)))
+		for j := range br.Swaps {
+			b.WriteString(swapLine(cfg, "    ", br.Swaps[j]))
+			fmt.Fprintf(&b, "    corrects tx %d %s:\n", br.Corrects[j].Index, br.Corrects[j].Tx)
+			b.WriteString(swapLine(cfg, "      ", br.Corrects[j]))
+		}
+	}
+	fmt.Fprintf(&b, "builder: %s (payments %s, priority fees %s)", cfg.FormatAmount(u256(r.Builder.Total), normalform.NativeToken),
+		cfg.FormatAmount(u256(r.Builder.Payments), normalform.NativeToken), cfg.FormatAmount(u256(r.Builder.PriorityFees), normalform.NativeToken))
+	if r.Builder.Unknown > 0 {
+		fmt.Fprintf(&b, "; %d transactions without a receipt (fees unknown)", r.Builder.Unknown)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func swapLine(cfg *normalform.Config, indent string, s Swap) string {
+	in, out := parseToken(s.In), parseToken(s.Out)
+	return fmt.Sprintf("%s%s: %s %s→%s, sold %s, bought %s\n", indent, short(s.Pool), "swap", cfg.TokenName(in), cfg.TokenName(out),
+		cfg.FormatAmount(u256(s.AmountIn), in), cfg.FormatAmount(u256(s.AmountOut), out))
+}
+
+func short(a string) string {
+	if len(a) != 42 {
+		return a
+	}
+	return a[:6] + "…" + a[38:]
+}
+
+func u256(s string) *uint256.Int {
+	v, err := uint256.FromDecimal(s)
+	if err != nil {
+		return new(uint256.Int)
+	}
+	return v
+}
+
+func signed(cfg *normalform.Config, s string, t normalform.Token) string {
+	neg := strings.HasPrefix(s, "-")
+	v := normalform.Signed{Neg: neg, Abs: *u256(strings.TrimPrefix(s, "-"))}
+	return cfg.FormatSigned(v, t)
+}
+
+func joinInts(xs []int) string {
+	var parts []string
+	for _, x := range xs {
+		parts = append(parts, fmt.Sprint(x))
+	}
+	return strings.Join(parts, ", ")
+}
