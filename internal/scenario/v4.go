@@ -170,8 +170,10 @@ func (w *World) v4Unlock(acts []Action) Action {
 }
 
 // v4UserSwap is the user's exact-input swap of amount of `in` through
-// PoolSwapTest, paid in ETH as the call's value when `in` is ETH.
-func (w *World) v4UserSwap(a, b, in string, amount *big.Int) *types.Transaction {
+// PoolSwapTest, paid in ETH as the call's value when `in` is ETH; with
+// claims the output is kept in the PoolManager as ERC-6909 claims (the
+// manager mints them to the user) instead of being paid out.
+func (w *World) v4UserSwap(a, b, in string, amount *big.Int, claims bool) *types.Transaction {
 	sr := w.A("v4SwapRouter")
 	key := w.v4Key(a, b)
 	zeroForOne, limit := v4Direction(key, w.v4Currency(in))
@@ -180,7 +182,7 @@ func (w *World) v4UserSwap(a, b, in string, amount *big.Int) *types.Transaction 
 		value = amount
 	}
 	params := SwapParams{ZeroForOne: zeroForOne, AmountSpecified: new(big.Int).Neg(amount), SqrtPriceLimitX96: limit}
-	return w.newTx("user", &sr, value, w.callData(sr, "swap", key, params, TestSettings{}, []byte{}), scenarioGas)
+	return w.newTx("user", &sr, value, w.callData(sr, "swap", key, params, TestSettings{TakeClaims: claims}, []byte{}), scenarioGas)
 }
 
 func v4Scenarios() []Scenario {
@@ -192,7 +194,7 @@ func v4Scenarios() []Scenario {
 			Class: "none",
 			Notes: "the PoolManager holds every V4 pool's currencies: the swap shows as user → router → manager in ETH and manager → user in ONDO",
 			build: func(w *World) *types.Transaction {
-				return w.v4UserSwap("ETH", "ONDO", "ETH", ether("0.5"))
+				return w.v4UserSwap("ETH", "ONDO", "ETH", ether("0.5"), false)
 			},
 		},
 		{
@@ -200,7 +202,7 @@ func v4Scenarios() []Scenario {
 			Description: "a user sells 400 ONDO for ETH on the same V4 pool through PoolSwapTest: the router pulls the ONDO straight from the user into the PoolManager (sync, transferFrom, settle) and the manager pays the user ETH",
 			Class:       "none",
 			build: func(w *World) *types.Transaction {
-				return w.v4UserSwap("ETH", "ONDO", "ONDO", ether("400"))
+				return w.v4UserSwap("ETH", "ONDO", "ONDO", ether("400"), false)
 			},
 		},
 		{
@@ -240,6 +242,16 @@ func v4Scenarios() []Scenario {
 					call(bot, w.callData(bot, "takeAll", pm, common.Address{}, bot)),
 				}
 				return w.execute("searcher", bot, []Action{w.v4Unlock(inner)})
+			},
+		},
+		{
+			Name: "v4_user_swap_claims",
+			Description: "a user swaps 0.2 ETH for ONDO on the V4 ETH/ONDO pool through PoolSwapTest and keeps the output in the PoolManager as ERC-6909 claims: " +
+				"the manager mints the user a claim on ONDO (an ERC-6909 Transfer from the zero address) instead of paying it out",
+			Class: "none",
+			Notes: "the claim is an ERC-6909 balance at the PoolManager (id = the ONDO address), not an ONDO balance: the tracked balances show the user's ETH going to the manager and nothing back",
+			build: func(w *World) *types.Transaction {
+				return w.v4UserSwap("ETH", "ONDO", "ETH", ether("0.2"), true)
 			},
 		},
 	}

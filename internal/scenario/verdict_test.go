@@ -179,6 +179,8 @@ var expectedVerdicts = map[string]expectation{
 	// profit in ETH, the only transfer the manager's payment of it. No
 	// cycle in the events: flowq says none, never a false arbitrage.
 	"v4_triangle_net": noArb.with(func(e *expectation) { e.hidden = true }),
+	// A user's swap whose output is kept as ERC-6909 claims: no arbitrage.
+	"v4_user_swap_claims": noArb,
 }
 
 // scenarioConfig is the engine's configuration for the scenario chain:
