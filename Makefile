@@ -7,7 +7,7 @@ test: scenario-setup fmt-check vet
 	$(GO) test ./...
 
 # The scenario tests' contracts: the npm packages pinned by
-# internal/scenario/npm/package-lock.json (Uniswap V2 and V3, WETH9,
+# internal/scenario/npm/package-lock.json (Uniswap V2, V3 and V4, WETH9,
 # OpenZeppelin, solc) and the project's bots compiled with solc-js into
 # internal/scenario/npm/build. Neither is committed.
 scenario-setup:

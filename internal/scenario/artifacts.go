@@ -54,6 +54,12 @@ var artifactFiles = map[string]string{
 	"FlashLender":       "build/FlashLender.json",
 	"FlashBorrower":     "build/FlashBorrower.json",
 	"SandwichBot":       "build/SandwichBot.json",
+	// Issue 17: Uniswap V4's PoolManager and its test routers, as built by
+	// @uniswap/v4-core (Foundry's out/), and the V4 searcher.
+	"PoolManager":             "node_modules/@uniswap/v4-core/out/PoolManager.sol/PoolManager.json",
+	"PoolSwapTest":            "node_modules/@uniswap/v4-core/out/PoolSwapTest.sol/PoolSwapTest.json",
+	"PoolModifyLiquidityTest": "node_modules/@uniswap/v4-core/out/PoolModifyLiquidityTest.sol/PoolModifyLiquidityTest.json",
+	"V4Bot":                   "build/V4Bot.json",
 }
 
 // NPMDir is the directory holding package.json, node_modules and build:
@@ -97,10 +103,11 @@ func LoadArtifacts(dir string) (map[string]*Artifact, error) {
 	return out, nil
 }
 
-// parseArtifact reads the three layouts in use: Waffle's (Uniswap:
-// "bytecode" and "evm.deployedBytecode.object", hex without 0x), Hardhat's
-// (OpenZeppelin: "bytecode", "deployedBytecode", with 0x) and compile.js's
-// (as Hardhat's).
+// parseArtifact reads the four layouts in use: Waffle's (Uniswap V2 and
+// V3: "bytecode" and "evm.deployedBytecode.object", hex without 0x),
+// Hardhat's (OpenZeppelin: "bytecode", "deployedBytecode", with 0x),
+// Foundry's (Uniswap V4: "bytecode.object", "deployedBytecode.object") and
+// compile.js's (as Hardhat's).
 func parseArtifact(name, src string, data []byte) (*Artifact, error) {
 	var raw struct {
 		ABI              json.RawMessage `json:"abi"`
@@ -126,6 +133,15 @@ func parseArtifact(name, src string, data []byte) (*Artifact, error) {
 		s := fallback
 		if len(field) > 0 && field[0] == '"' {
 			_ = json.Unmarshal(field, &s)
+		}
+		if len(field) > 0 && field[0] == '{' {
+			var obj struct {
+				Object string `json:"object"`
+			}
+			if err := json.Unmarshal(field, &obj); err != nil {
+				return nil, err
+			}
+			s = obj.Object
 		}
 		if s == "" {
 			return nil, nil

@@ -117,7 +117,7 @@ func TestLiveSetupBlocksBothShapes(t *testing.T) {
 	env := live(t)
 	ctx := context.Background()
 	ranges := blockRanges(env, false)
-	if len(ranges) != 2 {
+	if len(ranges) != len(phases()) {
 		t.Errorf("setup block ranges %v, want one per phase", ranges)
 	}
 	decoded := map[fetch.Mode]map[string]*normalform.Tx{}

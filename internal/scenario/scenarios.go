@@ -48,6 +48,7 @@ func phases() []phase {
 	return []phase{
 		{(*World).setup, baseScenarios()},
 		{(*World).setupFlows, flowScenarios()},
+		{(*World).setupV4, v4Scenarios()},
 	}
 }
 

@@ -411,7 +411,14 @@ func checkTruth(tc TruthCase) error {
 	case tc.Class == "arbitrage" && tc.Status != "success":
 		return fmt.Errorf("scenario %s: the arbitrage failed on chain", tc.Name)
 	case tc.Class == "arbitrage":
+		// The gain in WETH and ETH together (a V4 bot is paid in ETH).
 		p, ok := new(big.Int).SetString(tc.Profit[weth], 10)
+		if n, isNative := new(big.Int).SetString(tc.Profit[normalform.NativeToken.Key()], 10); isNative {
+			if !ok {
+				p, ok = new(big.Int), true
+			}
+			p.Add(p, n)
+		}
 		if !ok || p.Sign() <= 0 {
 			return fmt.Errorf("scenario %s: no WETH gain at %s (%v)", tc.Name, tc.OriginName, tc.Profit)
 		}

@@ -59,6 +59,15 @@ type expectation struct {
 	// path: how the design expects the arbitrage to be found (the
 	// transaction's path, and the path of the detection at origin).
 	path normalform.Path
+
+	// Issue 17 (v4.go) adds:
+	//
+	// hidden: the chain's truth is an arbitrage that the standard events
+	// cannot show (a route netted inside Uniswap V4's PoolManager, of
+	// which only the net profit is paid out): flowq must report no
+	// arbitrage (never a false one), and the balance it does see at the
+	// recipient is the truth's gross there.
+	hidden bool
 }
 
 // flowArb is an arbitrage of flows.go: confirmed at origin, found by
@@ -154,6 +163,24 @@ var expectedVerdicts = map[string]expectation{
 	"sandwich_front":  noArb,
 	"sandwich_victim": noArb,
 	"sandwich_back":   noArb,
+
+	// Issue 17 (v4.go): Uniswap V4. A user's swap through a router, paid
+	// in ETH or in an ERC-20: no arbitrage. The V4 → V2 arbitrage: the
+	// bot (the recipient) pays the PoolManager ETH (settle), the manager
+	// pays the V2 pair the token (take), the pair pays the bot WETH: a
+	// cycle at the bot with the chain's gross, leaving in ETH and closing
+	// in WETH (path promotion, as the paper's V4 case study).
+	"v4_user_swap_eth":   noArb,
+	"v4_user_swap_erc20": noArb,
+	"v4_v2_arb": confirmedArb.with(func(e *expectation) {
+		e.origin, e.path, e.reasons = "v4_bot", normalform.PathPromotion, []normalform.Reason{normalform.ReasonPromoted}
+	}),
+	// The V4-only triangle with flash accounting: three swaps net to a
+	// profit in ETH, the only transfer the manager's payment of it. No
+	// cycle in the events: flowq says none, never a false arbitrage.
+	"v4_triangle_net": noArb.with(func(e *expectation) { e.hidden = true }),
+	// A user's swap whose output is kept as ERC-6909 claims: no arbitrage.
+	"v4_user_swap_claims": noArb,
 }
 
 // scenarioConfig is the engine's configuration for the scenario chain:
@@ -353,7 +380,7 @@ func TestVerdictsAgainstTruth(t *testing.T) {
 func checkDesignAgainstTruth(t *testing.T, tr *Truth, tc *TruthCase, exp expectation) {
 	t.Helper()
 	wantClass := "none"
-	if exp.verdict != normalform.VerdictNone {
+	if exp.verdict != normalform.VerdictNone || exp.hidden {
 		wantClass = "arbitrage"
 	}
 	if tc.Class != wantClass {
@@ -413,6 +440,13 @@ func checkVerdict(t *testing.T, tr *Truth, tc *TruthCase, cfg *normalform.Config
 	if exp.verdict == normalform.VerdictNone {
 		if len(a.Detections) > 0 {
 			t.Errorf("%s: %d detections (path %s) in a transaction with none", shape, len(a.Detections), a.Path())
+		}
+		if exp.hidden {
+			// What the events do show: the net profit paid to the bot.
+			got, want := engineAt(t, cfg, a.Gross, a.Recipient), truthFolded(t, tr, tc.Profit)
+			if !got.equal(want) {
+				t.Errorf("%s: the balance at the recipient %v, the chain's gross at %s %v", shape, got, tc.OriginName, want)
+			}
 		}
 		return
 	}
