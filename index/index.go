@@ -383,10 +383,13 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 
 // What a record knows of its transaction, besides its analysis: whether
 // its costs are known (the input gave a receipt with the gas price),
-// its status (a receipt), its block and its index in the block, and its
-// sender. An input without a receipt, or without its block, gives less.
-func knows(r *Record) [5]bool {
-	return [5]bool{r.CostsKnown, r.Status != normalform.StatusUnknown, r.Loc.Block != UnknownBlock, r.Loc.Index != UnknownIndex, r.HasFrom}
+// its status (a receipt), its block and its index in the block, its
+// sender, and its trace. An input without a receipt, or without its block,
+// gives less; so does a receipts-only analysis of a transaction the index
+// holds from its trace.
+func knows(r *Record) [6]bool {
+	return [6]bool{r.CostsKnown, r.Status != normalform.StatusUnknown, r.Loc.Block != UnknownBlock, r.Loc.Index != UnknownIndex, r.HasFrom,
+		r.Mode == normalform.ModeTraces}
 }
 
 // knowsLess reports whether rec knows strictly less than old: nothing

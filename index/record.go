@@ -15,7 +15,7 @@ import (
 )
 
 // RecordVersion is the version of the record encoding below.
-const RecordVersion = 4
+const RecordVersion = 5
 
 // Record is what the index keeps of one analysed transaction. Every
 // secondary key of the transaction is a function of its Record (keys), so
@@ -34,7 +34,10 @@ type Record struct {
 	Tier    normalform.Tier
 	// Path is how the transaction's detections were found (normalform
 	// Analysis.Path); PathNone without detections.
-	Path    normalform.Path
+	Path normalform.Path
+	// Mode is what the analysis was made from: traces, or receipts alone
+	// (normalform Tx.Mode).
+	Mode    normalform.Mode
 	Reasons []normalform.Reason
 
 	// Gross is the balance at the principals per token; Net the balance
@@ -65,7 +68,7 @@ type Record struct {
 	Latency time.Duration
 
 	// Partial is set on a record read by a header scan (Index.Filter):
-	// Hash, Loc, Status, Verdict, Tier, Path, Reasons, Counts, Hashes,
+	// Hash, Loc, Status, Verdict, Tier, Path, Mode, Reasons, Counts, Hashes,
 	// CostsKnown, HasFrom, HasTo, AlgebraVersion and Latency are set, and
 	// From, To and Recipient when the scan asked for addresses; Gross,
 	// Net, GasUsed, Costs, Addresses, Tokens and NF are not.
@@ -94,7 +97,7 @@ func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
 	}
 	r := &Record{Hash: m.Hash, Loc: Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: m.Hash},
 		From: m.From, HasFrom: m.HasFrom, To: m.To, HasTo: m.HasTo, Recipient: a.Recipient, Status: m.Status,
-		Verdict: a.Verdict, Tier: a.Tier, Path: a.Path(), Reasons: append([]normalform.Reason(nil), a.Reasons...),
+		Verdict: a.Verdict, Tier: a.Tier, Path: a.Path(), Mode: a.Tx.Mode(), Reasons: append([]normalform.Reason(nil), a.Reasons...),
 		CostsKnown: a.Costs.Known, GasUsed: a.Costs.GasUsed, Costs: a.Costs.Total,
 		Counts: a.Counts(), Hashes: a.Hashes(), AlgebraVersion: normalform.AlgebraVersion,
 		NF: normalform.EncodeNF(a), Latency: latency}
@@ -186,7 +189,7 @@ func (r *Record) keys(enc []byte, id ids) []kv {
 
 // --- encoding ----------------------------------------------------------------
 //
-// A record value (version 4) is a header, which scans decode to filter
+// A record value (version 5) is a header, which scans decode to filter
 // and group without the rest, and a body:
 //
 //	u8      RecordVersion
@@ -196,7 +199,8 @@ func (r *Record) keys(enc []byte, id ids) []kv {
 //	hash    the transaction hash
 //	u8      flags: 1 from known, 2 to known, 4 costs known, 8 recipient
 //	        differs from to (recipient follows)
-//	u8      status, u8 verdict, u8 tier, u8 path (normalform.Path)
+//	u8      status, u8 verdict, u8 tier, u8 path (normalform.Path), u8 mode
+//	        (normalform.Mode: 0 traces, 1 receipts)
 //	uvarint cycles, pools, hops, leftovers
 //	uvarint dictionary ids of the shape, tokens and family hashes
 //	hash    exact
@@ -233,7 +237,7 @@ const (
 var reasonCodes = []normalform.Reason{"", normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
 	normalform.ReasonFinalMixed, normalform.ReasonCostsUnknown, normalform.ReasonInnerCycle, normalform.ReasonBalanceMixed,
 	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder,
-	normalform.ReasonPayout, normalform.ReasonUnexplained, normalform.ReasonUnwitnessed}
+	normalform.ReasonPayout, normalform.ReasonUnexplained, normalform.ReasonUnwitnessed, normalform.ReasonReceiptsOnly}
 
 func reasonCode(r normalform.Reason) byte {
 	for i, c := range reasonCodes {
@@ -331,7 +335,7 @@ func (r *Record) encode() *encoded {
 	pre = binary.AppendUvarint(pre, uint64(r.Latency))
 	pre = append(pre, r.Hash[:]...)
 	f := r.flags()
-	pre = append(pre, f, byte(r.Status), byte(r.Verdict), byte(r.Tier), byte(r.Path))
+	pre = append(pre, f, byte(r.Status), byte(r.Verdict), byte(r.Tier), byte(r.Path), byte(r.Mode))
 	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
 		pre = binary.AppendUvarint(pre, uint64(n))
 	}
@@ -661,7 +665,9 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d depth) (*Record, 
 	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
 	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
 	rec.Path = normalform.Path(r.u8())
-	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain || int(rec.Path) > len(normalform.Paths) {
+	rec.Mode = normalform.Mode(r.u8())
+	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain || int(rec.Path) > len(normalform.Paths) ||
+		int(rec.Mode) >= len(normalform.Modes) {
 		r.fail()
 	}
 	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {

@@ -68,7 +68,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("tx %s: header: %v", rec.Hash.Hex(), err)
 			}
-			want := &Record{Hash: rec.Hash, Loc: rec.Loc, Status: rec.Status, Verdict: rec.Verdict, Tier: rec.Tier, Path: rec.Path,
+			want := &Record{Hash: rec.Hash, Loc: rec.Loc, Status: rec.Status, Verdict: rec.Verdict, Tier: rec.Tier, Path: rec.Path, Mode: rec.Mode,
 				Reasons: rec.Reasons, Counts: rec.Counts, Hashes: rec.Hashes, CostsKnown: rec.CostsKnown, HasFrom: rec.HasFrom,
 				HasTo: rec.HasTo, AlgebraVersion: rec.AlgebraVersion, Latency: rec.Latency, Partial: true}
 			if d == depthAddrs {
@@ -92,8 +92,8 @@ func TestRecordEdgeCases(t *testing.T) {
 	recs := []*Record{
 		{Hash: h(1), Loc: Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(1)}, From: ad(1), Recipient: ad(2)},
 		{Hash: h(2), Loc: Loc{Block: 7, Index: UnknownIndex, Tx: h(2)}, From: ad(1), HasFrom: true, To: ad(2), HasTo: true, Recipient: ad(2),
-			Verdict: normalform.VerdictArbitrage, Tier: normalform.TierConfirmed, Status: normalform.StatusSuccess,
-			Reasons: []normalform.Reason{normalform.ReasonBuilder, "some_future_reason"},
+			Verdict: normalform.VerdictArbitrage, Tier: normalform.TierConfirmed, Status: normalform.StatusSuccess, Mode: normalform.ModeReceipts,
+			Reasons: []normalform.Reason{normalform.ReasonBuilder, normalform.ReasonReceiptsOnly, "some_future_reason"},
 			Gross:   []Amount{{Token: nft, Amount: signed(true, maxU256)}, {Token: normalform.NativeToken, Amount: signed(false, "1")}},
 			Net:     []Amount{{Token: normalform.NativeToken, Amount: signed(true, "3")}}, CostsKnown: true, GasUsed: 21000,
 			Costs:  *uint256.NewInt(1 << 60),

@@ -220,3 +220,60 @@ func TestClearedFailureLeavesNoStaleOne(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReceiptsRecordNeverReplacesTraced: a transaction's receipts-only
+// analysis (its bundle without the trace) is stored with mode receipts;
+// its traced analysis then replaces it, and a receipts-only input after
+// that is kept out (it knows less: no trace), counted as kept.
+func TestReceiptsRecordNeverReplacesTraced(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	good := filepath.Join("..", "examples", "scenarios", "geth", "two_pool_arb.json")
+	raw, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	delete(d, "traces")
+	stripped, _ := json.Marshal(d)
+	rcpt := filepath.Join(dir, "receipts.json")
+	if err := os.WriteFile(rcpt, stripped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := openTemp(t)
+	if sum, err := ix.Ingest(ctx, []Input{FileInput(rcpt)}, IngestOptions{}); err != nil || sum.Stored != 1 {
+		t.Fatalf("the receipts-only input: %v %+v", err, sum)
+	}
+	var rs []struct {
+		Hash normalform.Hash `json:"transactionHash"`
+	}
+	if err := json.Unmarshal(d["receipts"], &rs); err != nil || len(rs) != 1 {
+		t.Fatal(err)
+	}
+	tx := rs[0].Hash
+	if rec, err := ix.Get(tx); err != nil || rec.Mode != normalform.ModeReceipts {
+		t.Fatalf("the receipts-only record: %v %+v", err, rec)
+	}
+	if sum, err := ix.Ingest(ctx, []Input{FileInput(good)}, IngestOptions{}); err != nil || sum.Stored != 1 {
+		t.Fatalf("the traced input: %v %+v", err, sum)
+	}
+	if rec, err := ix.Get(tx); err != nil || rec.Mode != normalform.ModeTraces {
+		t.Fatalf("the traced input did not replace the receipts-only record: %v %+v", err, rec)
+	}
+	if err := os.WriteFile(rcpt, append(stripped, ' '), 0o644); err != nil { // new content: read again
+		t.Fatal(err)
+	}
+	sum, err := ix.Ingest(ctx, []Input{FileInput(rcpt)}, IngestOptions{})
+	if err != nil || sum.Stored != 0 || sum.Kept != 1 {
+		t.Fatalf("the receipts-only input after the traced one: %v %+v", err, sum)
+	}
+	if rec, err := ix.Get(tx); err != nil || rec.Mode != normalform.ModeTraces {
+		t.Fatalf("a receipts-only record replaced the traced one: %v %+v", err, rec)
+	}
+	if err := ix.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

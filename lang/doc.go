@@ -10,7 +10,7 @@
 //	same TX TX [at exact|shape|tokens|family]          Q_eq, and Q_fam at family
 //	match TX [at LEVEL] [where EXPR] [order by …] [limit N]   Q_match (shape by default)
 //	anomalies for bot ADDR [since block N | baseline blocks A..B] [limit N]   Q_anom
-//	count [transactions|bots|shapes|families] by family|shape|tokens|exact|bot|sender|verdict|tier|path|block [where EXPR] [limit N]
+//	count [transactions|bots|shapes|families] by family|shape|tokens|exact|bot|sender|verdict|tier|path|mode|block [where EXPR] [limit N]
 //	show TX [as tree|terms|cycles|balances|steps|transfers|all, …]
 //	explain STATEMENT
 //
@@ -19,7 +19,7 @@
 //	gross profit > 1 WETH            an amount with a token symbol, in its decimals
 //	net profit in 0xc02a… > 1000     a token by address: base units
 //	pools >= 3   hops > 4   cycles = 1   leftovers = 0
-//	verdict = arbitrage   tier = attempted   path = rotation   reason leftovers
+//	verdict = arbitrage   tier = attempted   path = rotation   mode = receipts   reason leftovers
 //	block between A and B   block >= N   blocks A..B
 //	bot = ADDR   sender = ADDR
 //	touches ADDR   touches USDC

@@ -10,7 +10,7 @@ import (
 
 // keywords are the language's reserved words: a token symbol or a name
 // cannot be one (so "order" after an amount is never read as a token).
-const keywords = "explain|find|arbitrages|arbitrage|warnings|warning|transactions|txs|none|where|order|by|asc|desc|limit|same|and|at|match|anomalies|for|of|bot|since|block|blocks|baseline|count|bots|shapes|families|show|as|or|not|has|reason|touches|flashloan|flash_loan|gross|net|profit|in|pools|hops|cycles|leftovers|verdict|tier|path|is|between|sender|with|through|over|above|under|below|least|most|more|less|greater|fewer|than"
+const keywords = "explain|find|arbitrages|arbitrage|warnings|warning|transactions|txs|none|where|order|by|asc|desc|limit|same|and|at|match|anomalies|for|of|bot|since|block|blocks|baseline|count|bots|shapes|families|show|as|or|not|has|reason|touches|flashloan|flash_loan|gross|net|profit|in|pools|hops|cycles|leftovers|verdict|tier|path|mode|is|between|sender|with|through|over|above|under|below|least|most|more|less|greater|fewer|than"
 
 // numWords are the numbers a query may spell out ("at least three
 // pools"); the lexer reads them before identifiers, so a token whose
@@ -215,7 +215,7 @@ type gAmount struct {
 type gIs struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Field  string  `parser:"@( 'verdict' | 'tier' | 'path' )"`
+	Field  string  `parser:"@( 'verdict' | 'tier' | 'path' | 'mode' )"`
 	Op     string  `parser:"( @( '=' | '==' | '!=' ) | @'is' )"`
 	Value  *gIdent `parser:"@@"`
 }

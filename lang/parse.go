@@ -361,7 +361,7 @@ func (p *lowerer) syntaxError(err error) {
 }
 
 // condWords are the words a condition starts with.
-var condWords = []string{"profit", "gross", "net", "pools", "hops", "cycles", "leftovers", "block", "blocks", "verdict", "tier", "path", "reason", "has", "bot", "sender", "touches", "flashloan", "through", "not", "exact", "shape", "tokens", "family"}
+var condWords = []string{"profit", "gross", "net", "pools", "hops", "cycles", "leftovers", "block", "blocks", "verdict", "tier", "path", "mode", "reason", "has", "bot", "sender", "touches", "flashloan", "through", "not", "exact", "shape", "tokens", "family"}
 
 type wordErr struct {
 	Pos lexer.Position
@@ -385,7 +385,7 @@ func (p *lowerer) unknownWord(offset int) (wordErr, bool) {
 	if s := closest(strings.ToLower(prev.Value), condWords); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	} else {
-		msg += ": want profit, pools, hops, cycles, leftovers, block, verdict, tier, path, reason, bot, sender, touches, flashloan or a level = HASH"
+		msg += ": want profit, pools, hops, cycles, leftovers, block, verdict, tier, path, mode, reason, bot, sender, touches, flashloan or a level = HASH"
 	}
 	return wordErr{Pos: prev.Pos, msg: msg}, true
 }
@@ -457,8 +457,9 @@ var (
 	verdicts = []string{"arbitrage", "warning", "none"}
 	tiers    = []string{"confirmed", "probable", "attempted", "uncertain"}
 	paths    = []string{"fixpoint", "promotion", "bundle", "rotation", "inner"}
+	modes    = []string{"traces", "receipts"}
 	views    = []string{"tree", "terms", "cycles", "balances", "steps", "transfers", "all"}
-	groupBys = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "block"}
+	groupBys = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "mode", "block"}
 )
 
 func oneOf(s string, set []string) bool {
@@ -686,6 +687,8 @@ func (p *lowerer) pred(g *gPred) Expr {
 			set = tiers
 		case "path":
 			set = paths
+		case "mode":
+			set = modes
 		}
 		return &Is{Span: sp, Field: field, Neg: g.Is.Op == "!=", Value: p.ident(g.Is.Value, field, set)}
 	case g.Reason != nil:

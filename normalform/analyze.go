@@ -60,11 +60,18 @@ const (
 	ReasonPayout       Reason = "payout"      // part of a gain was paid out from its origin (not a cost, not a leftover)
 	ReasonUnexplained  Reason = "unexplained" // the coalition's gross differs from what the detections explain (the amount is shown)
 	ReasonUnwitnessed  Reason = "unwitnessed" // a candidate arbitrage had no Definition 5 witness and was dropped
+	// ReasonReceiptsOnly: the analysis was made from receipts alone
+	// (ModeReceipts) and found an arbitrage, which what receipts do not
+	// show could change: native value sent by internal calls (a builder
+	// payment lowers the net, an ETH leg out of the coalition the gross),
+	// and the senders σ the rules read (R11's pull, R14's and R15's
+	// routing test, the settled bundle's seizure test).
+	ReasonReceiptsOnly Reason = "receipts_only"
 )
 
 // Reasons lists every reason, in the order above.
 var Reasons = []Reason{ReasonNoCycles, ReasonLeftovers, ReasonFinalNeg, ReasonFinalMixed, ReasonCostsUnknown, ReasonInnerCycle,
-	ReasonBalanceMixed, ReasonNegProfit, ReasonPromoted, ReasonSelfCall, ReasonBuilder, ReasonPayout, ReasonUnexplained, ReasonUnwitnessed}
+	ReasonBalanceMixed, ReasonNegProfit, ReasonPromoted, ReasonSelfCall, ReasonBuilder, ReasonPayout, ReasonUnexplained, ReasonUnwitnessed, ReasonReceiptsOnly}
 
 // Costs are the transaction's costs, in the native asset.
 type Costs struct {
@@ -598,6 +605,9 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	}
 	if a.unwitnessed > 0 {
 		add(ReasonUnwitnessed)
+	}
+	if counted > 0 && a.Tx.Mode() == ModeReceipts {
+		add(ReasonReceiptsOnly)
 	}
 	a.Reasons = r
 	has := func(x Reason) bool {

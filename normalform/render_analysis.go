@@ -114,6 +114,9 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 		fmt.Fprintf(b, "  reasons: %s", strings.Join(rs, ", "))
 	}
 	b.WriteByte('\n')
+	if a.Tx.Mode() == ModeReceipts {
+		b.WriteString("  mode: receipts (" + ReceiptsBlind + ")\n")
+	}
 	for i := range a.Detections {
 		det := &a.Detections[i]
 		fmt.Fprintf(b, "  arbitrage at %s (%s) in %s, gain %s, path %s, %s\n", c.Short(det.Origin), a.Role(det.Origin),
@@ -251,6 +254,7 @@ type StepJSON struct {
 // AnalysisJSON is one line of `flowq inspect --format json`.
 type AnalysisJSON struct {
 	MetaJSON
+	Mode       string          `json:"mode"` // traces, or receipts (ModeReceipts)
 	Verdict    string          `json:"verdict"`
 	Tier       string          `json:"tier"`
 	Reasons    []string        `json:"reasons"`
@@ -350,7 +354,7 @@ func positions(ts []*Transfer) []int32 {
 
 // MarshalAnalysis renders an analysis as one line of JSON.
 func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
-	j := AnalysisJSON{MetaJSON: MetaToJSON(&a.Tx.Meta), Verdict: a.Verdict.String(), Tier: a.Tier.String(),
+	j := AnalysisJSON{MetaJSON: MetaToJSON(&a.Tx.Meta), Mode: a.Tx.Mode().String(), Verdict: a.Verdict.String(), Tier: a.Tier.String(),
 		Reasons: make([]string, len(a.Reasons)), Cycles: []CycleJSON{}, Chains: []CycleJSON{},
 		Leftovers: len(a.Leftover), Leftover: positions(a.Leftover), Builder: positions(a.Builder), Passes: a.Passes,
 		Transfers: make([]TransferJSON, 0, len(a.Tx.Transfers))}

@@ -326,6 +326,55 @@ type Tx struct {
 	Transfers []Transfer // in trace order (Pos ascending), degenerate ones included
 	Root      *Node      // T0; nil when no transfer survives
 	Stats     DecodeStats
-	Shape     string // the input shape it was read from: "geth", "parity"
+	Shape     string // the input shape it was read from: "geth", "parity", "receipts"
 	Notes     []string
+}
+
+// Mode is what an analysis was made from: call traces, or receipts alone
+// (a bundle or a fetch without traces: the transfers the logs carry, in
+// log order, under the root frame).
+type Mode uint8
+
+const (
+	// ModeTraces: the transaction's call trace, with its logs.
+	ModeTraces Mode = iota
+	// ModeReceipts: receipts (and the block) without a trace. Native value
+	// moved by internal calls, other than the transaction's own value and
+	// the wrapped native's Deposit and Withdrawal, is not seen; nor are
+	// the senders σ of the logs' transfers, nor frame nesting.
+	ModeReceipts
+)
+
+// ReceiptsBlind says what an analysis in ModeReceipts cannot see.
+const ReceiptsBlind = "no trace: native value moved by internal calls, other than the transaction's own value and wrapped-native deposits and withdrawals, is not seen; nor are the senders σ of the transfers (shown as the zero address) or the call frames"
+
+// ShapeReceipts is Tx.Shape of a transaction decoded from receipts alone.
+const ShapeReceipts = "receipts"
+
+// Modes lists the modes, in order.
+var Modes = []Mode{ModeTraces, ModeReceipts}
+
+func (m Mode) String() string {
+	if m == ModeReceipts {
+		return "receipts"
+	}
+	return "traces"
+}
+
+// ParseMode reads a mode's name.
+func ParseMode(s string) (Mode, bool) {
+	for _, m := range Modes {
+		if m.String() == s {
+			return m, true
+		}
+	}
+	return ModeTraces, false
+}
+
+// Mode says what the transaction was decoded from.
+func (tx *Tx) Mode() Mode {
+	if tx.Shape == ShapeReceipts {
+		return ModeReceipts
+	}
+	return ModeTraces
 }

@@ -684,6 +684,8 @@ func groupKey(cfg *normalform.Config, r *index.Record, by string) (string, strin
 		return r.Tier.String(), r.Tier.String()
 	case "path":
 		return r.Path.String(), r.Path.String()
+	case "mode":
+		return r.Mode.String(), r.Mode.String()
 	case "block":
 		return fmt.Sprint(r.Loc.Block), fmt.Sprint(r.Loc.Block)
 	}

@@ -249,6 +249,13 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 	case *lang.Compare:
 		return pl.compare(x)
 	case *lang.Is:
+		if x.Field == "mode" {
+			want, _ := normalform.ParseMode(x.Value.Name)
+			neg := x.Neg
+			return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
+				return (rec.Mode == want) != neg, nil
+			}}, nil
+		}
 		if x.Field == "path" {
 			want, _ := normalform.ParsePath(x.Value.Name)
 			neg := x.Neg

@@ -24,7 +24,7 @@ var (
 	// countWhat follow count.
 	countWhat = []string{"transactions", "txs", "bots", "shapes", "families"}
 	// groups follow count … by.
-	groups = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "block"}
+	groups = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "mode", "block"}
 	// metrics follow order by.
 	metrics = []string{"gross", "net", "pools", "hops", "cycles", "leftovers", "block"}
 	// views follow show TX as.
@@ -53,6 +53,14 @@ func reasonNames() []string {
 	var out []string
 	for _, r := range normalform.Reasons {
 		out = append(out, string(r))
+	}
+	return out
+}
+
+func modeNames() []string {
+	var out []string
+	for _, m := range normalform.Modes {
+		out = append(out, m.String())
 	}
 	return out
 }
@@ -169,6 +177,8 @@ func (c *completer) candidates(toks []string) []string {
 		return tiers()
 	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "path":
 		return paths()
+	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "mode":
+		return modeNames()
 	case l == "at":
 		return levels()
 	case l == "by" && last(2) == "order":

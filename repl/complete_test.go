@@ -130,6 +130,7 @@ func TestCompletionNames(t *testing.T) {
 	parses("verdict", verdicts(), "find where verdict = W")
 	parses("tier", tiers(), "find where tier = W")
 	parses("path", paths(), "find where path = W")
+	parses("mode", modeNames(), "find where mode = W")
 	parses("reason", reasons, "find where reason W")
 	cfg := normalform.DefaultConfig()
 	syms := symbols(cfg)

@@ -29,7 +29,7 @@
 //   - Tab completes dot-commands and their arguments (words, file names),
 //     and in statements the keywords of lang.Keywords and the names that
 //     fit where the cursor is: statement words at the start, reasons after
-//     "reason", verdicts, tiers and paths after "verdict =", "tier =" and "path =", levels
+//     "reason", verdicts, tiers, paths and modes after "verdict =", "tier =", "path =" and "mode =", levels
 //     after "at", views after "as", the configuration's token symbols
 //     after "in", "touches" and amounts.
 //

@@ -26,6 +26,9 @@ saves one bundle per block (DIR/block-N.json) or per transaction
                   callTracer and withLog (go-ethereum, Erigon, Reth, ...)
   --mode flat     the same calls with geth's flatCallTracer (Parity shape)
   --mode parity   trace_block / trace_transaction (Erigon, Reth, Nethermind)
+  --mode receipts no trace: eth_getBlockReceipts (eth_getLogs by block when
+                  the node lacks it) and the block with its transactions,
+                  for receipts-only analysis (any node; see README)
 
 Requests are batched, run --concurrency at a time, and retried with
 backoff on timeouts, truncated answers, HTTP 429 and 5xx; a refused
@@ -51,7 +54,7 @@ func fetchCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 		return nil
 	})
 	out := fs.String("out", "", "output directory (created if missing)")
-	mode := fs.String("mode", "geth", "trace source: geth, flat or parity")
+	mode := fs.String("mode", "geth", "trace source: geth, flat, parity, or receipts (no trace)")
 	conc := fs.Int("concurrency", 4, "requests in flight")
 	batch := fs.Int("batch", 1, "blocks per JSON-RPC batch")
 	retries := fs.Int("retries", 5, "retries of a transient failure (0: none)")

@@ -298,7 +298,11 @@ func writeHeader(b *strings.Builder, tx *normalform.Tx) {
 	if m.HasIndex {
 		fmt.Fprintf(b, "  index %d", m.Index)
 	}
-	fmt.Fprintf(b, "  (%s trace)\n", tx.Shape)
+	if tx.Mode() == normalform.ModeReceipts {
+		b.WriteString("  (receipts only, no trace)\n")
+	} else {
+		fmt.Fprintf(b, "  (%s trace)\n", tx.Shape)
+	}
 	fmt.Fprintf(b, "  from %s", normalform.AddrKey(m.From))
 	if m.HasTo {
 		fmt.Fprintf(b, "  to %s", normalform.AddrKey(m.To))

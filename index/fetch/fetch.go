@@ -79,19 +79,25 @@ const (
 	Flat Mode = "flat"
 	// Parity is trace_transaction / trace_block, logs from receipts.
 	Parity Mode = "parity"
+	// Receipts is no trace at all: eth_getBlockReceipts (eth_getLogs by
+	// block when the node lacks it) and the block with its transactions,
+	// for receipts-only analysis (normalform.ModeReceipts).
+	Receipts Mode = "receipts"
 )
 
 // ParseMode reads a mode name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
-	case Geth, Flat, Parity:
+	case Geth, Flat, Parity, Receipts:
 		return m, nil
+	case "receipt", "logs":
+		return Receipts, nil
 	case "debug", "calltracer":
 		return Geth, nil
 	case "trace", "trace_block":
 		return Parity, nil
 	}
-	return "", fmt.Errorf("unknown trace mode %q: use geth (debug_trace* callTracer), flat (debug_trace* flatCallTracer) or parity (trace_*)", s)
+	return "", fmt.Errorf("unknown trace mode %q: use geth (debug_trace* callTracer), flat (debug_trace* flatCallTracer) parity (trace_*) or receipts (no trace: eth_getBlockReceipts or eth_getLogs)", s)
 }
 
 // Options configure a Client. Zero values take the defaults.
@@ -173,6 +179,9 @@ type Client struct {
 	rpc   *rpc.Client
 	opt   Options
 	scrub *scrubber
+	// noBlockReceipts: the node answered eth_getBlockReceipts with
+	// "method not found"; receipts mode asks eth_getLogs instead.
+	noBlockReceipts atomic.Bool
 	// answered: the node has given an HTTP answer (any status) since the
 	// client was made; down: a request then gave up on refused
 	// connections, and no answer came since. A refused connection is
@@ -468,6 +477,8 @@ func (c *Client) Txs(ctx context.Context, hashes []common.Hash) ([][]byte, error
 	for i, h := range hashes {
 		target := "tx " + h.Hex()
 		switch c.opt.Mode {
+		case Receipts:
+			data[i].trace = json.RawMessage("[]") // none asked for
 		case Parity:
 			reqs = append(reqs, Request{Method: "trace_transaction", Args: []any{h}, Result: &data[i].trace, Target: target})
 		default:
@@ -485,7 +496,7 @@ func (c *Client) Txs(ctx context.Context, hashes []common.Hash) ([][]byte, error
 			return nil, &Error{Method: "eth_getTransactionReceipt", Target: "tx " + h.Hex(), Attempts: 1, Err: errors.New("the node does not know this transaction (no receipt): is it mined, and is this the right chain?")}
 		}
 		if isNull(data[i].trace) {
-			return nil, &Error{Method: reqs[2*i].Method, Target: "tx " + h.Hex(), Attempts: 1, Err: errors.New("the node returned no trace")}
+			return nil, &Error{Method: reqs[len(reqs)/len(hashes)*i].Method, Target: "tx " + h.Hex(), Attempts: 1, Err: errors.New("the node returned no trace")}
 		}
 		var r struct {
 			BlockNumber string `json:"blockNumber"`
@@ -501,7 +512,7 @@ func (c *Client) Txs(ctx context.Context, hashes []common.Hash) ([][]byte, error
 		if _, ok := blocks[n]; !ok {
 			raw := new(json.RawMessage)
 			blocks[n] = raw
-			blockReqs = append(blockReqs, Request{Method: "eth_getBlockByNumber", Args: []any{hexNum(n), false}, Result: raw, Target: fmt.Sprintf("block %d", n)})
+			blockReqs = append(blockReqs, Request{Method: "eth_getBlockByNumber", Args: []any{hexNum(n), c.opt.Mode == Receipts}, Result: raw, Target: fmt.Sprintf("block %d", n)})
 		}
 	}
 	if err := c.batches(ctx, blockReqs, 32*c.opt.BatchSize); err != nil {
@@ -514,6 +525,10 @@ func (c *Client) Txs(ctx context.Context, hashes []common.Hash) ([][]byte, error
 		}
 		receipts := make(json.RawMessage, 0, len(data[i].receipt)+2)
 		receipts = append(append(append(receipts, '['), data[i].receipt...), ']')
+		if c.opt.Mode == Receipts {
+			out[i] = receiptsBundle(*blocks[data[i].block], "receipts", receipts)
+			continue
+		}
 		out[i] = bundle(*blocks[data[i].block], receipts, data[i].trace)
 	}
 	return out, nil
@@ -673,6 +688,9 @@ func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn
 
 // blockBatch fetches blocks lo..hi in one JSON-RPC batch.
 func (c *Client) blockBatch(ctx context.Context, lo, hi uint64) ([][]byte, error) {
+	if c.opt.Mode == Receipts {
+		return c.receiptsBatch(ctx, lo, hi)
+	}
 	k := int(hi - lo + 1)
 	traces := make([]json.RawMessage, k)
 	receipts := make([]json.RawMessage, k)

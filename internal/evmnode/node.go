@@ -1,7 +1,8 @@
 // Package evmnode runs a go-ethereum node in process, for flowq's scenario
 // generator and tests: the node, eth and catalyst packages assembled in
 // developer mode, with geth's tracing API (debug_traceTransaction,
-// debug_traceBlockByNumber, the native callTracer and flatCallTracer) served
+// debug_traceBlockByNumber, the native callTracer and flatCallTracer) and
+// its filter API (eth_getLogs) served
 // over HTTP JSON-RPC on 127.0.0.1.
 //
 // The stock ethclient/simulated backend lists a debug module but has no
@@ -41,6 +42,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/eth/filters"
 	"github.com/ethereum/go-ethereum/eth/tracers"
 	_ "github.com/ethereum/go-ethereum/eth/tracers/native" // callTracer, flatCallTracer
 	"github.com/ethereum/go-ethereum/log"
@@ -177,7 +179,14 @@ func Start(cfg Config) (*Node, error) {
 		stack.Close()
 		return nil, fmt.Errorf("evmnode: %w", err)
 	}
-	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
+	apis := tracers.APIs(backend.APIBackend)
+	// eth_getLogs and the other filter calls, as a full node serves them
+	// (an rpc.API copied from the tracers' keeps the rpc package, which
+	// only fetching packages import, out of this one).
+	logsAPI := apis[0]
+	logsAPI.Namespace = "eth"
+	logsAPI.Service = filters.NewFilterAPI(filters.NewFilterSystem(backend.APIBackend, filters.Config{}))
+	stack.RegisterAPIs(append(apis, logsAPI))
 	if err := stack.Start(); err != nil {
 		stack.Close()
 		return nil, fmt.Errorf("evmnode: %w", err)

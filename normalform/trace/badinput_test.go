@@ -746,7 +746,6 @@ func TestBadInputGarbage(t *testing.T) {
 
 // TestBadInputNotJSON feeds inputs that are no trace at all.
 func TestBadInputNotJSON(t *testing.T) {
-	const receipt = `{"transactionHash": "0x1111111111111111111111111111111111111111111111111111111111111111", "status": "0x1", "gasUsed": "0x5208", "logs": []}`
 	cases := []struct {
 		name string
 		data string
@@ -762,7 +761,11 @@ func TestBadInputNotJSON(t *testing.T) {
 		{"list_of_a_number_and_an_unknown_object", `[1, {"foo": 2}]`, []badWant{
 			{path: "$[0]", msg: "expected an object, found a number", at: `1, {`},
 			{path: "$[1]", msg: "unrecognised object: not a trace frame, receipt, log, block or bundle", at: `{"foo"`}}},
-		{"receipts_only", `{"receipts": [` + receipt + `]}`, []badWant{{path: "$", msg: "the input has receipts, logs or a block header but no trace: nothing to analyse", at: `{"receipts"`}}},
+		// Receipts alone are read in receipts-only mode (receipts.go,
+		// TestReceiptsOnly); logs and a header listing only hashes say
+		// nothing of who sent what.
+		{"logs_without_senders", `{"block": {"number": "0x1", "miner": "0x0000000000000000000000000000000000000001", "transactions": ["0x1111111111111111111111111111111111111111111111111111111111111111"]}, "logs": []}`,
+			[]badWant{{path: "$", msg: "the input has no trace, and neither receipts nor a block with its transactions (eth_getBlockByNumber with full transactions) beside its logs: nothing to say who sent what", at: `{"block"`}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -876,8 +876,9 @@ func (g *group) assemble() {
 			emit(tx, len(g.geth)+n)
 		}
 	}
-	if !g.cut && len(g.geth) == 0 && len(g.parity) == 0 && len(g.badTx) == 0 && (len(g.receipts) > 0 || len(g.headers) > 0 || len(g.logs) > 0) {
-		g.d.fail(&scanError{path: "$", offset: 0, msg: "the input has receipts, logs or a block header but no trace: nothing to analyse"}, nil)
+	if !g.cut && len(g.geth) == 0 && len(g.parity) == 0 && (len(g.receipts) > 0 || len(g.headers) > 0 || len(g.logs) > 0) {
+		// No trace: receipts-only mode (receipts.go).
+		g.receiptsOnly(rcpt, body, emit)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].tx.Meta, out[j].tx.Meta

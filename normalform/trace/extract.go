@@ -22,6 +22,12 @@ var (
 // decode statistics, and T0 (built, then trimmed).
 func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
 	b := &builder{cfg: d.opt.Config, tx: tx, maxDepth: d.opt.MaxDepth, maxTransfers: d.opt.MaxTransfers}
+	if tx.Shape == normalform.ShapeReceipts {
+		b.receipts = true
+		if root.hasValue && !root.value.IsZero() && b.cfg.IsWrappedNative(root.to) {
+			b.paid, b.payer = &root.value, root.from
+		}
+	}
 	if !tx.Meta.HasFrom {
 		tx.Meta.From, tx.Meta.HasFrom = root.from, true
 	}
@@ -54,6 +60,14 @@ type builder struct {
 
 	maxDepth, maxTransfers int
 	off                    int // the frame being built, for errors
+
+	// receipts: the frame tree is receipts.go's root frame (receipts-only
+	// mode). paid is the transaction's own value when it went to a
+	// wrapped-native contract from payer: the native leg of the first
+	// Deposit of that amount to payer (nil once used).
+	receipts bool
+	paid     *uint256.Int
+	payer    normalform.Address
 }
 
 type pendingLeaf struct {
@@ -182,6 +196,9 @@ func (b *builder) logLeaves(dst []*normalform.Node, l *rlog, sigma normalform.Ad
 	if len(l.topics) == 0 {
 		return dst
 	}
+	if b.receipts {
+		sigma = zeroAddr // unknown: who called the token is not in a receipt
+	}
 	base := normalform.Transfer{Sender: sigma, LogIndex: int32(l.index), Frame: frame}
 	ignored := func() []*normalform.Node { b.tx.Stats.IgnoredLogs++; return dst }
 	switch l.topics[0] {
@@ -263,9 +280,31 @@ func (b *builder) logLeaves(dst []*normalform.Node, l *rlog, sigma normalform.Ad
 			t.From, t.To, t.Flags, t.Event = who, l.addr, normalform.Burn, normalform.EvWithdrawal
 		}
 		b.tx.Stats.TransferLogs++
+		if b.receipts {
+			dst = b.impliedNative(dst, l, who, &t)
+		}
 		return append(dst, b.leaf(t))
 	}
 	return dst
+}
+
+// impliedNative gives, in receipts-only mode, the native leg of a
+// wrapped-native Deposit or Withdrawal (receipts.go), before the event's
+// own transfer t, whose σ it sets: the caller of the wrapped native, who.
+func (b *builder) impliedNative(dst []*normalform.Node, l *rlog, who normalform.Address, t *normalform.Transfer) []*normalform.Node {
+	t.Sender = who
+	n := normalform.Transfer{Token: normalform.NativeToken, Amount: t.Amount, Flags: normalform.NativeValue,
+		Event: normalform.EvNativeCall, LogIndex: -1, Frame: t.Frame}
+	if l.topics[0] == sigDeposit {
+		if b.paid != nil && who == b.payer && b.paid.Eq(&t.Amount) {
+			b.paid = nil // the transaction's own value paid for it
+			return dst
+		}
+		n.From, n.To, n.Sender = who, l.addr, who
+	} else {
+		n.From, n.To, n.Sender = l.addr, who, l.addr
+	}
+	return append(dst, b.leaf(n))
 }
 
 func topicAddrAt(l *rlog, i int) (normalform.Address, bool) {

@@ -367,6 +367,7 @@ type receipt struct {
 	hasBlock bool
 	from, to normalform.Address
 	hasTo    bool
+	created  normalform.Address // contractAddress, for a creation
 	status   normalform.Status
 	typ      uint8
 	gasUsed  uint64
@@ -400,6 +401,8 @@ func readReceipt(s *scanner) *receipt {
 			r.from = s.address()
 		case "to":
 			r.to, r.hasTo = s.optAddress()
+		case "contractAddress":
+			r.created, _ = s.optAddress()
 		case "status":
 			if s.isNull() {
 				continue
@@ -471,6 +474,9 @@ type bodyTx struct {
 	gasPrice uint256.Int
 	hasPrice bool
 	typ      uint8
+	value    uint256.Int // the value it sends (full transaction objects)
+	hasValue bool
+	hasFrom  bool // a full transaction object, not a hash
 }
 
 func readHeader(s *scanner) *header {
@@ -526,8 +532,14 @@ func readBodyTx(s *scanner, i int) bodyTx {
 			t.hash = s.hash()
 		case "from":
 			t.from = s.address()
+			t.hasFrom = true
 		case "to":
 			t.to, t.hasTo = s.optAddress()
+		case "value":
+			if !s.isNull() {
+				t.value = s.quantity()
+				t.hasValue = true
+			}
 		case "gasPrice":
 			if !s.isNull() {
 				t.gasPrice = s.quantity()
