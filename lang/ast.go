@@ -26,7 +26,8 @@ func (s Span) End() Pos { return s.To }
 func (Span) node()      {}
 
 // Statement is one query. The statement kinds are sealed: Find, Same,
-// Match, Anomalies, Count, Show, and Explain around any of them.
+// Match, Anomalies, Count, Show, Findings, ShowBlock, and Explain around
+// any of them.
 type Statement interface {
 	Node
 	stmt()
@@ -90,10 +91,28 @@ type Anomalies struct {
 // (count shapes by bot).
 type Count struct {
 	Span
-	What  string // "transactions", "bots", "shapes", "families"
-	By    *Ident // family, shape, tokens, exact, bot, verdict, tier, block
+	What  string // "transactions", "bots", "shapes", "families", "sandwiches", "backruns"
+	By    *Ident // family, shape, tokens, exact, bot, verdict, tier, path, block (findings: bot, sender, block)
 	Where Expr
 	Limit *Limit
+}
+
+// Findings is "find sandwiches" or "find backruns": the block findings
+// stored in the index (normalform/block), filtered by profit, pools,
+// block, bot, sender and touches.
+type Findings struct {
+	Span
+	Kind  string // "sandwiches" or "backruns"
+	Where Expr
+	Order *Order
+	Limit *Limit
+}
+
+// ShowBlock is "show block N": a block's transactions in order, each with
+// its verdict, tier, path and roles in the block's findings.
+type ShowBlock struct {
+	Span
+	Block *NumLit
 }
 
 // Show shows one transaction: its normal form as a tree, as terms, its
@@ -111,6 +130,8 @@ func (*Match) stmt()     {}
 func (*Anomalies) stmt() {}
 func (*Count) stmt()     {}
 func (*Show) stmt()      {}
+func (*Findings) stmt()  {}
+func (*ShowBlock) stmt() {}
 
 // Order is "order by METRIC [in TOKEN] [asc|desc]".
 type Order struct {
@@ -334,6 +355,12 @@ func Walk(n Node, fn func(Node) bool) {
 		visit(x.By)
 		visit(x.Where)
 		visit(x.Limit)
+	case *Findings:
+		visit(x.Where)
+		visit(x.Order)
+		visit(x.Limit)
+	case *ShowBlock:
+		visit(x.Block)
 	case *Show:
 		visit(x.Tx)
 		for _, v := range x.Views {

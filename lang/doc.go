@@ -12,7 +12,14 @@
 //	anomalies for bot ADDR [since block N | baseline blocks A..B] [limit N]   Q_anom
 //	count [transactions|bots|shapes|families] by family|shape|tokens|exact|bot|sender|verdict|tier|path|mode|block [where EXPR] [limit N]
 //	show TX [as tree|terms|cycles|balances|steps|transfers|all, …]
+//	show block N                                        a block's transactions and their roles
+//	find sandwiches|backruns [where EXPR] [order by profit|pools|block …] [limit N]
+//	count sandwiches|backruns by bot|sender|block [where EXPR] [limit N]
 //	explain STATEMENT
+//
+// The block findings (Findings, and Count of sandwiches or backruns) take
+// the filters profit, pools, block, bot, sender and touches; the lowering
+// reports any other at its position.
 //
 // Filters (EXPR), combined with and, or, not and parentheses:
 //

@@ -85,6 +85,14 @@ func dumpOne(n Node) string {
 			parts = append(parts, Dump(x.Where))
 		}
 		return "Count(" + strings.Join(append(parts, tail(nil, x.Limit)...), "; ") + ")"
+	case *Findings:
+		parts := []string{x.Kind}
+		if x.Where != nil {
+			parts = append(parts, Dump(x.Where))
+		}
+		return "Findings(" + strings.Join(append(parts, tail(x.Order, x.Limit)...), "; ") + ")"
+	case *ShowBlock:
+		return "ShowBlock(" + x.Block.Text + ")"
 	case *Show:
 		var vs []string
 		for _, v := range x.Views {

@@ -10,7 +10,7 @@ import (
 
 // keywords are the language's reserved words: a token symbol or a name
 // cannot be one (so "order" after an amount is never read as a token).
-const keywords = "explain|find|arbitrages|arbitrage|warnings|warning|transactions|txs|none|where|order|by|asc|desc|limit|same|and|at|match|anomalies|for|of|bot|since|block|blocks|baseline|count|bots|shapes|families|show|as|or|not|has|reason|touches|flashloan|flash_loan|gross|net|profit|in|pools|hops|cycles|leftovers|verdict|tier|path|mode|is|between|sender|with|through|over|above|under|below|least|most|more|less|greater|fewer|than"
+const keywords = "explain|find|arbitrages|arbitrage|warnings|warning|transactions|txs|none|where|order|by|asc|desc|limit|same|and|at|match|anomalies|for|of|bot|since|block|blocks|baseline|count|bots|shapes|families|show|as|or|not|has|reason|touches|flashloan|flash_loan|gross|net|profit|in|pools|hops|cycles|leftovers|verdict|tier|path|mode|sandwiches|sandwich|backruns|backrun|is|between|sender|with|through|over|above|under|below|least|most|more|less|greater|fewer|than"
 
 // numWords are the numbers a query may spell out ("at least three
 // pools"); the lexer reads them before identifiers, so a token whose
@@ -52,7 +52,7 @@ type gStatement struct {
 type gFind struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Kind   string  `parser:"( 'find' @( 'arbitrages' | 'arbitrage' | 'warnings' | 'warning' | 'transactions' | 'txs' | 'none' )? | @( 'arbitrages' | 'warnings' | 'transactions' | 'txs' ) )"`
+	Kind   string  `parser:"( 'find' @( 'arbitrages' | 'arbitrage' | 'warnings' | 'warning' | 'transactions' | 'txs' | 'none' | 'sandwiches' | 'sandwich' | 'backruns' | 'backrun' )? | @( 'arbitrages' | 'warnings' | 'transactions' | 'txs' | 'sandwiches' | 'backruns' ) )"`
 	Where  *gExpr  `parser:"( ( 'where' | 'with' ) @@ | (?= 'through') @@ )?"`
 	Order  *gOrder `parser:"@@?"`
 	Limit  *gLimit `parser:"@@?"`
@@ -88,7 +88,7 @@ type gAnom struct {
 type gCount struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	What   string  `parser:"'count' @( 'transactions' | 'txs' | 'bots' | 'shapes' | 'families' )?"`
+	What   string  `parser:"'count' @( 'transactions' | 'txs' | 'bots' | 'shapes' | 'families' | 'sandwiches' | 'backruns' )?"`
 	By     *gIdent `parser:"'by' @@"`
 	Where  *gExpr  `parser:"( ( 'where' | 'with' ) @@ )?"`
 	Limit  *gLimit `parser:"@@?"`
@@ -97,8 +97,9 @@ type gCount struct {
 type gShow struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Tx     *gTx      `parser:"'show' @@"`
-	Views  []*gIdent `parser:"( 'as' @@ ( ',' @@ )* )?"`
+	Block  *gNum     `parser:"'show' ( 'block' @@"`
+	Tx     *gTx      `parser:"| @@"`
+	Views  []*gIdent `parser:"( 'as' @@ ( ',' @@ )* )? )"`
 }
 
 type gOrder struct {

@@ -571,6 +571,10 @@ func cmpNum(a, b string) int {
 func (p *lowerer) statement(g *gStatement) Statement {
 	var st Statement
 	switch {
+	case g.Find != nil && findingsOf(g.Find.Kind) != "":
+		f := g.Find
+		kind := findingsOf(f.Kind)
+		st = &Findings{Span: p.span(f.Pos, f.EndPos), Kind: kind, Where: p.findingsExpr(f.Where, kind), Order: p.findingsOrder(f.Order, kind), Limit: p.limit(f.Limit)}
 	case g.Find != nil:
 		f := g.Find
 		st = &Find{Span: p.span(f.Pos, f.EndPos), Verdict: normVerdict(f.Kind), Where: p.expr(f.Where), Order: p.order(f.Order), Limit: p.limit(f.Limit)}
@@ -589,7 +593,14 @@ func (p *lowerer) statement(g *gStatement) Statement {
 		if what == "" || what == "txs" {
 			what = "transactions"
 		}
+		if what == "sandwiches" || what == "backruns" {
+			st = &Count{Span: p.span(c.Pos, c.EndPos), What: what, By: p.ident(c.By, "grouping of "+what, findingGroupBys), Where: p.findingsExpr(c.Where, what), Limit: p.limit(c.Limit)}
+			break
+		}
 		st = &Count{Span: p.span(c.Pos, c.EndPos), What: what, By: p.ident(c.By, "grouping", groupBys), Where: p.expr(c.Where), Limit: p.limit(c.Limit)}
+	case g.Show != nil && g.Show.Block != nil:
+		s := g.Show
+		st = &ShowBlock{Span: p.span(s.Pos, s.EndPos), Block: p.integer(s.Block, "a block")}
 	case g.Show != nil:
 		s := g.Show
 		sh := &Show{Span: p.span(s.Pos, s.EndPos), Tx: p.tx(s.Tx)}
@@ -605,6 +616,68 @@ func (p *lowerer) statement(g *gStatement) Statement {
 		return &Explain{Span: p.span(g.Pos, g.EndPos), Query: st}
 	}
 	return st
+}
+
+// findingGroupBys are what block findings group by.
+var findingGroupBys = []string{"bot", "sender", "block"}
+
+// findingsOf is the kind of block findings a find asks for ("sandwiches",
+// "backruns"), or "" for transactions.
+func findingsOf(k string) string {
+	switch strings.ToLower(k) {
+	case "sandwich", "sandwiches":
+		return "sandwiches"
+	case "backrun", "backruns":
+		return "backruns"
+	}
+	return ""
+}
+
+// findingsExpr lowers the filter of a find or count of block findings and
+// checks that each condition applies to them: profit, pools, block, bot,
+// sender and touches do; the conditions on one transaction's normal form
+// do not.
+func (p *lowerer) findingsExpr(g *gExpr, kind string) Expr {
+	e := p.expr(g)
+	if e == nil {
+		return nil
+	}
+	Walk(e, func(n Node) bool {
+		what := ""
+		switch x := n.(type) {
+		case *Compare:
+			if !x.Metric.IsProfit() && x.Metric.Name != "pools" {
+				what = x.Metric.Name
+			}
+		case *Is:
+			what = x.Field
+		case *HasReason:
+			what = "reason"
+		case *FlashLoan:
+			what = "flashloan"
+		case *HashIs:
+			what = x.Level.Name + " = HASH"
+		case *And, *Or, *Not, *InBlocks, *AddrIs, *Touches:
+			return true
+		default:
+			return false
+		}
+		if what != "" {
+			p.errorAt(n.Pos(), "%s does not apply to %s: filter them by profit, pools, block, bot, sender or touches", what, kind)
+		}
+		return false
+	})
+	return e
+}
+
+// findingsOrder lowers the order of a find of block findings: by profit,
+// pools or block.
+func (p *lowerer) findingsOrder(g *gOrder, kind string) *Order {
+	o := p.order(g)
+	if o != nil && !o.Metric.IsProfit() && o.Metric.Name != "pools" && o.Metric.Name != "block" {
+		p.errorAt(o.Metric.From, "%s are ordered by profit, pools or block, not %s", kind, o.Metric.Name)
+	}
+	return o
 }
 
 func normVerdict(k string) string {

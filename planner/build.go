@@ -95,10 +95,23 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 			p.Limit, err = pl.limit(s.Limit)
 		}
 		q.Plan = p
+	case *lang.Findings:
+		q.Kind = "findings"
+		q.Plan, err = pl.findings(s.Kind, s.Where, s.Order, s.Limit)
+	case *lang.ShowBlock:
+		q.Kind = "block"
+		var n uint64
+		if n, err = pl.block(s.Block); err == nil {
+			q.Plan = &ShowBlock{Block: n}
+		}
 	case *lang.Count:
 		q.Kind = "count"
 		var in Plan
-		in, err = pl.find("", s.Where, nil, nil, nil)
+		if s.What == "sandwiches" || s.What == "backruns" {
+			in, err = pl.findings(s.What, s.Where, nil, nil)
+		} else {
+			in, err = pl.find("", s.Where, nil, nil, nil)
+		}
 		if err == nil {
 			q.Plan = &Group{Input: in, By: s.By.Name, What: s.What}
 			if s.Limit != nil {

@@ -111,6 +111,14 @@ func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) erro
 		return x.anomalies(ctx, p, emit)
 	case *ShowTx:
 		return x.show(p, emit)
+	case *ShowBlock:
+		return x.showBlock(ctx, p, emit)
+	}
+	if isFindings(q.Plan) {
+		if findGroup(q.Plan) != nil {
+			return x.findingsGroup(ctx, q.Plan, emit)
+		}
+		return x.findings(ctx, q.Plan, func(f *Finding) error { return emit(x.findingRow(f)) })
 	}
 	if g := findGroup(q.Plan); g != nil {
 		return x.group(ctx, q.Plan, emit)

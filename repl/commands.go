@@ -126,7 +126,8 @@ func (r *REPL) help(_ context.Context, args []string, _ string) error {
 		return nil
 	}
 	fmt.Fprint(r.stdout, "Statements end with \";\" and may span lines (lang's grammar: .grammar); dot-commands take one line.\n")
-	fmt.Fprint(r.stdout, "Ctrl-C cancels a running statement or clears the one being typed; Ctrl-D leaves; Tab completes.\n\n")
+	fmt.Fprint(r.stdout, "Ctrl-C cancels a running statement or clears the one being typed; Ctrl-D leaves; Tab completes.\n")
+	fmt.Fprint(r.stdout, "Statements: find, same, match, anomalies, count, show TX, show block N, find sandwiches|backruns, count sandwiches|backruns by bot|sender|block, explain.\n\n")
 	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
 	for _, c := range commands {
 		names := c.usage()

@@ -62,6 +62,11 @@ func TestHelpIsTheTable(t *testing.T) {
 			}
 		}
 	}
+	for _, w := range []string{"show block N", "find sandwiches|backruns", "count sandwiches|backruns by bot|sender|block"} {
+		if !strings.Contains(out, w) {
+			t.Errorf(".help does not name the statement %q:\n%s", w, out)
+		}
+	}
 	out, _ = h.feed(".help timer")
 	if out != ".timer [on|off]\n    print (or not) each statement's row count and time\n" {
 		t.Errorf(".help timer = %q", out)

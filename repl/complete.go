@@ -20,11 +20,15 @@ var (
 	// starters begin a statement.
 	starters = []string{"explain", "find", "same", "match", "anomalies", "count", "show"}
 	// findKinds follow find.
-	findKinds = []string{"arbitrages", "warnings", "none", "transactions", "txs"}
+	findKinds = []string{"arbitrages", "warnings", "none", "transactions", "txs", "sandwiches", "backruns"}
 	// countWhat follow count.
-	countWhat = []string{"transactions", "txs", "bots", "shapes", "families"}
+	countWhat = []string{"transactions", "txs", "bots", "shapes", "families", "sandwiches", "backruns"}
 	// groups follow count … by.
 	groups = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "mode", "block"}
+	// findingGroups follow count sandwiches by, count backruns by.
+	findingGroups = []string{"bot", "sender", "block"}
+	// showWhat follow show: a transaction's hash, or block N.
+	showWhat = []string{"block"}
 	// metrics follow order by.
 	metrics = []string{"gross", "net", "pools", "hops", "cycles", "leftovers", "block"}
 	// views follow show TX as.
@@ -183,8 +187,12 @@ func (c *completer) candidates(toks []string) []string {
 		return levels()
 	case l == "by" && last(2) == "order":
 		return metrics
+	case l == "by" && first == "count" && (slices.Contains(toks, "sandwiches") || slices.Contains(toks, "backruns")):
+		return findingGroups
 	case l == "by" && first == "count":
 		return groups
+	case l == "show":
+		return showWhat
 	case l == "as" || (l == "," && first == "show"):
 		return views
 	case l == "in" || l == "touches":

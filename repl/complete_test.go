@@ -32,7 +32,13 @@ func TestComplete(t *testing.T) {
 		{text: "find where tier is p", prefix: "p", want: []string{"robable "}},
 		{text: "find order by p", prefix: "p", want: []string{"ools "}},
 		{text: "count by fa", prefix: "fa", want: []string{"mily "}},
-		{text: "count ", has: []string{"bots ", "by "}},
+		{text: "count ", has: []string{"bots ", "by ", "sandwiches ", "backruns "}},
+		{text: "find sa", prefix: "sa", want: []string{"ndwiches "}},
+		{text: "find b", prefix: "b", want: []string{"ackruns "}},
+		{text: "count sandwiches by ", want: []string{"block ", "bot ", "sender "}},
+		{text: "count backruns by s", prefix: "s", want: []string{"ender "}},
+		{text: "show ", want: []string{"block "}},
+		{text: "explain show bl", prefix: "bl", want: []string{"ock "}},
 		{text: "same 0xab 0xcd at s", prefix: "s", want: []string{"hape "}},
 		{text: "show 0xab as tree, st", prefix: "st", want: []string{"eps "}},
 		{text: "find where net profit in US", prefix: "US", want: []string{"DC ", "DT "}},
@@ -117,8 +123,11 @@ func TestCompletionNames(t *testing.T) {
 	}
 	parses("statement word", []string{"find"}, "explain W")
 	parses("find kind", findKinds, "find W")
-	parses("count", countWhat, "count W by family")
+	parses("count", countWhat, "count W by bot")
 	parses("group", groups, "count by W")
+	parses("grouping of sandwiches", findingGroups, "count sandwiches by W")
+	parses("grouping of back-runs", findingGroups, "count backruns by W")
+	parses("show", showWhat, "show W 137")
 	for _, m := range metrics {
 		if m == "gross" || m == "net" {
 			m += " profit"
