@@ -51,6 +51,8 @@ type kernel struct {
 	tr        *rootTracker // the root's partner index during the structural fixpoint
 	sib       siblings     // a frame's children during its leaf pass (reused)
 	opsBuf    []string     // the step log's operand pairs, allocated in blocks
+	names     []string     // built chains' names, by ID (see chainName)
+	buf       []byte       // scratch for a lift's result
 }
 
 // one returns the operand list [a] for a step, carved like pair's.
@@ -157,7 +159,32 @@ func (k *kernel) name(n *Node) string {
 	if n.Leaf != nil {
 		return "#" + strconv.Itoa(int(n.Leaf.Pos))
 	}
-	return "C" + strconv.Itoa(int(n.Chain.ID))
+	return k.chainName(n.Chain)
+}
+
+// chainName is chainName for the kernel's own chains: a built chain's
+// name is made once, when the step that builds it is logged, and kept by
+// its ID for the step that consumes it and the annotation steps.
+func (k *kernel) chainName(c *Chain) string {
+	if c.Leaf != nil || c.ID <= 0 {
+		return chainName(c)
+	}
+	if int(c.ID) < len(k.names) && k.names[c.ID] != "" {
+		return k.names[c.ID]
+	}
+	for len(k.names) <= int(c.ID) {
+		k.names = append(k.names, "")
+	}
+	k.names[c.ID] = chainName(c)
+	return k.names[c.ID]
+}
+
+// appendNodeName appends n's name (as name returns it) to b.
+func appendNodeName(b []byte, n *Node) []byte {
+	if n.Leaf != nil {
+		return strconv.AppendInt(append(b, '#'), int64(n.Leaf.Pos), 10)
+	}
+	return strconv.AppendInt(append(b, 'C'), int64(n.Chain.ID), 10)
 }
 
 func chainName(c *Chain) string {
@@ -168,7 +195,7 @@ func chainName(c *Chain) string {
 }
 
 func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
-	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: chainName(res), Note: k.gist(res)})
+	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res), Note: k.gist(res)})
 }
 
 // gist renders a chain's endpoints and tokens for the step log.
@@ -757,12 +784,16 @@ func (k *kernel) reduce(n *Node) []*Node {
 			continue
 		}
 		lifted := k.reduce(c)
-		ops := make([]string, len(lifted))
+		b := k.buf[:0] // the lifted nodes' names, space-separated
 		for i, l := range lifted {
-			ops[i] = k.name(l)
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = appendNodeName(b, l)
 		}
+		k.buf = b
 		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one("frame " + strconv.Itoa(int(c.Frame.Index))),
-			Result: strings.Join(ops, " ")})
+			Result: string(b)})
 		kids = append(kids, lifted...)
 	}
 	return k.leafPass(n.Frame, kids)
@@ -823,11 +854,13 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 			switch {
 			case r14(k.cfg, c):
 				c.Label = Arbitrage
-				k.steps = append(k.steps, Step{Rule: R14, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c), Note: k.gist(c)})
+				name := k.chainName(c)
+				k.steps = append(k.steps, Step{Rule: R14, Frame: root.Index, Operands: k.one(name), Result: name, Note: k.gist(c)})
 				changed = true
 			case r15(c) || c.Rule == Connect:
 				c.Label = Cycle
-				k.steps = append(k.steps, Step{Rule: R15, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c), Note: k.gist(c)})
+				name := k.chainName(c)
+				k.steps = append(k.steps, Step{Rule: R15, Frame: root.Index, Operands: k.one(name), Result: name, Note: k.gist(c)})
 				changed = true
 			}
 		}
@@ -879,7 +912,8 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 		}
 		if d := c.BalanceAt(c.Origin(), c.TokIn()); d.Sign() <= 0 {
 			c.Label, c.Downgraded = Cycle, true
-			k.steps = append(k.steps, Step{Rule: R16, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c),
+			name := k.chainName(c)
+			k.steps = append(k.steps, Step{Rule: R16, Frame: root.Index, Operands: k.one(name), Result: name,
 				Note: fmt.Sprintf("%s: δ[%s, %s] = %s", k.gist(c), ShortAddr(c.Origin()), k.cfg.TokenName(c.TokIn()), d)})
 		}
 	}
