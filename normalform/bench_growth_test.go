@@ -12,7 +12,7 @@ import (
 )
 
 // growthSizes are the transfer counts of the growth curve (issue 8).
-var growthSizes = []int{100, 200, 500, 1000, 2000, 5000}
+var growthSizes = []int{100, 200, 500, 1000, 2000, 5000, 10000, 20000}
 
 // BenchmarkGrowth analyses (rewrite, classify, profit) one generated
 // transaction of each size and shape per iteration: the growth curve.
@@ -38,45 +38,91 @@ func BenchmarkGrowth(b *testing.B) {
 	}
 }
 
-// BenchmarkGrowthSlope measures, per shape, the median analysis time of
-// each growth size (over growthRuns runs) and reports the least-squares
-// slope of log(time) against log(transfers) from 100 to 5,000 transfers
-// ("slope": 1 is linear, 2 quadratic), and the time at 2,000 transfers.
+// slopeSizes are the transfer counts of the slope measurement (issue 22):
+// the targets are stated from 500 to 20,000 transfers.
+var slopeSizes = []int{500, 1000, 2000, 5000, 10000, 20000}
+
+// BenchmarkGrowthSlope measures, per shape, the analysis time (Analyze:
+// rewrite, classify, profit) of each slope size over growthRuns runs, as
+// wall time and as the process's CPU time (every thread: the garbage
+// collector's workers too), and logs min/median/max of each. It reports the
+// least-squares slope of log(median time) against log(transfers) from 500
+// to 20,000 ("slope": 1 is linear, 2 quadratic; "cpu-slope" the same on CPU
+// time) and the median times at 2,000 and 20,000 transfers. The sizes of a
+// shape are taken in turn, round after round, so that a change in the
+// machine's load falls on all of them alike. Garbage collection runs as it
+// does by default.
 //
 //	go test ./normalform -run '^$' -bench GrowthSlope -benchtime 1x -v
 func BenchmarkGrowthSlope(b *testing.B) {
+	growthSlope(b, func(tx *normalform.Tx, cfg *normalform.Config) error {
+		_, err := normalform.Analyze(tx, cfg)
+		return err
+	})
+}
+
+// BenchmarkGrowthKernel is BenchmarkGrowthSlope for the rewriting kernel
+// alone (normalform.Rewrite: the structural fixpoint, annotation and
+// connection, R16; no detection, classification or profit).
+//
+//	go test ./normalform -run '^$' -bench GrowthKernel -benchtime 1x -v
+func BenchmarkGrowthKernel(b *testing.B) {
+	growthSlope(b, normalform.Rewrite)
+}
+
+func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) error) {
 	const growthRuns = 7
 	cfg := normalform.DefaultConfig()
 	for _, sh := range gen.Shapes {
 		b.Run(sh.Name, func(b *testing.B) {
-			var xs, ys []float64
-			var at2000 float64
-			for i := 0; i < b.N; i++ {
-				xs, ys = xs[:0], ys[:0]
-				for _, n := range growthSizes {
-					tx := sh.Build(n, 1)
-					runs := make([]time.Duration, growthRuns)
-					for r := range runs {
-						start := time.Now()
-						if _, err := normalform.Analyze(tx, cfg); err != nil {
+			txs := make([]*normalform.Tx, len(slopeSizes))
+			for i, n := range slopeSizes {
+				txs[i] = sh.Build(n, 1)
+			}
+			var xs, ys, cs []float64
+			var wall2k, wall20k float64
+			for it := 0; it < b.N; it++ {
+				walls := make([][]time.Duration, len(txs))
+				cpus := make([][]time.Duration, len(txs))
+				for r := 0; r < growthRuns; r++ {
+					for i, tx := range txs {
+						c0, w0 := processCPU(), time.Now()
+						if err := run(tx, cfg); err != nil {
 							b.Fatal(err)
 						}
-						runs[r] = time.Since(start)
+						walls[i] = append(walls[i], time.Since(w0))
+						cpus[i] = append(cpus[i], processCPU()-c0)
 					}
-					sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
-					med := runs[len(runs)/2]
-					if n == 2000 {
-						at2000 = float64(med.Nanoseconds())
+				}
+				xs, ys, cs = xs[:0], ys[:0], cs[:0]
+				for i, tx := range txs {
+					w, c := sortedDurations(walls[i]), sortedDurations(cpus[i])
+					mw, mc := w[len(w)/2], c[len(c)/2]
+					switch slopeSizes[i] {
+					case 2000:
+						wall2k = float64(mw.Nanoseconds())
+					case 20000:
+						wall20k = float64(mw.Nanoseconds())
 					}
-					b.Logf("%s n=%d transfers=%d median=%v", sh.Name, n, len(tx.Transfers), med)
+					b.Logf("%s n=%d transfers=%d wall min/med/max %v/%v/%v cpu %v/%v/%v", sh.Name, slopeSizes[i], len(tx.Transfers),
+						w[0], mw, w[len(w)-1], c[0], mc, c[len(c)-1])
 					xs = append(xs, math.Log(float64(len(tx.Transfers))))
-					ys = append(ys, math.Log(float64(med.Nanoseconds())))
+					ys = append(ys, math.Log(float64(mw.Nanoseconds())))
+					cs = append(cs, math.Log(float64(max(mc.Nanoseconds(), 1))))
 				}
 			}
 			b.ReportMetric(slope(xs, ys), "slope")
-			b.ReportMetric(at2000/1e6, "ms@2000")
+			b.ReportMetric(slope(xs, cs), "cpu-slope")
+			b.ReportMetric(wall2k/1e6, "ms@2000")
+			b.ReportMetric(wall20k/1e6, "ms@20000")
 		})
 	}
+}
+
+func sortedDurations(d []time.Duration) []time.Duration {
+	d = append([]time.Duration(nil), d...)
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d
 }
 
 // slope is the least-squares slope of ys against xs.

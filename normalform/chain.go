@@ -1,5 +1,7 @@
 package normalform
 
+import "bytes"
+
 // Label records what the reduction has established about a chain.
 type Label uint8
 
@@ -208,9 +210,23 @@ func (c *Chain) Sigma() Address {
 // IsLeaf reports whether the chain wraps a single transfer.
 func (c *Chain) IsLeaf() bool { return c.Leaf != nil }
 
-// leafChain wraps a transfer.
+// leafChain wraps a transfer. The chain and its δ (TransferDelta's two
+// entries) are one allocation: a leaf becomes a chain on every rewrite
+// that takes it as an operand.
 func leafChain(t *Transfer) *Chain {
-	return &Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1, delta: TransferDelta(t)}
+	m := &struct {
+		c Chain
+		d [2]DeltaEntry
+	}{c: Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1}}
+	if t.From != t.To && !t.Amount.IsZero() {
+		m.d = [2]DeltaEntry{{Addr: t.From, Token: t.Token, Amount: Signed{Neg: true, Abs: t.Amount}},
+			{Addr: t.To, Token: t.Token, Amount: Signed{Abs: t.Amount}}}
+		if bytes.Compare(t.To[:], t.From[:]) < 0 {
+			m.d[0], m.d[1] = m.d[1], m.d[0]
+		}
+		m.c.delta = m.d[:2:2]
+	}
+	return &m.c
 }
 
 // join builds the chain whose sequence is a's then b's.

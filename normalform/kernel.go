@@ -49,13 +49,142 @@ type kernel struct {
 	nextID    int32
 	err       error
 	tr        *rootTracker // the root's partner index during the structural fixpoint
+	sib       siblings     // a frame's children during its leaf pass (reused)
+	opsBuf    []string     // the step log's operand pairs, allocated in blocks
+	names     []string     // built chains' names, by ID (see chainName)
+	buf       []byte       // scratch for a lift's result
+}
+
+// one returns the operand list [a] for a step, carved like pair's.
+func (k *kernel) one(a string) []string {
+	if len(k.opsBuf)+1 > cap(k.opsBuf) {
+		k.opsBuf = make([]string, 0, 128)
+	}
+	k.opsBuf = append(k.opsBuf, a)
+	n := len(k.opsBuf)
+	return k.opsBuf[n-1 : n : n]
+}
+
+// pair returns the operand list [a, b] for a step, carved from a block
+// (capped, so that an append to one step's list never reaches the next).
+func (k *kernel) pair(a, b string) []string {
+	if len(k.opsBuf)+2 > cap(k.opsBuf) {
+		k.opsBuf = make([]string, 0, 128)
+	}
+	k.opsBuf = append(k.opsBuf, a, b)
+	n := len(k.opsBuf)
+	return k.opsBuf[n-2 : n : n]
+}
+
+// siblings holds a frame's children while rules rewrite them: a doubly
+// linked list over the slots of a slice, in sibling order. A rewrite puts
+// its result in its first operand's slot and unlinks its partner's slot;
+// nothing shifts, so a removal costs the same wherever it happens, and the
+// slice is compacted once, when the pass is over. At the root a slot's
+// index is the node's number in the rootTracker (kids are numbered by
+// their initial position, and a result takes its first operand's number).
+type siblings struct {
+	ns         []*Node // the slots: nil once removed
+	next, prev []int32 // the neighbouring live slots, -1 for none
+	head       int32   // the first live slot, -1 when empty
+}
+
+// init makes kids the slots, all live, in order. The link arrays are
+// reused from the previous pass.
+func (s *siblings) init(kids []*Node) {
+	n := len(kids)
+	s.ns = kids
+	if cap(s.next) < n {
+		s.next, s.prev = make([]int32, n, n+n/4), make([]int32, n, n+n/4)
+	}
+	s.next, s.prev = s.next[:n], s.prev[:n]
+	for i := range n {
+		s.next[i], s.prev[i] = int32(i+1), int32(i-1)
+	}
+	if n > 0 {
+		s.next[n-1] = -1
+		s.head = 0
+	} else {
+		s.head = -1
+	}
+}
+
+// remove unlinks slot j. Its own links keep the neighbours it had, which
+// the caller may read until the next removal (and liveFrom relies on).
+func (s *siblings) remove(j int32) {
+	p, q := s.prev[j], s.next[j]
+	if p >= 0 {
+		s.next[p] = q
+	} else {
+		s.head = q
+	}
+	if q >= 0 {
+		s.prev[q] = p
+	}
+	s.ns[j] = nil
+}
+
+// liveFrom returns the first live slot at or after p, or -1. A removed
+// slot's next link led, when it was removed, to the first live slot after
+// it, and slots never come back, so following the links of removed slots
+// finds it; the links passed are shortened on the way (path compression).
+func (s *siblings) liveFrom(p int64) int32 {
+	if p >= int64(len(s.ns)) {
+		return -1
+	}
+	q := int32(p)
+	for q >= 0 && s.ns[q] == nil {
+		q = s.next[q]
+	}
+	for r := int32(p); r >= 0 && s.ns[r] == nil; {
+		r, s.next[r] = s.next[r], q
+	}
+	return q
+}
+
+// compact returns the live nodes in order, in the slots' own slice.
+func (s *siblings) compact() []*Node {
+	w := 0
+	for p := s.head; p >= 0; p = s.next[p] {
+		s.ns[w] = s.ns[p]
+		w++
+	}
+	clear(s.ns[w:])
+	out := s.ns[:w]
+	s.ns = nil
+	return out
 }
 
 func (k *kernel) name(n *Node) string {
 	if n.Leaf != nil {
 		return "#" + strconv.Itoa(int(n.Leaf.Pos))
 	}
-	return "C" + strconv.Itoa(int(n.Chain.ID))
+	return k.chainName(n.Chain)
+}
+
+// chainName is chainName for the kernel's own chains: a built chain's
+// name is made once, when the step that builds it is logged, and kept by
+// its ID for the step that consumes it and the annotation steps.
+func (k *kernel) chainName(c *Chain) string {
+	if c.Leaf != nil || c.ID <= 0 {
+		return chainName(c)
+	}
+	if int(c.ID) < len(k.names) && k.names[c.ID] != "" {
+		return k.names[c.ID]
+	}
+	for len(k.names) <= int(c.ID) {
+		k.names = append(k.names, "")
+	}
+	k.names[c.ID] = chainName(c)
+	return k.names[c.ID]
+}
+
+// appendNodeName appends n's name (as name returns it) to b.
+func appendNodeName(b []byte, n *Node) []byte {
+	if n.Leaf != nil {
+		return strconv.AppendInt(append(b, '#'), int64(n.Leaf.Pos), 10)
+	}
+	return strconv.AppendInt(append(b, 'C'), int64(n.Chain.ID), 10)
 }
 
 func chainName(c *Chain) string {
@@ -66,7 +195,7 @@ func chainName(c *Chain) string {
 }
 
 func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
-	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: chainName(res), Note: k.gist(res)})
+	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res), Note: k.gist(res)})
 }
 
 // gist renders a chain's endpoints and tokens for the step log.
@@ -98,7 +227,7 @@ func (k *kernel) build(f *Frame, rule Rule, label Label, merged bool, a, b *Node
 	k.nextID++
 	c.ID = k.nextID
 	c.Frame, c.FrameSender = f.Index, f.Sender
-	k.log(rule, f, []string{k.name(a), k.name(b)}, c)
+	k.log(rule, f, k.pair(k.name(a), k.name(b)), c)
 	return &Node{Chain: c}
 }
 
@@ -284,50 +413,59 @@ func (k *kernel) nodeRule(f *Frame, x, y *Node) *Node {
 // inner trades) does not separate them. Same-token rules (R4, R5) keep
 // strict adjacency: a flash loan's borrow and repay around the borrower's
 // callback are not a pair.
+//
+// The children are held in k.sib while the pass runs: the position i is a
+// slot, i+1 its next live slot, i-1 its previous one.
 func (k *kernel) leafPass(f *Frame, kids []*Node) []*Node {
-	i := 0
-	for i+1 < len(kids) && k.err == nil {
-		if k.leafCheck(f, &kids, i) >= 0 {
-			if i > 0 {
-				i--
+	if len(kids) < 2 {
+		return kids
+	}
+	s := &k.sib
+	s.init(kids)
+	i := s.head
+	for s.next[i] >= 0 && k.err == nil {
+		if k.leafCheck(f, s, i) >= 0 {
+			if p := s.prev[i]; p >= 0 {
+				i = p
 			}
 			continue
 		}
-		i++
+		i = s.next[i]
 	}
-	return kids
+	return s.compact()
 }
 
-// leafCheck is leafPass's check at position i (i+1 < len(kids)): leafRule
-// on kids[i] and its next sibling, then, for a leaf followed by closed
-// chains, leafLeaf through them to the next leaf. When a rule fires it
-// puts the result at i, removes the partner and returns the partner's
-// former position; otherwise it returns -1 and leaves kids alone.
-func (k *kernel) leafCheck(f *Frame, kids *[]*Node, i int) int {
-	ks := *kids
-	if r := k.leafRule(f, ks[i], ks[i+1]); r != nil {
-		k.tracked(ks[i], ks[i+1], r)
-		ks[i] = r
-		*kids = append(ks[:i+1], ks[i+2:]...)
-		return i + 1
+// leafCheck is leafPass's check at the live slot i (which has a next
+// sibling): leafRule on s.ns[i] and its next sibling, then, for a leaf
+// followed by closed chains, leafLeaf through them to the next leaf. When
+// a rule fires it puts the result in slot i, removes the partner's slot
+// and returns it (its links still name its former neighbours); otherwise
+// it returns -1 and leaves the siblings alone.
+func (k *kernel) leafCheck(f *Frame, s *siblings, i int32) int32 {
+	ns, next := s.ns, s.next
+	j := next[i]
+	if r := k.leafRule(f, ns[i], ns[j]); r != nil {
+		k.tracked(ns[i], ns[j], r)
+		ns[i] = r
+		s.remove(j)
+		return j
 	}
-	if ks[i].Leaf == nil || ks[i+1].Chain == nil || !ks[i+1].Chain.Closed() {
+	if ns[i].Leaf == nil || ns[j].Chain == nil || !ns[j].Chain.Closed() {
 		return -1
 	}
-	j := i + 1
-	for j < len(ks) && ks[j].Chain != nil && ks[j].Chain.Closed() {
-		j++
+	for j >= 0 && ns[j].Chain != nil && ns[j].Chain.Closed() {
+		j = next[j]
 	}
-	if j == len(ks) || ks[j].Leaf == nil {
+	if j < 0 || ns[j].Leaf == nil {
 		return -1
 	}
-	r := k.leafLeaf(f, ks[i], ks[j], true)
+	r := k.leafLeaf(f, ns[i], ns[j], true)
 	if r == nil {
 		return -1
 	}
-	k.tracked(ks[i], ks[j], r)
-	ks[i] = r
-	*kids = append(ks[:j], ks[j+1:]...)
+	k.tracked(ns[i], ns[j], r)
+	ns[i] = r
+	s.remove(j)
 	return j
 }
 
@@ -361,39 +499,46 @@ func (k *kernel) leafCheck(f *Frame, kids *[]*Node, i int) int {
 // are pairs on which nodeRule returns nil without side effects, so the pair
 // that fires, the step log and the normal form are those of the full
 // lexicographic scan over all pairs.
-func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
+//
+// The root's kids are the slots of s, a slot's index being its node's
+// number: positions are numbers, and "the nodes before u0" are those with
+// a smaller number.
+func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 	tr := k.tr
-	fire := func(a, b *Node) ([]*Node, bool) {
+	fire := func(a, b *Node) bool {
 		r := k.nodeRule(f, a, b)
 		if r == nil {
-			return nil, false
+			return false
 		}
-		i, j := tr.pos(kids, a), tr.pos(kids, b)
+		i, j := int32(tr.seq(a)), int32(tr.seq(b))
 		tr.wm = tr.seq(a) // everything before a is verified now
 		tr.fresh = tr.fresh[:0]
 		tr.replace(a, b, r)
-		kids[i] = r
-		kids = append(kids[:j], kids[j+1:]...)
-		tr.touch(kids, i)
-		tr.touch(kids, j)
-		return kids, true
+		s.ns[i] = r
+		s.remove(j)
+		tr.touch(s, i, s.prev[i])
+		tr.touch(s, s.next[j], s.prev[j])
+		return true
 	}
-	// u0: the first unverified node (fresh, or at or after the watermark).
-	u0 := sort.Search(len(kids), func(p int) bool { return tr.seq(kids[p]) >= tr.wm })
-	var fresh []*Node
+	// u0: the first unverified node (fresh, or at or after the watermark),
+	// as a number (len(s.ns) when there is none).
+	u0 := int64(len(s.ns))
+	if p := s.liveFrom(max(tr.wm, 0)); p >= 0 {
+		u0 = int64(p)
+	}
+	fresh := tr.freshBuf[:0]
 	for _, n := range tr.fresh {
 		if n.rootSeq != 0 {
 			fresh = append(fresh, n)
-			if p := tr.pos(kids, n); p < u0 {
-				u0 = p
-			}
+			u0 = min(u0, tr.seq(n))
 		}
 	}
+	tr.freshBuf = fresh
 	sort.Slice(fresh, func(x, y int) bool { return tr.seq(fresh[x]) < tr.seq(fresh[y]) })
 	// Phase 1: verified nodes before u0 against the fresh nodes.
-	if u0 > 0 && len(fresh) > 0 {
-		limit := tr.seq(kids[u0-1])
-		var cands []*Node
+	if s.head >= 0 && int64(s.head) < u0 && len(fresh) > 0 {
+		limit := u0 - 1 // live nodes before u0 are numbered at most this
+		cands := tr.cands[:0]
 		var buf [4][]entry
 		for _, b := range fresh {
 			for _, l := range tr.candidates(b, &buf) {
@@ -404,6 +549,7 @@ func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
 				}
 			}
 		}
+		tr.cands = cands
 		sort.Slice(cands, func(x, y int) bool { return tr.seq(cands[x]) < tr.seq(cands[y]) })
 		for c, a := range cands {
 			if c > 0 && cands[c-1] == a {
@@ -413,19 +559,23 @@ func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
 				if tr.seq(b) <= tr.seq(a) {
 					continue
 				}
-				if out, ok := fire(a, b); ok {
-					return out, true
+				if fire(a, b) {
+					return true
 				}
 				if k.err != nil {
-					return kids, false
+					return false
 				}
 			}
 		}
 	}
 	// Phase 2: the scan from u0, each node against its candidates after it.
 	var buf [4][]entry
-	for i := u0; i < len(kids); i++ {
-		a := kids[i]
+	i := int32(-1)
+	if u0 < int64(len(s.ns)) {
+		i = int32(u0) // live: the watermark's first live slot, or a fresh node
+	}
+	for ; i >= 0; i = s.next[i] {
+		a := s.ns[i]
 		sa := tr.seq(a)
 		lists := tr.candidates(a, &buf)
 		for l, c := range lists { // drop the nodes at or before a
@@ -452,16 +602,16 @@ func (k *kernel) nodeStep(f *Frame, kids []*Node) ([]*Node, bool) {
 					lists[l] = c[1:]
 				}
 			}
-			if out, ok := fire(a, b); ok {
-				return out, true
+			if fire(a, b) {
+				return true
 			}
 			if k.err != nil {
-				return kids, false
+				return false
 			}
 		}
 	}
 	tr.wm, tr.fresh = math.MaxInt64, tr.fresh[:0]
-	return kids, false
+	return false
 }
 
 // junction keys a partner list: an address and a token.
@@ -499,9 +649,15 @@ type entry struct {
 type rootTracker struct {
 	// A live kid's number is in its node (Node.rootSeq, Node.rootDirty):
 	// field reads, where maps keyed by node cost most of the tracker.
-	lists [listKinds]map[junction][]entry
+	// A junction is hashed once into a small number, which indexes the
+	// partner lists of every kind at it.
+	ids   map[junction]int32
+	lists [][listKinds][]entry // by junction number, then kind
 	fresh []*Node
 	wm    int64 // the watermark (see nodeStep)
+
+	// Scratch reused by nodeStep from call to call.
+	freshBuf, cands []*Node
 
 	// The leaf scan's state (see leafPassRoot).
 	heap  []entry // dirty nodes, by number (stale entries skipped)
@@ -510,10 +666,7 @@ type rootTracker struct {
 }
 
 func newRootTracker(kids []*Node) *rootTracker {
-	tr := &rootTracker{}
-	for i := range tr.lists {
-		tr.lists[i] = make(map[junction][]entry, len(kids)/4)
-	}
+	tr := &rootTracker{ids: make(map[junction]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids))}
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -532,42 +685,49 @@ func (tr *rootTracker) seq(n *Node) int64 {
 	if n.rootSeq == 0 {
 		return 0
 	}
-	return n.rootSeq - 1
+	return int64(n.rootSeq) - 1
 }
 
-func (tr *rootTracker) setSeq(n *Node, s int64) { n.rootSeq = s + 1 }
-
-// pos is the live node n's position in kids.
-func (tr *rootTracker) pos(kids []*Node, n *Node) int {
-	s := tr.seq(n)
-	return sort.Search(len(kids), func(p int) bool { return tr.seq(kids[p]) >= s })
-}
+func (tr *rootTracker) setSeq(n *Node, s int64) { n.rootSeq = int32(s + 1) }
 
 // nodeCandidate reports whether n can take part in a node rule at all.
 func nodeCandidate(n *Node) bool {
 	return n.Leaf != nil || (structural(n) && !n.Chain.Closed())
 }
 
+// id returns the junction's number, numbering it if it is new.
+func (tr *rootTracker) id(key junction) int32 {
+	if x, ok := tr.ids[key]; ok {
+		return x
+	}
+	x := int32(len(tr.lists))
+	tr.ids[key] = x
+	tr.lists = append(tr.lists, [listKinds][]entry{})
+	return x
+}
+
 // add lists the live node n at its junctions, in number order.
 func (tr *rootTracker) add(n *Node) {
 	s := tr.seq(n)
-	ins := func(kind int, key junction) {
-		l := tr.lists[kind][key]
+	ins := func(kind int, key junction) int32 {
+		x := tr.id(key)
+		l := tr.lists[x][kind]
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
 		l[at] = entry{n, s}
-		tr.lists[kind][key] = l
+		tr.lists[x][kind] = l
+		return x
 	}
 	switch {
 	case n.Leaf != nil:
 		t := n.Leaf
-		ins(leafFrom, junction{t.From, t.Token})
-		ins(leafTo, junction{t.To, t.Token})
+		n.rootJ[0] = ins(leafFrom, junction{t.From, t.Token})
+		n.rootJ[1] = ins(leafTo, junction{t.To, t.Token})
 	case nodeCandidate(n):
 		c := n.Chain
-		ins(chainOrig, junction{c.Origin(), c.TokIn()})
-		ins(chainDest, junction{c.Dest(), c.TokOut()})
+		n.rootJ[0] = ins(chainOrig, junction{c.Origin(), c.TokIn()})
+		n.rootJ[1] = ins(chainDest, junction{c.Dest(), c.TokOut()})
 	}
 }
 
@@ -594,20 +754,22 @@ func (k *kernel) tracked(first, second, r *Node) {
 // advance them, never write.
 func (tr *rootTracker) candidates(x *Node, buf *[4][]entry) [][]entry {
 	out := buf[:0]
+	// x's two junctions were numbered when it was listed (add): its
+	// partners are in the lists of other kinds at the same junctions.
 	switch {
 	case x.Leaf != nil:
-		t := x.Leaf
+		from, to := &tr.lists[x.rootJ[0]], &tr.lists[x.rootJ[1]] // (s(x), τ), (d(x), τ)
 		out = append(out,
-			tr.lists[leafFrom][junction{t.To, t.Token}],    // R11 (x, y): d(x) = s(y)
-			tr.lists[leafTo][junction{t.From, t.Token}],    // R11 (y, x): d(y) = s(x)
-			tr.lists[chainDest][junction{t.From, t.Token}], // R12 append: d(C) = s(ℓ), τ_out(C) = τ(ℓ)
-			tr.lists[chainOrig][junction{t.To, t.Token}])   // R12 prepend: d(ℓ) = s(C), τ(ℓ) = τ_in(C)
+			to[leafFrom],    // R11 (x, y): d(x) = s(y)
+			from[leafTo],    // R11 (y, x): d(y) = s(x)
+			from[chainDest], // R12 append: d(C) = s(ℓ), τ_out(C) = τ(ℓ)
+			to[chainOrig])   // R12 prepend: d(ℓ) = s(C), τ(ℓ) = τ_in(C)
 	case nodeCandidate(x):
-		c := x.Chain
+		orig, dest := &tr.lists[x.rootJ[0]], &tr.lists[x.rootJ[1]] // (s(C), τ_in), (d(C), τ_out)
 		out = append(out,
-			tr.lists[leafFrom][junction{c.Dest(), c.TokOut()}],   // R12 append
-			tr.lists[leafTo][junction{c.Origin(), c.TokIn()}],    // R12 prepend
-			tr.lists[chainOrig][junction{c.Origin(), c.TokIn()}]) // R13: same origin and τ_in
+			dest[leafFrom],  // R12 append
+			orig[leafTo],    // R12 prepend
+			orig[chainOrig]) // R13: same origin and τ_in
 	}
 	return out
 }
@@ -622,12 +784,16 @@ func (k *kernel) reduce(n *Node) []*Node {
 			continue
 		}
 		lifted := k.reduce(c)
-		ops := make([]string, len(lifted))
+		b := k.buf[:0] // the lifted nodes' names, space-separated
 		for i, l := range lifted {
-			ops[i] = k.name(l)
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = appendNodeName(b, l)
 		}
-		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: []string{fmt.Sprintf("frame %d", c.Frame.Index)},
-			Result: strings.Join(ops, " ")})
+		k.buf = b
+		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one("frame " + strconv.Itoa(int(c.Frame.Index))),
+			Result: string(b)})
 		kids = append(kids, lifted...)
 	}
 	return k.leafPass(n.Frame, kids)
@@ -638,14 +804,12 @@ func (k *kernel) reduce(n *Node) []*Node {
 func (k *kernel) structuralFixpoint(root *Node) []*Node {
 	kids := k.reduce(root)
 	k.tr = newRootTracker(kids)
-	for k.err == nil {
-		var fired bool
-		kids, fired = k.nodeStep(root.Frame, kids)
-		if !fired {
-			break
-		}
-		kids = k.leafPassRoot(root.Frame, kids)
+	s := &k.sib
+	s.init(kids)
+	for k.err == nil && k.nodeStep(root.Frame, s) {
+		k.leafPassRoot(root.Frame, s)
 	}
+	kids = s.compact()
 	for _, n := range kids { // the tracker's marks leave with it
 		n.rootSeq, n.rootDirty = 0, false
 	}
@@ -690,11 +854,13 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 			switch {
 			case r14(k.cfg, c):
 				c.Label = Arbitrage
-				k.steps = append(k.steps, Step{Rule: R14, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c), Note: k.gist(c)})
+				name := k.chainName(c)
+				k.steps = append(k.steps, Step{Rule: R14, Frame: root.Index, Operands: k.one(name), Result: name, Note: k.gist(c)})
 				changed = true
 			case r15(c) || c.Rule == Connect:
 				c.Label = Cycle
-				k.steps = append(k.steps, Step{Rule: R15, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c), Note: k.gist(c)})
+				name := k.chainName(c)
+				k.steps = append(k.steps, Step{Rule: R15, Frame: root.Index, Operands: k.one(name), Result: name, Note: k.gist(c)})
 				changed = true
 			}
 		}
@@ -746,7 +912,8 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 		}
 		if d := c.BalanceAt(c.Origin(), c.TokIn()); d.Sign() <= 0 {
 			c.Label, c.Downgraded = Cycle, true
-			k.steps = append(k.steps, Step{Rule: R16, Frame: root.Index, Operands: []string{chainName(c)}, Result: chainName(c),
+			name := k.chainName(c)
+			k.steps = append(k.steps, Step{Rule: R16, Frame: root.Index, Operands: k.one(name), Result: name,
 				Note: fmt.Sprintf("%s: δ[%s, %s] = %s", k.gist(c), ShortAddr(c.Origin()), k.cfg.TokenName(c.TokIn()), d)})
 		}
 	}
@@ -795,7 +962,10 @@ func Rewrite(tx *Tx, cfg *Config) error {
 // (its check waits for the next pass, where leafPass starts from 0), and
 // leafPassRoot keeps it dirty, unchecked, likewise: it takes the first
 // dirty node at or after the scan's position, never one before.
-func (k *kernel) leafPassRoot(f *Frame, kids []*Node) []*Node {
+//
+// Positions are slots of s (numbers): i+1 is the next live slot, and the
+// position of the node after a removed partner is the partner's next link.
+func (k *kernel) leafPassRoot(f *Frame, s *siblings) {
 	tr := k.tr
 	tr.cur = math.MinInt64
 	for k.err == nil {
@@ -803,19 +973,18 @@ func (k *kernel) leafPassRoot(f *Frame, kids []*Node) []*Node {
 		if x == nil {
 			break
 		}
-		i := tr.pos(kids, x)
-		if i+1 < len(kids) {
-			if j := k.leafCheck(f, &kids, i); j >= 0 {
-				tr.touch(kids, i)
-				tr.touch(kids, j)
-				tr.backUp(kids, i)
+		i := int32(tr.seq(x))
+		if s.next[i] >= 0 {
+			if j := k.leafCheck(f, s, i); j >= 0 {
+				tr.touch(s, i, s.prev[i])
+				tr.touch(s, s.next[j], s.prev[j])
+				tr.backUp(s, i)
 				continue
 			}
 		}
 		x.rootDirty = false // its check failed on its current three nodes
 		tr.cur = tr.seq(x) + 1
 	}
-	return kids
 }
 
 // mark makes n dirty.
@@ -826,34 +995,35 @@ func (tr *rootTracker) mark(n *Node) {
 	}
 }
 
-// touch marks what a change at position p (a new node there, or a removal
-// just before it) can affect: the node at p, the node before it (its next
-// sibling changed), and the nearest node before p that is not a closed
-// chain (its first non-closed successor may have changed).
-func (tr *rootTracker) touch(kids []*Node, p int) {
-	if p < len(kids) {
-		tr.mark(kids[p])
+// touch marks what a change at a position (a new node there, or a removal
+// just before it) can affect: the node at it, p (-1 at the end), the node
+// before it, q (-1 at the start; its next sibling changed), and the nearest
+// node at or before q that is not a closed chain (its first non-closed
+// successor may have changed).
+func (tr *rootTracker) touch(s *siblings, p, q int32) {
+	if p >= 0 {
+		tr.mark(s.ns[p])
 	}
-	q := p - 1
 	if q < 0 {
 		return
 	}
-	tr.mark(kids[q])
-	for q >= 0 && kids[q].Chain != nil && kids[q].Chain.Closed() {
-		q--
+	tr.mark(s.ns[q])
+	for q >= 0 && s.ns[q].Chain != nil && s.ns[q].Chain.Closed() {
+		q = s.prev[q]
 	}
 	if q >= 0 {
-		tr.mark(kids[q])
+		tr.mark(s.ns[q])
 	}
 }
 
-// backUp moves the scan to position i-1 (or 0), as leafPass does after a
-// rewrite at i, and makes the dirty nodes set aside before it available.
-func (tr *rootTracker) backUp(kids []*Node, i int) {
-	if i > 0 {
-		i--
+// backUp moves the scan to the node before slot i (or i, the first), as
+// leafPass does after a rewrite at i, and makes the dirty nodes set aside
+// before it available.
+func (tr *rootTracker) backUp(s *siblings, i int32) {
+	if p := s.prev[i]; p >= 0 {
+		i = p
 	}
-	tr.cur = tr.seq(kids[i])
+	tr.cur = tr.seq(s.ns[i])
 	keep := tr.aside[:0]
 	for _, e := range tr.aside {
 		if e.s >= tr.cur {

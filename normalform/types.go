@@ -223,9 +223,13 @@ type Node struct {
 
 	// The kernel's bookkeeping while n is a kid of the root during the
 	// structural fixpoint (rootTracker): its number + 1 (0: not a live
-	// kid), and whether its leaf check is pending.
-	rootSeq   int64
+	// kid), whether its leaf check is pending, and the numbers of its two
+	// junctions (a leaf's source and destination, an open chain's origin
+	// and destination, each with its token), so that finding its partners
+	// hashes nothing. (Kept to 64 bytes with the fields above.)
+	rootSeq   int32
 	rootDirty bool
+	rootJ     [2]int32
 }
 
 // IsLeaf reports whether n is a leaf.
