@@ -626,19 +626,30 @@ func (a *Analysis) distribute(cfg *Config) {
 // flat is the coalition's balance over every transfer of the transaction:
 // what its accounts received from outside it less what they sent out.
 func (a *Analysis) flat() (Delta, error) {
-	var out Delta
+	sums := map[Token]*Signed{}
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
-		in, out2 := a.InCoalition(t.To), a.InCoalition(t.From)
-		if in == out2 || t.Amount.IsZero() {
+		in, out := a.InCoalition(t.To), a.InCoalition(t.From)
+		if in == out || t.Amount.IsZero() {
 			continue
 		}
-		var err error
-		if out, err = out.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Neg: out2, Abs: t.Amount}}}); err != nil {
-			return nil, err
+		s := sums[t.Token]
+		if s == nil {
+			s = &Signed{}
+			sums[t.Token] = s
+		}
+		if s.Add(&t.Amount, out) {
+			return nil, ErrOverflow
 		}
 	}
-	return out, nil
+	d := make(Delta, 0, len(sums))
+	for tok, s := range sums {
+		if s.Sign() != 0 {
+			d = append(d, DeltaEntry{Addr: a.Recipient, Token: tok, Amount: *s})
+		}
+	}
+	sort.Slice(d, func(i, j int) bool { return compareToken(&d[i].Token, &d[j].Token) < 0 })
+	return d, nil
 }
 
 // atCoalition returns a chain's balance at the coalition's accounts,

@@ -32,11 +32,6 @@ package normalform
 // stage stays linear in the transfers.
 const maxSettleCandidates = 32
 
-type classKey struct {
-	addr Address
-	unit Token
-}
-
 // settled returns the bundle of everything one coalition settled, or
 // false.
 func (d *detector) settled() (Detection, bool, error) {
@@ -52,50 +47,102 @@ func (d *detector) settled() (Detection, bool, error) {
 			return Detection{}, false, nil
 		}
 	}
-	principals := a.Coalition()
-	if det, ok, err := d.settle(principals); ok || err != nil {
-		return det, ok, err
-	}
-	// Other origins: addresses that receive and send, in trace order of
-	// what they receive first, each with a positive balance in some class.
-	pos := map[Address]bool{}
-	flat := map[classKey]*Signed{}
+	// Each address's balance per class, builder payments apart: a
+	// coalition's balance is the sum of its members' (transfers between
+	// members cancel), so a coalition with more than one class that does not
+	// sum to zero is no candidate, and is not checked further.
+	byAddr := map[Address]map[Token]*Signed{}
 	var order []Address
 	for i := range ts {
 		t := &ts[i]
-		if t.Amount.IsZero() || t.From == t.To {
+		if t.Amount.IsZero() || t.From == t.To || (m.HasHeader && t.Token.Kind == Native && t.To == m.Miner) {
 			continue
 		}
+		u := d.cfg.Unit(t.Token)
 		for _, e := range [2]struct {
 			addr Address
 			neg  bool
 		}{{t.From, true}, {t.To, false}} {
-			k := classKey{e.addr, d.cfg.Unit(t.Token)}
-			s := flat[k]
-			if s == nil {
-				s = &Signed{}
-				flat[k] = s
-				if !e.neg && len(order) < 4*maxSettleCandidates {
+			cl := byAddr[e.addr]
+			if cl == nil {
+				cl = map[Token]*Signed{}
+				byAddr[e.addr] = cl
+				if !e.neg {
 					order = append(order, e.addr)
 				}
 			}
-			if s.Add(&t.Amount, e.neg) {
+			v := cl[u]
+			if v == nil {
+				v = &Signed{}
+				cl[u] = v
+			}
+			if v.Add(&t.Amount, e.neg) {
 				return Detection{}, false, ErrOverflow
 			}
 		}
 	}
-	for k, s := range flat {
-		if s.Sign() > 0 {
-			pos[k.addr] = true
+	principals := a.Coalition()
+	base := map[Token]Signed{}
+	for _, p := range principals {
+		for u, v := range byAddr[p] {
+			x := base[u]
+			if x.AddSigned(v) {
+				return Detection{}, false, ErrOverflow
+			}
+			base[u] = x
 		}
 	}
+	// candidate reports whether the coalition of the principals and o (o
+	// the zero address: the principals alone) has at most one class with a
+	// non-zero balance, one of them positive.
+	candidate := func(o *Address) bool {
+		nonzero, pos := 0, false
+		seen := 0
+		for u, x := range base {
+			if o != nil {
+				if v := byAddr[*o][u]; v != nil {
+					seen++
+					if x.AddSigned(v) {
+						return true // let settle report the overflow
+					}
+				}
+			}
+			if x.Sign() != 0 {
+				nonzero++
+				pos = pos || x.Sign() > 0
+			}
+		}
+		if o != nil && seen < len(byAddr[*o]) {
+			for u, v := range byAddr[*o] {
+				if _, ok := base[u]; !ok && v.Sign() != 0 {
+					nonzero++
+					pos = pos || v.Sign() > 0
+				}
+			}
+		}
+		// One non-zero class, or none: transfers to sinks (payouts) may
+		// have taken the gain's class to zero or below.
+		return nonzero <= 1
+	}
+	if candidate(nil) {
+		if det, ok, err := d.settle(principals); ok || err != nil {
+			return det, ok, err
+		}
+	}
+	// Other origins: addresses that receive and send, in trace order of
+	// what they receive first, each with a positive balance in some class.
 	n := 0
-	tried := map[Address]bool{}
 	for _, o := range order {
-		if tried[o] || a.Principal(o) || o == m.Miner || !pos[o] || !d.sends(o) {
+		if a.Principal(o) || o == m.Miner || !d.sends(o) {
 			continue
 		}
-		tried[o] = true
+		positive := false
+		for _, v := range byAddr[o] {
+			positive = positive || v.Sign() > 0
+		}
+		if !positive || !candidate(&o) {
+			continue
+		}
 		if n++; n > maxSettleCandidates {
 			break
 		}
