@@ -104,7 +104,7 @@ func (a *Analysis) Terms() []*Term {
 		switch {
 		case n.Leaf != nil:
 			kind := TLeft
-			if a.isBuilderPayment(n.Leaf) {
+			if a.isPrincipalBuilderPayment(n.Leaf) {
 				kind = TCost
 			}
 			out = append(out, &Term{Kind: kind, At: n.Leaf.From, In: n.Leaf.Token, Out: n.Leaf.Token, Amount: n.Leaf.Amount.Dec()})

@@ -194,6 +194,14 @@ func (a *Analysis) isBuilderPayment(t *Transfer) bool {
 	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.InCoalition(t.From)
 }
 
+// isPrincipalBuilderPayment is the fixpoint's own reading: native value
+// from a principal to the coinbase. The terms, and so the structural
+// hashes, use it: the stage after the fixpoint does not change them.
+func (a *Analysis) isPrincipalBuilderPayment(t *Transfer) bool {
+	m := &a.Tx.Meta
+	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.Principal(t.From)
+}
+
 // negate returns −d.
 func negate(d Delta) Delta {
 	out := make(Delta, len(d))
@@ -620,6 +628,11 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	}
 	// Verdict, strict priority.
 	switch {
+	case has(ReasonNoCycles) && has(ReasonUnwitnessed):
+		// A candidate without a Definition 5 witness (a promoted cycle
+		// that gains only when ETH and WETH are summed, say) is never an
+		// arbitrage; it is not nothing either.
+		a.Verdict, a.Tier = VerdictWarning, TierUncertain
 	case has(ReasonNoCycles):
 		a.Verdict, a.Tier = VerdictNone, TierNone
 	case has(ReasonLeftovers):

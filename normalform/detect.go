@@ -229,42 +229,58 @@ func (d *detector) detect() error {
 		}
 		dets = append(kept, bundles...)
 	}
-	for _, x := range dets {
-		for _, c := range x.Chains {
-			d.claimed[c] = true
+	// The checker's witness for each: a fixpoint arbitrage without one
+	// leaves its walk to the rotation (a pool's transfer to itself can
+	// close the walk at the pool, where nothing gains).
+	failed := map[*Chain]bool{}
+	for i := range dets {
+		if d.witness(&dets[i]) {
+			a.Detections = append(a.Detections, dets[i])
+			for _, c := range dets[i].Chains {
+				d.claimed[c] = true
+			}
+		} else {
+			a.unwitnessed++
+			if len(dets[i].Chains) == 1 {
+				failed[dets[i].Chains[0]] = true
+			}
 		}
 	}
 	// Rotations of the closed walks no detection reads.
 	for _, c := range a.Cycles {
-		if d.claimed[c] || c.Label == Arbitrage || c.Label == LeftoverCycle {
+		if d.claimed[c] || (c.Label == Arbitrage && !failed[c]) || c.Label == LeftoverCycle {
 			continue
 		}
 		det, ok, err := d.rotate(c)
 		if err != nil {
 			return err
 		}
-		if ok {
+		if !ok {
+			continue
+		}
+		if d.witness(&det) {
 			d.claimed[c] = true
-			dets = append(dets, det)
+			a.Detections = append(a.Detections, det)
+			if failed[c] {
+				a.unwitnessed-- // read from where it gains, it has one
+			}
+		} else if !failed[c] {
+			a.unwitnessed++
 		}
 	}
 	// Nothing found: a bundle of everything one coalition settled
 	// (settle.go).
-	if len(dets) == 0 {
+	if len(a.Detections) == 0 {
 		det, ok, err := d.settled()
 		if err != nil {
 			return err
 		}
 		if ok {
-			dets = append(dets, det)
-		}
-	}
-	// The checker's witness for each.
-	for i := range dets {
-		if d.witness(&dets[i]) {
-			a.Detections = append(a.Detections, dets[i])
-		} else {
-			a.unwitnessed++
+			if d.witness(&det) {
+				a.Detections = append(a.Detections, det)
+			} else {
+				a.unwitnessed++
+			}
 		}
 	}
 	return nil

@@ -498,6 +498,9 @@ func fixpointRecord(h hash.Hash, a *Analysis, v Verdict) {
 	hs := a.Hashes()
 	fmt.Fprintf(&b, "\x00%x %x %x %x\x00%d\x00", hs.Exact, hs.Shape, hs.Tokens, hs.Family, a.Passes)
 	for _, s := range a.Steps {
+		if s.Rule == Detect {
+			continue // the stage's own steps, after the fixpoint's
+		}
 		b.WriteString(s.String())
 		b.WriteByte('\n')
 	}

@@ -27,6 +27,21 @@ func wrapBot(b *gen.Builder) *Tx {
 		b.F("Bot", "builder", b.T("Bot", "builder", "0.01", "ETH", "Bot"))))
 }
 
+// wrapBotSelfPay: wrapBot where the first pool also moves ETH to itself:
+// the fixpoint then closes the walk at that pool as a promoted arbitrage
+// no witness supports; read from the bot, where it gains, it has one.
+func wrapBotSelfPay(b *gen.Builder) *Tx {
+	return b.Tx("EOA", "Bot", 100000, b.F("EOA", "Bot",
+		b.T("EOA", "Bot", "1", "ETH", "EOA"),
+		b.F("Bot", "WETH", b.T("Bot", "WETH", "1", "ETH", "Bot"), b.T("WETH", "Bot", "1", "WETH", "Bot", "mint")),
+		b.F("Bot", "WETH", b.T("Bot", "P1", "1", "WETH", "Bot")),
+		b.F("Bot", "P1", b.F("P1", "P1", b.T("P1", "P1", "0.5", "ETH", "P1")), b.T("P1", "P2", "2940", "USDT", "P1"), b.Static("P1", "USDT")),
+		b.F("Bot", "P2", b.T("P2", "Bot", "1.1", "WETH", "P2"), b.Static("P2", "WETH")),
+		b.F("Bot", "WETH", b.T("Bot", "WETH", "1.1", "WETH", "Bot", "burn"), b.F("WETH", "Bot", b.T("WETH", "Bot", "1.1", "ETH", "WETH"))),
+		b.F("Bot", "EOA", b.T("Bot", "EOA", "1", "ETH", "Bot")),
+		b.F("Bot", "builder", b.T("Bot", "builder", "0.01", "ETH", "Bot"))))
+}
+
 // flashFirst: a pool pays the executor WETH first; the executor sells part
 // of it through two pools, the last of which repays the first in USDC;
 // then it unwraps, tips the builder and pays its owner.
@@ -134,6 +149,7 @@ func TestDetectionPaths(t *testing.T) {
 		reasons string
 	}{
 		{"wrap, cycle, unwrap, refund: rotation at the bot", wrapBot, VerdictArbitrage, PathRotation, "Bot", "0.1", 0, "builder_payment"},
+		{"the same with a pool paying itself: an unwitnessed fixpoint walk rotated", wrapBotSelfPay, VerdictArbitrage, PathRotation, "Bot", "0.1", 0, "builder_payment"},
 		{"the pool pays first: the executor's gain, a payout", flashFirst, VerdictArbitrage, PathFixpoint, "Exec", "1", 1, "builder_payment,payout"},
 		{"executor behind a controller: inner, covers its cost", func(b *gen.Builder) *Tx { return controller(b, "1.1") },
 			VerdictArbitrage, PathInner, "Exec", "0.1", 0, "inner_cycle"},
