@@ -173,7 +173,8 @@
 // no_cycles, balance_mixed, neg_profit, final_mixed, final_neg, leftovers,
 // costs_unknown, inner_cycle, promoted, self_call, builder_payment, payout,
 // unexplained, unwitnessed. Verdict, strict priority: no_cycles (no
-// detection) → none; leftovers → warning, probable; final_neg → warning,
+// detection) with unwitnessed (a candidate the checker found no witness
+// for) → warning, uncertain; no_cycles → none; leftovers → warning, probable; final_neg → warning,
 // attempted; final_mixed → warning, uncertain; costs_unknown → warning,
 // probable; else arbitrage, confirmed. An inner origin is charged the
 // whole transaction's cost, which bounds its share from above.
