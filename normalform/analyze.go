@@ -3,6 +3,7 @@ package normalform
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 
 	"github.com/holiman/uint256"
@@ -389,19 +390,37 @@ func (a *Analysis) atPrincipals(c *Chain) Delta {
 }
 
 // Fold sums native and wrapped-native components into the native asset.
+// It sorts once and merges neighbours: linear after the sort, however many
+// tokens the balance holds.
 func (cfg *Config) Fold(d Delta) (Delta, error) {
-	var out Delta
+	out := make(Delta, 0, len(d))
 	for _, e := range d {
-		tok := e.Token
-		if tok.Kind == Fungible && cfg.IsWrappedNative(tok.Addr) {
-			tok = NativeToken
+		if e.Token.Kind == Fungible && cfg.IsWrappedNative(e.Token.Addr) {
+			e.Token = NativeToken
 		}
-		var err error
-		if out, err = out.Sum(Delta{{Addr: e.Addr, Token: tok, Amount: e.Amount}}); err != nil {
-			return nil, err
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return compareKey(&out[i], &out[j].Addr, &out[j].Token) < 0 })
+	merged := out[:0]
+	for _, e := range out {
+		if n := len(merged); n > 0 && merged[n-1].Addr == e.Addr && merged[n-1].Token == e.Token {
+			if merged[n-1].Amount.AddSigned(&e.Amount) {
+				return nil, ErrOverflow
+			}
+			continue
+		}
+		merged = append(merged, e)
+	}
+	kept := merged[:0]
+	for _, e := range merged {
+		if !e.Amount.Abs.IsZero() {
+			kept = append(kept, e)
 		}
 	}
-	return out, nil
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	return kept, nil
 }
 
 func mixed(d Delta) bool {

@@ -92,36 +92,33 @@ func (d *detector) settled() (Detection, bool, error) {
 			base[u] = x
 		}
 	}
-	// candidate reports whether the coalition of the principals and o (o
-	// the zero address: the principals alone) has at most one class with a
-	// non-zero balance, one of them positive.
+	nzBase := 0
+	for _, x := range base {
+		if x.Sign() != 0 {
+			nzBase++
+		}
+	}
+	// candidate reports whether the coalition of the principals and o (nil:
+	// the principals alone) has at most one class with a non-zero balance:
+	// transfers to sinks (payouts) may have taken the gain's class to zero
+	// or below. It costs the number of o's classes.
 	candidate := func(o *Address) bool {
-		nonzero, pos := 0, false
-		seen := 0
-		for u, x := range base {
-			if o != nil {
-				if v := byAddr[*o][u]; v != nil {
-					seen++
-					if x.AddSigned(v) {
-						return true // let settle report the overflow
-					}
-				}
-			}
-			if x.Sign() != 0 {
-				nonzero++
-				pos = pos || x.Sign() > 0
-			}
-		}
-		if o != nil && seen < len(byAddr[*o]) {
+		nonzero := nzBase
+		if o != nil {
 			for u, v := range byAddr[*o] {
-				if _, ok := base[u]; !ok && v.Sign() != 0 {
+				x := base[u]
+				was := x.Sign() != 0
+				if x.AddSigned(v) {
+					return true // let settle report the overflow
+				}
+				switch is := x.Sign() != 0; {
+				case was && !is:
+					nonzero--
+				case !was && is:
 					nonzero++
-					pos = pos || v.Sign() > 0
 				}
 			}
 		}
-		// One non-zero class, or none: transfers to sinks (payouts) may
-		// have taken the gain's class to zero or below.
 		return nonzero <= 1
 	}
 	if candidate(nil) {
