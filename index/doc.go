@@ -104,7 +104,10 @@
 // is checked against what Badger may allocate (space.go): short of it,
 // the write is refused with a NoSpaceError instead of Badger faulting on
 // a full disk. OpenReadOnly opens an index a crash left without writing
-// to it (view.go). A position (block, index)
+// to it (view.go). One process at a time opens an index for writing;
+// it names itself in a holder file, and another's open fails with a
+// LockedError naming it (holder.go), when OpenSnapshot reads the index
+// as it was last committed. A position (block, index)
 // names one transaction: a second transaction claiming it is refused
 // (PositionError, recorded as a failure); after a reorganisation, Delete
 // the replaced block's transactions first. The index holds one chain.

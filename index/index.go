@@ -29,6 +29,9 @@ type Index struct {
 	// view, which Close releases and removes.
 	lock    *os.File
 	viewDir string
+	// holder: this process wrote the directory's holder file
+	// (holder.go), which Close removes.
+	holder bool
 	// hook, when set (tests), is called before every write of put; an
 	// error aborts the write transaction.
 	hook func(op string, key []byte) error
@@ -50,6 +53,23 @@ func Open(path string) (*Index, error) { return open(path, false) }
 // index's directory, needs no free space there, and opens an index a
 // crash left without a clean close (view.go).
 func OpenReadOnly(path string) (*Index, error) { return open(path, true) }
+
+// OpenSnapshot opens for reading an index that another process holds
+// for writing (OpenReadOnly's LockedError): the state of its last
+// committed write when it is called, through a view (view.go) that
+// takes no lock. Later writes are not seen.
+func OpenSnapshot(path string) (*Index, error) {
+	db, _, view, err := openView(path, func(dir string) badger.Options { return badgerOptions(dir, true) }, true)
+	if err != nil {
+		return nil, fmt.Errorf("reading a snapshot of index %s: %w", path, err)
+	}
+	ix := &Index{db: db, path: path, dict: newDictCache(), readOnly: true, viewDir: view}
+	if err := ix.checkSchema(true); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
 
 // memTableSize is Badger's memtable size: the unit of its flushes to
 // level-0 tables. The space check (space.go) counts what the memtables
@@ -79,7 +99,7 @@ func open(path string, readOnly bool) (*Index, error) {
 	var err error
 	switch {
 	case readOnly && needsView(path):
-		db, lock, view, err = openView(path, func(dir string) badger.Options { return badgerOptions(dir, true) })
+		db, lock, view, err = openView(path, func(dir string) badger.Options { return badgerOptions(dir, true) }, false)
 	case readOnly:
 		db, err = openBadger(badgerOptions(path, true))
 	default:
@@ -99,12 +119,22 @@ func open(path string, readOnly bool) (*Index, error) {
 		}
 	}
 	if err != nil {
+		if le := lockedError(path, err); le != nil {
+			return nil, le
+		}
 		return nil, fmt.Errorf("opening index %s: %w", path, err)
 	}
 	ix := &Index{db: db, path: path, dict: newDictCache(), readOnly: readOnly, lock: lock, viewDir: view}
 	if err := ix.checkSchema(readOnly); err != nil {
 		ix.Close()
 		return nil, err
+	}
+	if !readOnly {
+		if err := writeHolder(path); err != nil {
+			ix.Close()
+			return nil, fmt.Errorf("opening index %s: writing its holder file: %w", path, err)
+		}
+		ix.holder = true
 	}
 	return ix, nil
 }
@@ -167,6 +197,10 @@ func (ix *Index) Path() string { return ix.path }
 // Close closes the index.
 func (ix *Index) Close() error {
 	err := ix.db.Close()
+	if ix.holder {
+		removeHolder(ix.path)
+		ix.holder = false
+	}
 	if ix.viewDir != "" {
 		os.RemoveAll(ix.viewDir)
 		ix.viewDir = ""

@@ -69,37 +69,65 @@ func sharedLock(dir string) (*os.File, error) {
 	}
 	if err := lockShared(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("index %s is open for writing by another process (%w)", dir, err)
+		return nil, fmt.Errorf("index %s is open for writing by another process: %w (%w)", dir, errHeld, err)
 	}
 	return f, nil
 }
+
+// errHeld is sharedLock's error for a directory another process holds.
+var errHeld = errors.New("held")
 
 // openView opens the index at dir read-only through a view (see above).
 // opts gives Badger's options for a directory. It returns the database,
 // the lock on dir and the view, which the caller releases and removes
 // after closing the database.
-func openView(dir string, opts func(string) badger.Options) (*badger.DB, *os.File, string, error) {
-	lock, err := sharedLock(dir)
-	if err != nil {
-		return nil, nil, "", err
+//
+// live: another process holds dir for writing (OpenSnapshot). The view
+// takes no lock, and copies the manifest too, after the memtable logs:
+// a log the writer flushes to a table meanwhile is then either copied or
+// in the manifest's tables, so the view is a consistent state of the
+// index (Badger replays whole transactions only). A table the writer's
+// compaction removes before the view opens it makes the open fail; the
+// view is built again.
+func openView(dir string, opts func(string) badger.Options, live bool) (*badger.DB, *os.File, string, error) {
+	var lock *os.File
+	if !live {
+		var err error
+		if lock, err = sharedLock(dir); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	release := func() {
+		if lock != nil {
+			lock.Close()
+		}
 	}
 	removeStaleViews()
-	view, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", viewPrefix, os.Getpid()))
-	if err != nil {
-		lock.Close()
-		return nil, nil, "", fmt.Errorf("reading index %s after a crash needs a temporary directory: %w", dir, err)
+	tries := 1
+	if live {
+		tries = 5
 	}
-	db, err := openIn(view, dir, opts)
-	if err != nil {
+	var err error
+	for range tries {
+		var view string
+		view, err = os.MkdirTemp("", fmt.Sprintf("%s%d-", viewPrefix, os.Getpid()))
+		if err != nil {
+			release()
+			return nil, nil, "", fmt.Errorf("reading index %s needs a temporary directory: %w", dir, err)
+		}
+		var db *badger.DB
+		db, err = openIn(view, dir, opts, live)
+		if err == nil {
+			return db, lock, view, nil
+		}
 		os.RemoveAll(view)
-		lock.Close()
-		return nil, nil, "", err
 	}
-	return db, lock, view, nil
+	release()
+	return nil, nil, "", err
 }
 
 // openIn builds the view of dir in view and opens it.
-func openIn(view, dir string, opts func(string) badger.Options) (*badger.DB, error) {
+func openIn(view, dir string, opts func(string) badger.Options, live bool) (*badger.DB, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -108,6 +136,37 @@ func openIn(view, dir string, opts func(string) badger.Options) (*badger.DB, err
 	if err != nil {
 		return nil, err
 	}
+	copied := map[string]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".mem") || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || fi.Size() == 0 {
+			// Empty: created by a process killed before it sized the
+			// file, it holds nothing, and Badger opened read-only cannot
+			// size it. Gone: flushed by a live writer, to a table the
+			// manifest copied below names.
+			continue
+		}
+		err := copyData(filepath.Join(abs, name), filepath.Join(view, name))
+		if live && errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading index %s: %w", dir, err)
+		}
+		copied[name] = true
+	}
+	if live {
+		if err := copyData(filepath.Join(abs, "MANIFEST"), filepath.Join(view, "MANIFEST")); err != nil {
+			return nil, fmt.Errorf("reading index %s: %w", dir, err)
+		}
+		copied["MANIFEST"] = true
+		if ents, err = os.ReadDir(abs); err != nil {
+			return nil, err
+		}
+	}
 	for _, e := range ents {
 		name := e.Name()
 		empty := false
@@ -115,17 +174,15 @@ func openIn(view, dir string, opts func(string) badger.Options) (*badger.DB, err
 			empty = true
 		}
 		switch {
-		case name == "LOCK" || !e.Type().IsRegular():
-		case empty && (strings.HasSuffix(name, ".mem") || strings.HasSuffix(name, ".vlog")):
-			// Created by a process killed before it sized the file: it
-			// holds nothing, and Badger opened read-only cannot size it.
+		case name == "LOCK" || name == HolderFile || copied[name] || !e.Type().IsRegular():
 		case strings.HasSuffix(name, ".mem"):
-			if err := copyData(filepath.Join(abs, name), filepath.Join(view, name)); err != nil {
-				return nil, fmt.Errorf("reading index %s after a crash: %w", dir, err)
-			}
+			// Empty (see above), or created by a live writer after the
+			// copies: newer than the manifest copied.
+		case empty && strings.HasSuffix(name, ".vlog"):
+			// As an empty memtable log.
 		default:
 			if err := os.Symlink(filepath.Join(abs, name), filepath.Join(view, name)); err != nil {
-				return nil, fmt.Errorf("reading index %s after a crash: %w", dir, err)
+				return nil, fmt.Errorf("reading index %s: %w", dir, err)
 			}
 		}
 	}
@@ -150,7 +207,7 @@ func openIn(view, dir string, opts func(string) badger.Options) (*badger.DB, err
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("reading index %s after a crash: its memtable logs could not be read", dir)
+	return nil, fmt.Errorf("reading index %s: its memtable logs could not be read", dir)
 }
 
 // copyData copies the data of a sparse file: the bytes before its first

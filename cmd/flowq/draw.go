@@ -122,7 +122,7 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		if hash == "" {
 			return usageErr("with --index, give the transaction hash to draw")
 		}
-		if a, err = analysisFromIndex(*dir, hash, lookupEnv); err != nil {
+		if a, err = analysisFromIndex(*dir, hash, stderr, lookupEnv); err != nil {
 			return fail("%v", err)
 		}
 	case len(rest) == 0:
@@ -242,7 +242,7 @@ func analysisFromFile(path, only string, cfg *normalform.Config, maxBytes int, s
 
 // analysisFromIndex reads a transaction's record from the index and
 // decodes its stored normal form.
-func analysisFromIndex(dir, hash string, lookupEnv func(string) (string, bool)) (*normalform.Analysis, error) {
+func analysisFromIndex(dir, hash string, stderr io.Writer, lookupEnv func(string) (string, bool)) (*normalform.Analysis, error) {
 	h, err := normalform.ParseHash(hash)
 	if err != nil {
 		return nil, err
@@ -254,7 +254,7 @@ func analysisFromIndex(dir, hash string, lookupEnv func(string) (string, bool)) 
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
 	}
-	ix, err := index.OpenReadOnly(path)
+	ix, err := openReading(path, "flowq draw", stderr)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}

@@ -103,9 +103,31 @@ func indexDir(flagVal string, lookupEnv func(string) (string, bool)) (string, er
 const indexFlagHelp = "index directory (env " + envIndex + "; default $XDG_DATA_HOME/flowq/index or ~/.local/share/flowq/index)"
 
 // openIndex opens the index at path for writing, creating it when missing.
+// Another process holding it is a runtime failure that names the holder.
 func openIndex(path string) (*index.Index, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, err
 	}
-	return index.Open(path)
+	ix, err := index.Open(path)
+	var held *index.LockedError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("%w: it must end before this command can write the index; meanwhile query, run, export, verify and draw can read it", err)
+	}
+	return ix, err
+}
+
+// openReading opens the index at path read-only. When another process
+// holds it for writing, it reads a snapshot of it instead (the index's
+// last committed state), and says so on stderr as cmd (flowq query).
+func openReading(path, cmd string, stderr io.Writer) (*index.Index, error) {
+	ix, err := index.OpenReadOnly(path)
+	var held *index.LockedError
+	if !errors.As(err, &held) {
+		return ix, err
+	}
+	if ix, err = index.OpenSnapshot(path); err != nil {
+		return nil, fmt.Errorf("%v, and %w", held, err)
+	}
+	fmt.Fprintf(stderr, "%s: %v: reading a snapshot of it (writes after now are not seen)\n", cmd, held)
+	return ix, nil
 }

@@ -96,7 +96,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	}
 	var ix *index.Index
 	if *list {
-		ix, err = index.OpenReadOnly(path) // listing writes nothing: it works on a full disk, and beside a reader
+		ix, err = openReading(path, "flowq ingest", stderr) // listing writes nothing: it works on a full disk, and beside a reader
 	} else {
 		ix, err = openIndex(path)
 	}
@@ -212,7 +212,7 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ix, err := index.OpenReadOnly(path)
+	ix, err := openReading(path, "flowq export", stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq export: %v\n", err)
 		return 1

@@ -22,6 +22,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/flowq/flowq/index"
 )
 
 const version = "0.1.0-dev"
@@ -78,6 +80,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv fun
 				code = 1
 			}
 		}()
+	}
+	if len(args) > 0 {
+		index.Command = "flowq " + args[0] // what the index's holder file says
 	}
 	return dispatch(args, stdin, stdout, stderr, lookupEnv)
 }

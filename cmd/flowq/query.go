@@ -62,7 +62,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 // index's closer. On error, code is the exit status: 2 for a usage error
 // (a flag's value, an index directory that does not exist), 1 when the
 // index cannot be opened.
-func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, bool)) (s *repl.Session, closer func() error, code int, err error) {
+func (q *queryFlags) session(stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) (s *repl.Session, closer func() error, code int, err error) {
 	if !slices.Contains(repl.Modes, *q.format) {
 		return nil, nil, 2, fmt.Errorf("--format %q: want one of %s", *q.format, strings.Join(repl.Modes, ", "))
 	}
@@ -77,7 +77,7 @@ func (q *queryFlags) session(stdout io.Writer, lookupEnv func(string) (string, b
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, 2, fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
 	}
-	ix, err := index.OpenReadOnly(path)
+	ix, err := openReading(path, index.Command, stderr)
 	if err != nil {
 		return nil, nil, 1, fmt.Errorf("open index %s: %w", path, err)
 	}
@@ -108,7 +108,7 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		}
 		src, name = string(b), "<stdin>"
 	}
-	s, closeIx, code, err := qf.session(stdout, lookupEnv)
+	s, closeIx, code, err := qf.session(stdout, stderr, lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq query: %v\n", err)
 		return code
@@ -145,7 +145,7 @@ func runCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (str
 		}
 		srcs[i] = string(b)
 	}
-	s, closeIx, code, err := qf.session(stdout, lookupEnv)
+	s, closeIx, code, err := qf.session(stdout, stderr, lookupEnv)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq run: %v\n", err)
 		return code

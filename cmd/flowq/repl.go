@@ -108,7 +108,13 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	if interactive || *allowWrites {
 		ix, err = openIndex(path)
 		var full *index.NoSpaceError
-		if errors.As(err, &full) {
+		var held *index.LockedError
+		if errors.As(err, &held) && !*allowWrites {
+			// Another process writes it: queries read a snapshot.
+			if ix, err = openReading(path, "flowq repl", stderr); err == nil {
+				fmt.Fprintf(stderr, "flowq repl: the index is open read-only: queries work, .ingest does not\n")
+			}
+		} else if errors.As(err, &full) {
 			// Queries need no space: open it for them, and say why .ingest
 			// will fail.
 			if ix, err = index.OpenReadOnly(path); err == nil {
@@ -118,7 +124,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	} else if _, err = os.Stat(path); err != nil {
 		err = fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
 	} else {
-		ix, err = index.OpenReadOnly(path)
+		ix, err = openReading(path, "flowq repl", stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq repl: %v\n", err)

@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"time"
-
-	"github.com/flowq/flowq/index"
 )
 
 const verifyUsage = `usage: flowq verify [--index DIR]
@@ -39,7 +37,7 @@ func verifyCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ix, err := index.OpenReadOnly(path)
+	ix, err := openReading(path, "flowq verify", stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq verify: %v\n", err)
 		return 1
