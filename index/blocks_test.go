@@ -150,7 +150,9 @@ func TestVerifyBlocks(t *testing.T) {
 		t.Fatalf("stale findings: %v", err)
 	}
 	// Findings with no record behind them.
-	if err := ix.db.Update(func(txn *badger.Txn) error { return ix.set(txn, BlockKey(200).Bytes(), mustEncode(t, &block.Report{Block: 200})) }); err != nil {
+	if err := ix.db.Update(func(txn *badger.Txn) error {
+		return ix.set(txn, BlockKey(200).Bytes(), mustEncode(t, &block.Report{Block: 200}))
+	}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = ix.VerifyBlocks(ctx, nil)
