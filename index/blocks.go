@@ -1,10 +1,13 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -83,34 +86,16 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		var txs []*normalform.Analysis
-		err := ix.db.View(func(txn *badger.Txn) error {
-			names := ix.namesIn(txn)
-			return recordsTxn(ctx, txn, Blocks(n, n), func(l Loc, v []byte) error {
-				if !l.Known() {
-					return nil
-				}
-				rec, err := decodeRecord(l, v, names, depthFull)
-				if err != nil {
-					return fmt.Errorf("block %d: record at %s: %w", n, l, err)
-				}
-				a, err := rec.Analysis()
-				if err != nil {
-					return fmt.Errorf("block %d: normal form of tx %s: %w", n, rec.Hash.Hex(), err)
-				}
-				txs = append(txs, a)
-				return nil
-			})
+		var r *block.Report
+		err := ix.db.View(func(txn *badger.Txn) (err error) {
+			r, err = ix.analyzeBlockTxn(ctx, txn, n, cfg)
+			return err
 		})
 		if err != nil {
 			return 0, err
 		}
 		var val []byte
-		if len(txs) > 0 {
-			r, err := block.Analyze(n, txs, cfg)
-			if err != nil {
-				return 0, err
-			}
+		if r != nil {
 			if val, err = encodeBlockValue(r); err != nil {
 				return 0, err
 			}
@@ -133,6 +118,32 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 		}
 	}
 	return len(dirty), nil
+}
+
+// analyzeBlockTxn computes a block's findings from its records (normal
+// forms decoded, in index order) in txn; nil when it has none.
+func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64, cfg *normalform.Config) (*block.Report, error) {
+	var txs []*normalform.Analysis
+	names := ix.namesIn(txn)
+	err := recordsTxn(ctx, txn, Blocks(n, n), func(l Loc, v []byte) error {
+		if !l.Known() {
+			return nil
+		}
+		rec, err := decodeRecord(l, v, names, depthFull)
+		if err != nil {
+			return fmt.Errorf("block %d: record at %s: %w", n, l, err)
+		}
+		a, err := rec.Analysis()
+		if err != nil {
+			return fmt.Errorf("block %d: normal form of tx %s: %w", n, rec.Hash.Hex(), err)
+		}
+		txs = append(txs, a)
+		return nil
+	})
+	if err != nil || len(txs) == 0 {
+		return nil, err
+	}
+	return block.Analyze(n, txs, cfg)
 }
 
 // Block returns a block's findings; ok is false when the index holds none
@@ -195,4 +206,154 @@ func (ix *Index) BlockReports(ctx context.Context, blocks BlockRange, fn func(*b
 			return nil, false, fn(r)
 		})
 	})
+}
+
+// VerifyBlocks checks the block findings against the records: every
+// block holding records (at a known index) has findings, equal to those
+// its records' normal forms give under cfg (nil: Ethereum defaults; the
+// configuration the index was ingested with); findings of a block
+// without records are stale; a dirty key is a block whose findings wait
+// to be computed (an ingest stopped before it could; the next ingest
+// computes them). It returns the number of blocks checked, and reports
+// the first violations it finds (at most ten), each naming its block.
+func (ix *Index) VerifyBlocks(ctx context.Context, cfg *normalform.Config) (int, error) {
+	var errs []error
+	checked := 0
+	report := func(format string, a ...any) bool {
+		errs = append(errs, fmt.Errorf(format, a...))
+		return len(errs) >= 10
+	}
+	err := ix.db.View(func(txn *badger.Txn) error {
+		// The blocks: those with records, with findings, or dirty.
+		blocks := map[uint64]bool{}
+		txPrefix := kindPrefix(KindTx)
+		err := scanTxn(ctx, txn, txPrefix, nil, false, func(k, _ []byte) ([]byte, bool, error) {
+			r := keyReader{b: k[1:]}
+			l := r.loc()
+			if r.err != nil || len(r.b) != 0 {
+				return nil, true, fmt.Errorf("%w: tx key %x", ErrBadKey, k)
+			}
+			if l.Block == UnknownBlock {
+				return nil, true, nil
+			}
+			blocks[l.Block] = true
+			return appendBlock(append([]byte(nil), txPrefix...), l.Block+1), false, nil
+		})
+		if err != nil {
+			return err
+		}
+		dirty := map[uint64]bool{}
+		for _, kind := range []Kind{KindBlock, KindDirty} {
+			err := scanTxn(ctx, txn, kindPrefix(kind), nil, false, func(k, _ []byte) ([]byte, bool, error) {
+				key, err := ParseKey(k)
+				if err != nil {
+					return nil, true, err
+				}
+				blocks[key.Block] = true
+				if kind == KindDirty {
+					dirty[key.Block] = true
+				}
+				return nil, false, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		order := make([]uint64, 0, len(blocks))
+		for n := range blocks {
+			order = append(order, n)
+		}
+		slices.Sort(order)
+		for _, n := range order {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if dirty[n] {
+				checked++
+				if report("block %d: dirty: its findings wait to be computed (an ingest stopped before it could; the next ingest computes them)", n) {
+					return nil
+				}
+				continue
+			}
+			var stored *block.Report
+			item, err := txn.Get(BlockKey(n).Bytes())
+			if err == nil {
+				err = item.Value(func(v []byte) (err error) {
+					stored, err = decodeBlockValue(n, v)
+					return err
+				})
+				if err != nil {
+					if errors.Is(err, ErrBadBlockValue) {
+						if report("%v", err) {
+							return nil
+						}
+						continue
+					}
+					return err
+				}
+			} else if !errors.Is(err, badger.ErrKeyNotFound) {
+				return err
+			}
+			got, err := ix.analyzeBlockTxn(ctx, txn, n, cfg)
+			if err != nil {
+				if report("block %d: its findings cannot be computed from its records: %v", n, err) {
+					return nil
+				}
+				continue
+			}
+			if stored == nil && got == nil {
+				continue // records at unknown indexes only: no findings
+			}
+			checked++
+			var stop bool
+			switch {
+			case stored == nil:
+				stop = report("block %d: no findings stored, and it holds %d transactions", n, len(got.Txs))
+			case got == nil:
+				stop = report("block %d: findings stored for a block with no records (stale)", n)
+			default:
+				if d := reportDiff(stored, got); len(d) > 0 {
+					stop = report("block %d: stored findings differ from those its records give, in %s (stored %s; computed %s)",
+						n, strings.Join(d, ", "), reportBrief(stored), reportBrief(got))
+				}
+			}
+			if stop {
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return checked, err
+	}
+	return checked, errors.Join(errs...)
+}
+
+// reportDiff names the parts of two block reports that differ.
+func reportDiff(a, b *block.Report) []string {
+	type part struct {
+		name string
+		a, b any
+	}
+	var d []string
+	for _, p := range []part{
+		{"partial", [2]any{a.Partial, a.Missing}, [2]any{b.Partial, b.Missing}},
+		{"txs", a.Txs, b.Txs},
+		{"swaps", a.Swaps, b.Swaps},
+		{"sandwiches", a.Sandwiches, b.Sandwiches},
+		{"backruns", a.Backruns, b.Backruns},
+		{"builder", a.Builder, b.Builder},
+	} {
+		x, errx := json.Marshal(p.a)
+		y, erry := json.Marshal(p.b)
+		if errx != nil || erry != nil || !bytes.Equal(x, y) {
+			d = append(d, p.name)
+		}
+	}
+	return d
+}
+
+// reportBrief counts a block report's parts.
+func reportBrief(r *block.Report) string {
+	return fmt.Sprintf("%d txs, %d swaps, %d sandwiches, %d back-runs, builder %s", len(r.Txs), len(r.Swaps), len(r.Sandwiches), len(r.Backruns), r.Builder.Total)
 }

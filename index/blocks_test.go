@@ -3,8 +3,10 @@ package index
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flowq/flowq/normalform/block"
@@ -79,4 +81,91 @@ func TestBlockFindings(t *testing.T) {
 	if err := ix.Verify(ctx); err != nil {
 		t.Errorf("verify: %v", err)
 	}
+}
+
+// TestVerifyBlocks: VerifyBlocks passes the scenario block's findings as
+// ingested, and names block 137 when its stored findings are rewritten
+// (through the index's own write path) to differ from its records, when
+// a record is deleted (the block is dirty), and when the dirty key is
+// gone but the findings were not computed again (stale).
+func TestVerifyBlocks(t *testing.T) {
+	ix := openTemp(t)
+	ctx := context.Background()
+	dir := filepath.Join("..", "examples", "scenarios", "geth")
+	var in []Input
+	for _, n := range []string{"sandwich_back", "sandwich_front", "sandwich_victim"} {
+		in = append(in, FileInput(filepath.Join(dir, n+".json")))
+	}
+	if _, err := ix.Ingest(ctx, in, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ix.VerifyBlocks(ctx, nil); err != nil || n != 1 {
+		t.Fatalf("verify blocks of a fresh ingest: %d blocks, %v", n, err)
+	}
+	r, ok, err := ix.Block(137)
+	if err != nil || !ok {
+		t.Fatalf("block 137: %v %v", ok, err)
+	}
+	write := func(r *block.Report) {
+		t.Helper()
+		val, err := encodeBlockValue(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.db.Update(func(txn *badger.Txn) error { return ix.set(txn, BlockKey(137).Bytes(), val) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good := *r
+	bad := *r
+	bad.Sandwiches = append([]block.Sandwich(nil), r.Sandwiches...)
+	bad.Sandwiches[0].Gain = "1"
+	write(&bad)
+	_, err = ix.VerifyBlocks(ctx, nil)
+	if err == nil || !strings.Contains(err.Error(), "block 137: stored findings differ") || !strings.Contains(err.Error(), "in sandwiches") {
+		t.Fatalf("a corrupted gain: %v", err)
+	}
+	write(&good)
+	if _, err := ix.VerifyBlocks(ctx, nil); err != nil {
+		t.Fatalf("restored: %v", err)
+	}
+
+	rec, err := ix.Get(common.HexToHash(r.Txs[1].Tx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Delete(rec.Hash); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.VerifyBlocks(ctx, nil)
+	if err == nil || !strings.Contains(err.Error(), "block 137: dirty") {
+		t.Fatalf("after a delete: %v", err)
+	}
+	// Without its dirty key, the block's findings still name the victim.
+	if err := ix.db.Update(func(txn *badger.Txn) error { return ix.del(txn, DirtyKey(137).Bytes()) }); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.VerifyBlocks(ctx, nil)
+	if err == nil || !strings.Contains(err.Error(), "block 137: stored findings differ") || !strings.Contains(err.Error(), "computed 2 txs") {
+		t.Fatalf("stale findings: %v", err)
+	}
+	// Findings with no record behind them.
+	if err := ix.db.Update(func(txn *badger.Txn) error {
+		return ix.set(txn, BlockKey(200).Bytes(), mustEncode(t, &block.Report{Block: 200}))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ix.VerifyBlocks(ctx, nil)
+	if err == nil || !strings.Contains(err.Error(), "block 200: findings stored for a block with no records") {
+		t.Fatalf("orphan findings: %v", err)
+	}
+}
+
+func mustEncode(t *testing.T, r *block.Report) []byte {
+	t.Helper()
+	v, err := encodeBlockValue(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -143,8 +143,8 @@ func (s Summary) String() string {
 	if s.Kept > 0 {
 		kept = fmt.Sprintf(", %d of them kept as indexed (the index's record knows more: a receipt, the block)", s.Kept)
 	}
-	return fmt.Sprintf("%d transactions stored, %d skipped (already indexed%s), %d failed; %d inputs (%d skipped) in %s (%.0f tx/s)",
-		s.Stored, s.Skipped, kept, s.Failed, s.Inputs, s.InputsSkipped, s.Elapsed.Round(time.Millisecond), s.TxPerSecond())
+	return fmt.Sprintf("%d transactions stored, %d skipped (already indexed%s), %d failed; %d inputs (%d skipped) in %s (%.0f tx/s); findings of %d blocks computed",
+		s.Stored, s.Skipped, kept, s.Failed, s.Inputs, s.InputsSkipped, s.Elapsed.Round(time.Millisecond), s.TxPerSecond(), s.Blocks)
 }
 
 // Ingest ingests inputs: decoding and analysis on all cores, writes

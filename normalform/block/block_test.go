@@ -50,7 +50,7 @@ func readTruth(t *testing.T) map[string]truthCase {
 	return out
 }
 
-func analyzeFile(t *testing.T, path string) *normalform.Analysis {
+func analyzeFile(t testing.TB, path string) *normalform.Analysis {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -169,7 +169,7 @@ func TestScenarioSandwich(t *testing.T) {
 
 // swapTx: sender EOA calls bot BOT, which pays `in` of tokIn into POOL
 // and receives `out` of tokOut.
-func swapTx(t *testing.T, index int, eoa, bot, pool, in, tokIn, out, tokOut string) *normalform.Analysis {
+func swapTx(t testing.TB, index int, eoa, bot, pool, in, tokIn, out, tokOut string) *normalform.Analysis {
 	t.Helper()
 	b := &gen.Builder{}
 	root := b.F(eoa, bot,
@@ -188,7 +188,7 @@ func swapTx(t *testing.T, index int, eoa, bot, pool, in, tokIn, out, tokOut stri
 
 // arbTx: bot ARB runs Figure 1(a) through P1 (WETH→USDT) and P2
 // (USDT→WETH), gaining 0.1 WETH.
-func arbTx(t *testing.T, index int) *normalform.Analysis {
+func arbTx(t testing.TB, index int) *normalform.Analysis {
 	t.Helper()
 	b := &gen.Builder{}
 	root := b.F("ARBEOA", "ARB",
