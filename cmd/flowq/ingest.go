@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 const ingestUsage = `usage: flowq ingest [flags] FILE|DIR...
+       flowq ingest --rpc URL --blocks A..B [--mode MODE] [--confirm traces] [flags]
        flowq ingest --retry-failed [flags]
        flowq ingest --failures [--index DIR]
 
@@ -44,6 +46,15 @@ the command line is read up to the limit even when it is a pipe or a
 device (/dev/stdin works); a *.json found in a directory is read only when
 it is a regular file (or a link to one): a named pipe, a device or a socket
 there is recorded as a failure saying what it is, not read.
+
+--rpc URL --blocks A..B fetches the blocks from the node and ingests them
+(each the input rpc:block:N; blocks already ingested are not fetched
+again), --mode as 'flowq fetch'. With --mode receipts, --confirm traces
+screens: every block is analysed from receipts, and only the transactions
+whose receipts-only analysis finds a cycle or a detection are traced
+(debug_traceTransaction; --confirm flat or parity for the other tracers),
+their traced records replacing the receipts ones. The summary says how
+many were screened, confirmed and changed (verdict differs).
 
 Exit status: 0 when nothing failed, 1 when failures were recorded or the
 ingest was interrupted, 2 for a usage error.
@@ -68,7 +79,10 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	maxDepth := fs.Int("max-depth", 1025, "deepest call nesting below the top frame (at most the EVM's 1025)")
 	maxTransfers := fs.Int("max-transfers", trace.DefaultMaxTransfers, "most transfers in one transaction (negative: no limit)")
 	defRPC, _ := lookupEnv("FLOWQ_RPC")
-	rpcURL := fs.String("rpc", defRPC, "with --retry-failed: the node to fetch failed rpc:block:N inputs from again (env FLOWQ_RPC)")
+	rpcURL := fs.String("rpc", defRPC, "with --blocks: the node to fetch from; with --retry-failed: the node to fetch failed rpc:block:N and rpc:tx:HASH inputs from again (env FLOWQ_RPC)")
+	blocks := fs.String("blocks", "", "with --rpc: fetch this inclusive block range A..B (or one block) and ingest it")
+	mode := fs.String("mode", "geth", "with --blocks: geth, flat, parity, or receipts (no trace), as 'flowq fetch'")
+	confirm := fs.String("confirm", "", "with --mode receipts: trace the transactions whose receipts-only analysis finds a cycle or a detection (traces = geth, flat or parity)")
 	paths, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -77,8 +91,12 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if (*retry || *list) && len(paths) > 0 {
 		return usageErr("--retry-failed and --failures take no inputs")
 	}
-	if !*retry && !*list && len(paths) == 0 {
-		return usageErr("give the files or directories to ingest (or --retry-failed)")
+	bm, err := blocksMode(fs, *blocks, *mode, *confirm, *rpcURL, *retry || *list, len(paths) > 0)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if !*retry && !*list && len(paths) == 0 && *blocks == "" {
+		return usageErr("give the files or directories to ingest (or --rpc URL --blocks A..B, or --retry-failed)")
 	}
 	cfg, err := cf.config(lookupEnv)
 	if err != nil {
@@ -89,7 +107,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		return usageErr("%v", err)
 	}
 	var inputs []index.Input
-	if !*retry && !*list {
+	if !*retry && !*list && *blocks == "" {
 		if inputs, err = index.Files(paths...); err != nil {
 			return usageErr("%v", err)
 		}
@@ -141,7 +159,14 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		}
 	}
 	var sum index.Summary
+	incomplete := false
 	switch {
+	case *blocks != "":
+		var text string
+		sum, text, incomplete, err = ingestBlocks(ctx, *rpcURL, bm, *maxBytes, ix, opt)
+		if text != "" {
+			fmt.Fprintf(stderr, "flowq ingest: %s\n", text)
+		}
 	case *retry && *rpcURL != "":
 		c, derr := fetch.Dial(ctx, *rpcURL, fetch.Options{MaxResponseBytes: *maxBytes})
 		if derr != nil {
@@ -158,7 +183,9 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if shown > maxShown {
 		fmt.Fprintf(stderr, "flowq ingest: ... %d more failures ('flowq ingest --failures' lists them all)\n", shown-maxShown)
 	}
-	fmt.Fprintf(stderr, "flowq ingest: %s into %s\n", sum, path)
+	if *blocks == "" {
+		fmt.Fprintf(stderr, "flowq ingest: %s into %s\n", sum, path)
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "flowq ingest: interrupted; run the same command again to resume")
@@ -166,10 +193,83 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	case err != nil:
 		fmt.Fprintf(stderr, "flowq ingest: %v\n", err)
 		return 1
-	case sum.Failed > 0:
+	case sum.Failed > 0 || incomplete:
 		return 1
 	}
 	return 0
+}
+
+// blocksArgs is what --blocks, --mode and --confirm ask for.
+type blocksArgs struct {
+	from, to      uint64
+	mode, confirm fetch.Mode // confirm empty: no confirmation
+}
+
+// blocksMode checks --blocks, --mode and --confirm against each other and
+// the other arguments.
+func blocksMode(fs *flag.FlagSet, blocks, mode, confirm, rpcURL string, retryOrList, paths bool) (blocksArgs, error) {
+	var a blocksArgs
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	m, err := fetch.ParseMode(mode)
+	if err != nil {
+		return a, err
+	}
+	if set["confirm"] && m != fetch.Receipts {
+		return a, fmt.Errorf("--confirm needs --mode receipts: it traces what a receipts-only screening finds")
+	}
+	if blocks == "" {
+		if set["mode"] || set["confirm"] {
+			return a, fmt.Errorf("--mode and --confirm go with --rpc URL --blocks A..B")
+		}
+		return a, nil
+	}
+	if retryOrList || paths {
+		return a, fmt.Errorf("--blocks takes no files and goes without --retry-failed and --failures")
+	}
+	if rpcURL == "" {
+		return a, fmt.Errorf("--blocks needs --rpc URL (or FLOWQ_RPC)")
+	}
+	if a.from, a.to, err = fetch.ParseRange(blocks); err != nil {
+		return a, err
+	}
+	a.mode = m
+	if set["confirm"] {
+		c := strings.ToLower(strings.TrimSpace(confirm))
+		if c == "traces" {
+			c = string(fetch.Geth)
+		}
+		if a.confirm, err = fetch.ParseMode(c); err != nil || a.confirm == fetch.Receipts {
+			return a, fmt.Errorf("--confirm %q: want traces (geth), flat or parity", confirm)
+		}
+	}
+	return a, nil
+}
+
+// ingestBlocks fetches a block range into the index and, when asked,
+// confirms its receipts-only suspects with traces. It returns the ingest's
+// summary (the confirmation's added), the report for people, and whether
+// something is missing.
+func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, ix *index.Index, opt index.IngestOptions) (index.Summary, string, bool, error) {
+	c, err := fetch.Dial(ctx, url, fetch.Options{Mode: a.mode, MaxResponseBytes: maxBytes})
+	if err != nil {
+		return index.Summary{}, "", false, err
+	}
+	defer c.Close()
+	rep, err := c.IngestBlocks(ctx, ix, a.from, a.to, opt)
+	sum, text := rep.Summary, rep.String()+" into "+ix.Path()
+	if err != nil || a.confirm == "" {
+		return sum, text, !rep.Complete(), err
+	}
+	tc, err := fetch.Dial(ctx, url, fetch.Options{Mode: a.confirm, MaxResponseBytes: maxBytes})
+	if err != nil {
+		return sum, text, !rep.Complete(), err
+	}
+	defer tc.Close()
+	crep, err := tc.Confirm(ctx, ix, a.from, a.to, opt)
+	sum.Stored += crep.Stored
+	sum.Failed += crep.Failed
+	return sum, text + "\n" + crep.String(), !rep.Complete() || len(crep.Missing) > 0 || len(crep.Failures) > 0, err
 }
 
 const exportUsage = `usage: flowq export [--index DIR] --format csv|jsonl [--out FILE] [--blocks A..B]

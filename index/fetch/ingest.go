@@ -152,7 +152,8 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 }
 
 // RetryFailed ingests again every input with recorded failures: blocks
-// (BlockName) fetched again from the node (each answer bounded by the
+// (BlockName) and transactions (TxName, Confirm's) fetched again from the
+// node (each answer bounded by the
 // client's MaxResponseBytes), files read again when they are regular files
 // (index.ReadRegularFile, with the ingest's size limit). Their failures
 // are replaced by those of the new attempt.
@@ -160,6 +161,9 @@ func (c *Client) RetryFailed(ctx context.Context, ix *index.Index, opt index.Ing
 	return ix.RetryFailed(ctx, opt, func(name string, max int) ([]byte, error) {
 		if n, ok := ParseBlockName(name); ok {
 			return c.Block(ctx, n)
+		}
+		if h, ok := ParseTxName(name); ok {
+			return c.Tx(ctx, h)
 		}
 		return index.ReadRegularFile(name, max)
 	})
