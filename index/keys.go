@@ -101,7 +101,9 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 6:
+// encodings. Open refuses an index written with another. Version 7: the
+// normal form's encoding version 5 (ERC-6909 transfers decoded: token kind
+// Multi6909, so a claims transaction's record changes; issue 17). Version 6:
 // block findings and dirty blocks (0x19, 0x1a; issue 18). Version 4: the
 // normal form's encoding version 3 (detections with their paths and
 // witnesses, payouts, the coalition's gross; issue 14). Version 3:
@@ -110,7 +112,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // Kind is a key's first byte.
 type Kind uint8

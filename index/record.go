@@ -546,7 +546,7 @@ func (r *recReader) uint(x *uint256.Int) {
 
 func (r *recReader) token() normalform.Token {
 	t := normalform.Token{Kind: normalform.TokenKind(r.u8()), Addr: r.addr()}
-	if t.Kind > normalform.Multi1155 {
+	if t.Kind > normalform.Multi6909 {
 		r.fail()
 	}
 	if t.HasID() {

@@ -13,8 +13,9 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// EncodingVersion versions EncodeNF's format.
-const EncodingVersion = 4
+// EncodingVersion versions EncodeNF's format. Version 5: token kind
+// Multi6909 and event EvERC6909Transfer (ERC-6909 transfers, issue 17).
+const EncodingVersion = 5
 
 // EncodeNF encodes an analysis compactly: the transaction's metadata, its
 // transfers, the normal form (chains as their rule trees), the verdict,

@@ -49,6 +49,8 @@ func (c *Config) FormatAmount(v *uint256.Int, t Token) string {
 		return "ERC-721 " + c.Short(t.Addr) + " #" + t.ID.Dec()
 	case Multi1155:
 		return v.Dec() + " × ERC-1155 " + c.Short(t.Addr) + " #" + t.ID.Dec()
+	case Multi6909:
+		return v.Dec() + " × ERC-6909 " + c.Short(t.Addr) + " #" + t.ID.Dec()
 	}
 	if ti, ok := c.TokenInfo(t); ok {
 		return FormatUnits(v, ti.Decimals) + " " + ti.Symbol

@@ -27,6 +27,9 @@ const (
 	NFT721
 	// Multi1155 is one ERC-1155 token class: contract plus id.
 	Multi1155
+	// Multi6909 is one ERC-6909 token: contract plus id (Uniswap V4's
+	// PoolManager keeps its claims so, the id being the currency).
+	Multi6909
 )
 
 func (k TokenKind) String() string {
@@ -39,12 +42,14 @@ func (k TokenKind) String() string {
 		return "erc721"
 	case Multi1155:
 		return "erc1155"
+	case Multi6909:
+		return "erc6909"
 	}
 	return "unknown"
 }
 
 // Token is τ: a token type. It is a comparable value and can key maps.
-// For ERC-721 and ERC-1155 the id is part of the token's identity.
+// For ERC-721, ERC-1155 and ERC-6909 the id is part of the token's identity.
 type Token struct {
 	Addr Address
 	ID   uint256.Int
@@ -57,11 +62,13 @@ var NativeToken = Token{Addr: NativeAddress, Kind: Native}
 // FungibleToken returns the ERC-20 token at addr.
 func FungibleToken(addr Address) Token { return Token{Addr: addr, Kind: Fungible} }
 
-// HasID reports whether the token carries an id (ERC-721, ERC-1155).
-func (t Token) HasID() bool { return t.Kind == NFT721 || t.Kind == Multi1155 }
+// HasID reports whether the token carries an id (ERC-721, ERC-1155,
+// ERC-6909).
+func (t Token) HasID() bool { return t.Kind == NFT721 || t.Kind == Multi1155 || t.Kind == Multi6909 }
 
 // Key is the token's canonical text form: the lowercase contract address,
-// followed by "/" and the decimal id for ERC-721 and ERC-1155 tokens. The
+// followed by "/" and the decimal id for ERC-721, ERC-1155 and ERC-6909
+// tokens. The
 // native asset is the pseudo-address 0xeeee...eeee.
 func (t Token) Key() string {
 	s := lowerHex(t.Addr)
@@ -141,9 +148,10 @@ const (
 	EvTransferBatch
 	EvDeposit
 	EvWithdrawal
+	EvERC6909Transfer
 )
 
-var eventNames = [...]string{"call", "create", "selfdestruct", "Transfer", "Transfer721", "TransferSingle", "TransferBatch", "Deposit", "Withdrawal"}
+var eventNames = [...]string{"call", "create", "selfdestruct", "Transfer", "Transfer721", "TransferSingle", "TransferBatch", "Deposit", "Withdrawal", "Transfer6909"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {

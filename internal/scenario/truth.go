@@ -129,6 +129,13 @@ func (w *World) tracked() ([]common.Address, []normalform.Token) {
 			toks = append(toks, tk)
 		}
 	}
+	for c, ids := range w.Claims {
+		for _, id := range ids {
+			tk := normalform.Token{Addr: c, Kind: normalform.Multi6909}
+			tk.ID.SetBytes20(id[:])
+			toks = append(toks, tk)
+		}
+	}
 	sort.SliceStable(toks, func(i, j int) bool { return toks[i].Key() < toks[j].Key() })
 	return addrs, toks
 }
@@ -136,9 +143,10 @@ func (w *World) tracked() ([]common.Address, []normalform.Token) {
 // readSnapshot reads all tracked balances over JSON-RPC, at the end of
 // block n (txIndex < 0) or before its transaction txIndex: eth_getBalance
 // for the native asset, balanceOf for ERC-20 tokens and LP tokens, ownerOf
-// for ERC-721 ids, balanceOf(account, id) for ERC-1155. Inside a block the
-// same calls go through debug_traceCall with its txIndex, which runs them
-// on the state the node replays the block to; a native balance is read
+// for ERC-721 ids, balanceOf(account, id) for ERC-1155 and ERC-6909 (the
+// PoolManager's claims). Inside a block the same calls go through
+// debug_traceCall with its txIndex, which runs them on the state the node
+// replays the block to; a native balance is read
 // there by a call to balanceReaderCode (placed by a state override), the
 // result being the call tracer's output.
 func (w *World) readSnapshot(ctx context.Context, n uint64, txIndex int) snapshot {
@@ -193,6 +201,8 @@ func (w *World) readSnapshot(ctx context.Context, n uint64, txIndex int) snapsho
 				r = call(t.Addr, w.pack("ERC20", "balanceOf", a))
 			case normalform.Multi1155:
 				r = call(t.Addr, w.pack("ERC1155PresetMinterPauser", "balanceOf", a, t.ID.ToBig()))
+			case normalform.Multi6909:
+				r = call(t.Addr, w.pack("PoolManager", "balanceOf", a, t.ID.ToBig()))
 			case normalform.NFT721:
 				continue // below, once per id
 			}

@@ -131,6 +131,10 @@ func (w *World) setupV4() {
 	w.deploy("v4SwapRouter", "deployer", "PoolSwapTest", pm)
 	lr := w.deploy("v4LiquidityRouter", "deployer", "PoolModifyLiquidityTest", pm)
 	w.deploy("v4_bot", "deployer", "V4Bot", searcher)
+	w.Claims[pm] = []common.Address{{}} // ETH's claim, then each token's
+	for _, sym := range v4Fungibles {
+		w.Claims[pm] = append(w.Claims[pm], w.A(sym))
+	}
 	w.flush()
 	maxU := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 	for _, sym := range v4Fungibles {
@@ -249,7 +253,7 @@ func v4Scenarios() []Scenario {
 			Description: "a user swaps 0.2 ETH for ONDO on the V4 ETH/ONDO pool through PoolSwapTest and keeps the output in the PoolManager as ERC-6909 claims: " +
 				"the manager mints the user a claim on ONDO (an ERC-6909 Transfer from the zero address) instead of paying it out",
 			Class: "none",
-			Notes: "the claim is an ERC-6909 balance at the PoolManager (id = the ONDO address), not an ONDO balance: the tracked balances show the user's ETH going to the manager and nothing back",
+			Notes: "the claim is an ERC-6909 balance at the PoolManager (id = the ONDO address), not an ONDO balance: the user's ETH goes to the manager and the user gains the claim (tracked as the PoolManager's ERC-6909 token with the ONDO address as id), no ONDO",
 			build: func(w *World) *types.Transaction {
 				return w.v4UserSwap("ETH", "ONDO", "ETH", ether("0.2"), true)
 			},

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,9 +11,11 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/trace"
 )
 
 // erc6909Transfer is the topic0 of ERC-6909's Transfer(address caller,
@@ -22,17 +26,24 @@ import (
 // matched on the topic count or on the name would misread it.
 var erc6909Transfer = crypto.Keccak256Hash([]byte("Transfer(address,address,address,uint256,uint256)"))
 
-// hop is a transfer's ends.
-type hop struct{ from, to common.Address }
+// hop is a transfer's ends and token.
+type hop struct {
+	from, to common.Address
+	token    normalform.Token
+}
 
-func (h hop) String() string { return h.from.Hex() + " → " + h.to.Hex() }
+func (h hop) String() string { return h.from.Hex() + " → " + h.to.Hex() + " " + h.token.Key() }
 
 // TestERC6909ClaimsNotReadAsERC20 decodes v4_user_swap_claims, where the
 // PoolManager mints the user an ERC-6909 claim on ONDO, in both trace
-// shapes, and checks that the claim's Transfer log is not read as an
-// ERC-20 or ERC-721 transfer (no transfer comes from its log index, none
-// is in a token of the manager's) and that the transfers are exactly the
-// ETH the user pays, through the router, to the manager.
+// shapes and from the receipts alone, and checks that the claim's Transfer
+// log is read as ERC-6909, never as ERC-20 or ERC-721: exactly one
+// transfer comes from its log index, a mint from the manager to the user
+// in the token (manager, id = the ONDO address) of kind Multi6909 with the
+// log's amount, which is the claim the chain shows the user gaining. The
+// transfers are the ETH the user pays, through the router, to the manager
+// (from the receipts alone, whose bundle block lists no transaction
+// values, the claim only), then the claim, and the verdict stays none.
 func TestERC6909ClaimsNotReadAsERC20(t *testing.T) {
 	tr := loadTruth(t)
 	cfg := scenarioConfig(tr)
@@ -54,9 +65,16 @@ func TestERC6909ClaimsNotReadAsERC20(t *testing.T) {
 		t.Fatalf("no address named %s in the truth", name)
 		return common.Address{}
 	}
-	pm, router, user := addr("poolManager"), addr("v4SwapRouter"), addr("user")
-	for _, file := range []string{tc.Geth, tc.Parity} {
-		path := filepath.Join(examplesDir, file)
+	pm, router, user, ondo := addr("poolManager"), addr("v4SwapRouter"), addr("user"), addr("ONDO")
+	claim := normalform.Token{Addr: pm, Kind: normalform.Multi6909}
+	claim.ID.SetBytes20(ondo[:])
+	gained, ok := new(big.Int).SetString(tc.Gross[strings.ToLower(user.Hex())][claim.Key()], 10)
+	if !ok || gained.Sign() <= 0 {
+		t.Fatalf("the truth shows the user gaining %q of the claim %s, want a positive amount", tc.Gross[strings.ToLower(user.Hex())][claim.Key()], claim.Key())
+	}
+	for _, file := range []string{tc.Geth, tc.Parity, tc.Geth + " (receipts only)"} {
+		receipts := strings.HasSuffix(file, " (receipts only)")
+		path := filepath.Join(examplesDir, strings.TrimSuffix(file, " (receipts only)"))
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -66,6 +84,7 @@ func TestERC6909ClaimsNotReadAsERC20(t *testing.T) {
 				Logs []struct {
 					Address  common.Address `json:"address"`
 					Topics   []common.Hash  `json:"topics"`
+					Data     hexutil.Bytes  `json:"data"`
 					LogIndex string         `json:"logIndex"`
 				} `json:"logs"`
 			} `json:"receipts"`
@@ -73,43 +92,80 @@ func TestERC6909ClaimsNotReadAsERC20(t *testing.T) {
 		if err := json.Unmarshal(data, &raw); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		claimLogs := map[int32]bool{}
+		claimLogs := map[int32]*big.Int{}
 		for _, r := range raw.Receipts {
 			for _, l := range r.Logs {
 				if len(l.Topics) == 4 && l.Topics[0] == erc6909Transfer && l.Address == pm {
 					i, err := strconv.ParseInt(strings.TrimPrefix(l.LogIndex, "0x"), 16, 32)
-					if err != nil {
-						t.Fatalf("%s: log index %q", path, l.LogIndex)
+					if err != nil || len(l.Data) != 64 {
+						t.Fatalf("%s: log index %q, %d data bytes", path, l.LogIndex, len(l.Data))
 					}
-					if common.BytesToAddress(l.Topics[1][:]) != (common.Address{}) || common.BytesToAddress(l.Topics[2][:]) != user {
-						t.Errorf("%s: the claim's Transfer is not a mint to the user: %v", path, l.Topics)
+					if common.BytesToAddress(l.Topics[1][:]) != (common.Address{}) || common.BytesToAddress(l.Topics[2][:]) != user ||
+						common.BytesToAddress(l.Topics[3][:]) != ondo {
+						t.Errorf("%s: the claim's Transfer is not a mint of the ONDO claim to the user: %v", path, l.Topics)
 					}
-					claimLogs[int32(i)] = true
+					claimLogs[int32(i)] = new(big.Int).SetBytes(l.Data[32:])
 				}
 			}
 		}
 		if len(claimLogs) != 1 {
 			t.Fatalf("%s: %d ERC-6909 Transfer logs of the PoolManager, want the claim's mint", path, len(claimLogs))
 		}
-		a := analyzeFile(t, cfg, path, tc.Tx)
-		for _, x := range a.Tx.Transfers {
-			if claimLogs[x.LogIndex] {
-				t.Errorf("%s: the ERC-6909 claim log #%d is decoded as a transfer (%v, %s → %s)", path, x.LogIndex, x.Event, x.From.Hex(), x.To.Hex())
+		if receipts {
+			var whole map[string]json.RawMessage
+			if err := json.Unmarshal(data, &whole); err != nil {
+				t.Fatal(err)
 			}
-			if x.Token.Addr == pm {
-				t.Errorf("%s: a transfer in a token of the PoolManager: %+v", path, x)
+			delete(whole, "traces")
+			if data, err = json.Marshal(whole); err != nil {
+				t.Fatal(err)
 			}
 		}
-		type hop struct{ from, to common.Address }
+		res := trace.Decode(data, trace.Options{Config: cfg, Source: file})
+		if len(res.Errors) != 0 || len(res.Txs) != 1 {
+			t.Fatalf("%s: %d transactions, errors %v", file, len(res.Txs), res.Errors)
+		}
+		if got := res.Txs[0].Mode(); (got == normalform.ModeReceipts) != receipts {
+			t.Fatalf("%s: decoded in mode %s", file, got)
+		}
+		a, err := normalform.Analyze(res.Txs[0], cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
 		var got []hop
+		read := 0
 		for _, x := range a.Tx.Transfers {
-			if x.Token != normalform.NativeToken {
-				t.Errorf("%s: a transfer in %s, want only ETH", path, x.Token.Key())
+			got = append(got, hop{x.From, x.To, x.Token})
+			amt, isClaim := claimLogs[x.LogIndex]
+			if !isClaim {
+				if x.Token != normalform.NativeToken {
+					t.Errorf("%s: a transfer in %s besides the claim, want only ETH", file, x.Token.Key())
+				}
+				continue
 			}
-			got = append(got, hop{x.From, x.To})
+			read++
+			if x.Event != normalform.EvERC6909Transfer || x.Token != claim || x.Token.Kind != normalform.Multi6909 {
+				t.Errorf("%s: the claim log #%d is read as %v in %s (%s), want an ERC-6909 Transfer in %s", file, x.LogIndex, x.Event, x.Token.Key(), x.Token.Kind, claim.Key())
+			}
+			if x.From != pm || x.To != user || !x.Is(normalform.Mint) || x.Is(normalform.Burn) {
+				t.Errorf("%s: the claim is %s → %s (%v), want a mint from the manager to the user", file, x.From.Hex(), x.To.Hex(), x.Flags)
+			}
+			if x.Amount.ToBig().Cmp(amt) != 0 || amt.Cmp(gained) != 0 {
+				t.Errorf("%s: the claim moves %s, the log says %s, the chain shows the user gaining %s", file, x.Amount.Dec(), amt, gained)
+			}
 		}
-		if want := []hop{{user, router}, {router, pm}}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
-			t.Errorf("%s: transfers %v, want user → router → manager in ETH", path, got)
+		if read != 1 {
+			t.Errorf("%s: %d transfers from the claim's log, want 1", file, read)
+		}
+		want := []hop{{user, router, normalform.NativeToken}, {router, pm, normalform.NativeToken}, {pm, user, claim}}
+		if receipts { // the bundle's block has no transaction values: the ETH is unseen
+			want = []hop{{pm, user, claim}}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: transfers %v, want %v", file, got, want)
+		}
+		if a.Verdict != normalform.VerdictNone {
+			t.Errorf("%s: verdict %s, want none", file, a.Verdict)
 		}
 	}
 }

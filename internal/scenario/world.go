@@ -64,6 +64,9 @@ type World struct {
 	// NFTs tracked: ERC-721 ids and ERC-1155 ids per contract.
 	NFT721  map[common.Address][]int64
 	NFT1155 map[common.Address][]int64
+	// Claims are ERC-6909 ids tracked per contract: the PoolManager's
+	// claims, one per V4 currency (its address as the id; 0 for ETH).
+	Claims map[common.Address][]common.Address
 
 	queue    []*types.Transaction
 	labels   []string
@@ -76,6 +79,7 @@ func newWorld(ctx context.Context, node *evmnode.Node, rpc *fetch.Client, art ma
 		keys: map[string]*ecdsa.PrivateKey{}, nonce: map[common.Address]uint64{},
 		Names: map[common.Address]string{}, addr: map[string]common.Address{}, kind: map[common.Address]string{},
 		NFT721: map[common.Address][]int64{}, NFT1155: map[common.Address][]int64{},
+		Claims: map[common.Address][]common.Address{},
 	}
 	return w
 }

@@ -27,11 +27,11 @@ import (
 //  1. the number of logs whose frame was entered by the standard call that
 //     emits exactly that event (transfer / transferFrom with the same
 //     addresses and amount, deposit with the same value, withdraw with the
-//     same amount, the ERC-721 and ERC-1155 transfer calls), so that two
-//     transfers of one token land in the two token calls that made them. A
-//     DELEGATECALL frame is judged by its whole context chain (the CALL into
-//     the proxy and the delegations below it), since a proxy may forward the
-//     call under another selector;
+//     same amount, the ERC-721, ERC-1155 and ERC-6909 transfer calls), so
+//     that two transfers of one token land in the two token calls that made
+//     them. A DELEGATECALL frame is judged by its whole context chain (the
+//     CALL into the proxy and the delegations below it), since a proxy may
+//     forward the call under another selector;
 //  2. the sum of the frames' depths, so that a proxy's log lands in the
 //     DELEGATECALL frame that ran the implementation, not in the proxy frame;
 //  3. then, on a tie, the latest gap: a log goes after the child calls of its
@@ -191,6 +191,8 @@ var (
 	selSafeTransferD = selector("safeTransferFrom(address,address,uint256,bytes)")
 	sel1155Single    = selector("safeTransferFrom(address,address,uint256,uint256,bytes)")
 	sel1155Batch     = selector("safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)")
+	sel6909Transfer  = selector("transfer(address,uint256,uint256)")
+	sel6909From      = selector("transferFrom(address,address,uint256,uint256)")
 	selDeposit       = selector("deposit()")
 	selWithdraw      = selector("withdraw(uint256)")
 )
@@ -280,6 +282,15 @@ func callEmits(f *frame, l *rlog) bool {
 	case sigTransferBatch:
 		if ok && sel == sel1155Batch && len(l.topics) == 4 {
 			return cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.topics[3][:])
+		}
+	case sigTransfer6909:
+		if ok && len(l.topics) == 4 && len(l.data) == 64 {
+			switch sel {
+			case sel6909Transfer: // transfer(receiver, id, amount) moves the caller's claims
+				return topicIsAddr(l.topics[1], f.from) && cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.topics[3][:]) && cd.wordIs(2, l.data[32:])
+			case sel6909From:
+				return cd.wordIs(0, l.topics[1][:]) && cd.wordIs(1, l.topics[2][:]) && cd.wordIs(2, l.topics[3][:]) && cd.wordIs(3, l.data[32:])
+			}
 		}
 	case sigDeposit:
 		if len(l.data) == 32 && (!ok || sel == selDeposit) && f.hasValue {

@@ -29,7 +29,9 @@
 //
 // Only the standard ABIs: ERC-20 Transfer (3 topics, 32 data bytes),
 // ERC-721 Transfer (4 topics, no data), ERC-1155 TransferSingle and
-// TransferBatch, Deposit and Withdrawal of the configured wrapped-native
+// TransferBatch, ERC-6909 Transfer (its own topic0: 4 topics, the caller
+// and the amount as data; the token is the contract plus the id, as for
+// ERC-1155), Deposit and Withdrawal of the configured wrapped-native
 // contracts, and native value on CALL, CREATE/CREATE2 and SELFDESTRUCT.
 // A log with a transfer signature but another shape is counted in
 // DecodeStats.IgnoredLogs, never guessed at. Value on CALLCODE moves from

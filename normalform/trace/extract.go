@@ -16,6 +16,9 @@ var (
 	sigTransferBatch  = crypto.Keccak256Hash([]byte("TransferBatch(address,address,address,uint256[],uint256[])"))
 	sigDeposit        = crypto.Keccak256Hash([]byte("Deposit(address,uint256)"))
 	sigWithdrawal     = crypto.Keccak256Hash([]byte("Withdrawal(address,uint256)"))
+	// ERC-6909's Transfer(address caller, address indexed from, address
+	// indexed to, uint256 indexed id, uint256 amount): not ERC-20's topic0.
+	sigTransfer6909 = crypto.Keccak256Hash([]byte("Transfer(address,address,address,uint256,uint256)"))
 )
 
 // build fills tx from the frame tree: every transfer in trace order, the
@@ -263,6 +266,23 @@ func (b *builder) logLeaves(dst []*normalform.Node, l *rlog, sigma normalform.Ad
 			dst = append(dst, b.leaf(mintBurn(t, l.addr)))
 		}
 		return dst
+	case sigTransfer6909:
+		from, ok1 := topicAddrAt(l, 1)
+		to, ok2 := topicAddrAt(l, 2)
+		if !ok1 || !ok2 || len(l.topics) != 4 || len(l.data) != 64 {
+			return ignored()
+		}
+		if _, ok := topicAddr(normalform.Hash(l.data[:32])); !ok { // caller: an address
+			return ignored()
+		}
+		t := base
+		t.From, t.To = from, to
+		t.Token = normalform.Token{Addr: l.addr, Kind: normalform.Multi6909}
+		t.Token.ID.SetBytes32(l.topics[3][:])
+		t.Amount.SetBytes32(l.data[32:64])
+		t.Event = normalform.EvERC6909Transfer
+		b.tx.Stats.TransferLogs++
+		return append(dst, b.leaf(mintBurn(t, l.addr)))
 	case sigDeposit, sigWithdrawal:
 		if !b.cfg.IsWrappedNative(l.addr) {
 			return dst
