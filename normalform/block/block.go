@@ -519,7 +519,7 @@ func render(txs []*normalform.Analysis, s *swap) Swap {
 		AmountIn: s.amtIn.Dec(), AmountOut: s.amtOut.Dec(), Sender: hexOf(s.sender), Bot: hexOf(s.bot)}
 }
 
-func hexOf(a normalform.Address) string { return strings.ToLower(a.Hex()) }
+func hexOf(a normalform.Address) string { return normalform.AddrKey(a) }
 
 // parseToken reads a token key of a fungible token or the native asset.
 func parseToken(k string) normalform.Token {
