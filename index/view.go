@@ -44,21 +44,6 @@ const viewPrefix = "flowq-view-"
 // data, opened read-only: the log's file id and where its data ends.
 var truncateNeeded = regexp.MustCompile(`while opening fid: (\d+)\b.*end offset: (\d+) < size: (\d+)`)
 
-// memLogs lists the memtable logs of an index directory.
-func memLogs(dir string) ([]os.DirEntry, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []os.DirEntry
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".mem") {
-			out = append(out, e)
-		}
-	}
-	return out, nil
-}
-
 // sharedLock takes a shared lock on the index directory, as Badger's
 // read-only mode does on its own directory: a writer (which takes it
 // exclusively) cannot open the index while it is held.

@@ -1,7 +1,6 @@
 package normalform
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
@@ -367,37 +366,13 @@ func (a *Analysis) costs(cfg *Config, inCycle map[int32]bool) {
 	c.Total.Add(&total, &c.Builder)
 }
 
-// atPrincipals returns a chain's balance entries at the principals, summed per
-// token and keyed by the recipient: the principals are one account.
-func (a *Analysis) atPrincipals(c *Chain) Delta {
-	ps := []Address{a.Recipient}
-	if a.Tx.Meta.HasFrom && a.Sender != a.Recipient {
-		ps = append(ps, a.Sender)
-		if bytes.Compare(a.Sender[:], a.Recipient[:]) < 0 {
-			ps[0], ps[1] = ps[1], ps[0]
-		}
-	}
-	var out Delta
-	for _, p := range ps {
-		for _, e := range c.BalanceOf(p) {
-			e.Addr = a.Recipient
-			if s, err := out.Sum(Delta{e}); err == nil {
-				out = s
-			}
-		}
-	}
-	return out
-}
-
 // Fold sums native and wrapped-native components into the native asset.
 // It sorts once and merges neighbours: linear after the sort, however many
 // tokens the balance holds.
 func (cfg *Config) Fold(d Delta) (Delta, error) {
 	out := make(Delta, 0, len(d))
 	for _, e := range d {
-		if e.Token.Kind == Fungible && cfg.IsWrappedNative(e.Token.Addr) {
-			e.Token = NativeToken
-		}
+		e.Token = cfg.Unit(e.Token)
 		out = append(out, e)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return compareKey(&out[i], &out[j].Addr, &out[j].Token) < 0 })
@@ -470,8 +445,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	}
 	// Beyond the fixpoint: the detections, each with its witness, then
 	// what the root's leftovers are to the coalition.
-	d := &detector{a: a, cfg: cfg, depth: map[int32]int32{}}
-	frameDepths(a.Tx.Root, d.depth)
+	d := &detector{a: a, cfg: cfg}
 	if err := d.detect(); err != nil {
 		return err
 	}

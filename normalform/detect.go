@@ -127,20 +127,11 @@ func (a *Analysis) Path() Path {
 	best := PathNone
 	for i := range a.Detections {
 		p := a.Detections[i].Path
-		if best == PathNone || pathRank(p) < pathRank(best) {
+		if best == PathNone || p < best { // Paths lists them in this order
 			best = p
 		}
 	}
 	return best
-}
-
-func pathRank(p Path) int {
-	for i, q := range Paths {
-		if q == p {
-			return i
-		}
-	}
-	return len(Paths)
 }
 
 // DetectionOf returns the detection that reads c, or nil.
@@ -165,17 +156,14 @@ type detector struct {
 	senders map[Address]bool // addresses that send something (settle.go)
 }
 
-// classDelta sums a balance's entries at addr per =_τ class, in the
-// classes' units, dropping zeros; sorted by token.
+// classDelta sums a balance's entries per =_τ class, in the classes'
+// units, dropping zeros (Config.Fold with the addresses left out).
 func (d *detector) classDelta(bal Delta) (Delta, error) {
-	var out Delta
-	for _, e := range bal {
-		var err error
-		if out, err = out.Sum(Delta{{Addr: Address{}, Token: d.cfg.Unit(e.Token), Amount: e.Amount}}); err != nil {
-			return nil, err
-		}
+	out := make(Delta, len(bal))
+	for i, e := range bal {
+		out[i] = DeltaEntry{Token: e.Token, Amount: e.Amount}
 	}
-	return out, nil
+	return d.cfg.Fold(out)
 }
 
 // clean reports a class balance with exactly one non-zero entry, positive.
@@ -492,7 +480,7 @@ func (d *detector) rotate(c *Chain) (Detection, bool, error) {
 			if x.From != v {
 				continue
 			}
-			if dp, ok := d.depth[x.Frame]; ok && dp < cn.depth {
+			if dp, ok := d.depths()[x.Frame]; ok && dp < cn.depth {
 				cn.depth = dp
 			}
 			if x.Pos < cn.first {
@@ -562,6 +550,16 @@ func (d *detector) witness(det *Detection) bool {
 		}
 	}
 	return false
+}
+
+// depths maps the frames of T0 to their depths, built when a rotation's
+// tie-break first asks.
+func (d *detector) depths() map[int32]int32 {
+	if d.depth == nil {
+		d.depth = map[int32]int32{}
+		frameDepths(d.a.Tx.Root, d.depth)
+	}
+	return d.depth
 }
 
 // frameDepths maps the frames of a tree to their depths.

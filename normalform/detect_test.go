@@ -249,3 +249,13 @@ func TestGrossIsTheFlatSum(t *testing.T) {
 		}
 	}
 }
+
+// TestPathsInOrder: Analysis.Path picks the smallest path value, which
+// relies on Paths listing the paths in the order of their values.
+func TestPathsInOrder(t *testing.T) {
+	for i, p := range Paths {
+		if int(p) != i+1 {
+			t.Errorf("Paths[%d] = %s (%d): Path() needs Paths in the order of the values", i, p, p)
+		}
+	}
+}

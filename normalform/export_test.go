@@ -32,21 +32,9 @@ func RunReferenceKernel(tx *Tx, cfg *Config) KernelRun {
 }
 
 func runKernel(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) KernelRun {
-	if tx.Root == nil {
+	k, kids := rewrite(tx, cfg, fixpoint)
+	if k == nil {
 		return KernelRun{}
-	}
-	a := &Analysis{Tx: tx, cfg: cfg, Sender: tx.Meta.From}
-	if tx.Meta.HasTo {
-		a.Recipient = tx.Meta.To
-	} else {
-		a.Recipient = tx.Root.Frame.To
-	}
-	k := &kernel{cfg: cfg, principal: a.Principal}
-	root := copyTree(tx.Root)
-	kids := fixpoint(k, root)
-	kids, _ = k.annotateAndReduce(root.Frame, kids)
-	if !(tx.Meta.HasFrom && tx.Meta.From == a.Recipient) {
-		k.validate(root.Frame, kids)
 	}
 	var out KernelRun
 	for _, s := range k.steps {

@@ -925,8 +925,20 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 // stage can be measured on its own (the stage benchmarks of issue 8);
 // Analyze is what callers want.
 func Rewrite(tx *Tx, cfg *Config) error {
-	if tx.Root == nil {
+	k, _ := rewrite(tx, cfg, (*kernel).structuralFixpoint)
+	if k == nil {
 		return nil
+	}
+	return k.err
+}
+
+// rewrite runs the kernel on a copy of tx's tree with the given
+// structural fixpoint (the reference one in tests), then annotation and
+// connection and R16's check, and returns the kernel and the root's kids
+// (nil, nil without a tree).
+func rewrite(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) (*kernel, []*Node) {
+	if tx.Root == nil {
+		return nil, nil
 	}
 	a := &Analysis{Tx: tx, cfg: cfg, Sender: tx.Meta.From}
 	if tx.Meta.HasTo {
@@ -936,12 +948,12 @@ func Rewrite(tx *Tx, cfg *Config) error {
 	}
 	k := &kernel{cfg: cfg, principal: a.Principal}
 	root := copyTree(tx.Root)
-	kids := k.structuralFixpoint(root)
+	kids := fixpoint(k, root)
 	kids, _ = k.annotateAndReduce(root.Frame, kids)
 	if !(tx.Meta.HasFrom && tx.Meta.From == a.Recipient) {
 		k.validate(root.Frame, kids)
 	}
-	return k.err
+	return k, kids
 }
 
 // leafPassRoot is leafPass at the root during the structural fixpoint,

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -310,13 +311,7 @@ func (pl *Planner) findingPred(e lang.Expr) (p *FindingPred, err error) {
 			}
 			return &FindingPred{Eval: func(f *Finding) (bool, error) {
 				n := uint64(findingPools(f))
-				c := 0
-				if n < v {
-					c = -1
-				} else if n > v {
-					c = 1
-				}
-				return opHolds(x.Op, c), nil
+				return opHolds(x.Op, cmp.Compare(n, v)), nil
 			}}, nil
 		}
 		ref := x.Metric.Token

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -405,13 +406,7 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 		}[m.Name]
 		return &Pred{need: needHeader, Eval: func(r *index.Record) (bool, error) {
 			n := uint64(get(r))
-			c := 0
-			if n < v {
-				c = -1
-			} else if n > v {
-				c = 1
-			}
-			return opHolds(x.Op, c), nil
+			return opHolds(x.Op, cmp.Compare(n, v)), nil
 		}}, nil
 	}
 	ref := m.Token

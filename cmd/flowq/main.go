@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/flowq/flowq/index"
 )
@@ -97,11 +98,8 @@ func panicMessage(p any) string {
 
 // clipLine keeps the first line of s, at most n bytes of it.
 func clipLine(s string, n int) string {
-	for i := range len(s) {
-		if s[i] == '\n' {
-			s = s[:i] + " ..."
-			break
-		}
+	if first, _, cut := strings.Cut(s, "\n"); cut {
+		s = first + " ..."
 	}
 	if len(s) > n {
 		s = s[:n] + "..."

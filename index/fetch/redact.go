@@ -153,8 +153,6 @@ func (s *scrubber) text(msg string) string {
 	return msg
 }
 
-// err wraps err so that its message is scrubbed; errors.Is and As still
-// see the cause.
 // redactedPath is the redacted URL's path and query.
 func (s *scrubber) redactedPath() string {
 	r := s.redacted
@@ -169,6 +167,8 @@ func (s *scrubber) redactedPath() string {
 	return ""
 }
 
+// err wraps err so that its message is scrubbed; errors.Is and As still
+// see the cause.
 func (s *scrubber) err(err error) error {
 	if err == nil {
 		return nil
