@@ -61,6 +61,12 @@ type Options struct {
 	// cancelled), so that a test can interrupt a running query on a small
 	// index. flowq repl sets it from FLOWQ_TEST_QUERY_DELAY.
 	QueryDelay time.Duration
+
+	// Remote, when set, runs the statements on a flowq server instead
+	// of Index (which may be nil): see Session.Remote. The dot-commands
+	// that need the index itself (.stats, .ingest, .draw) say there is
+	// none.
+	Remote func(ctx context.Context, s *Session, file, src string, at lang.Pos) error
 }
 
 // REPL is the interactive loop: it reads statements (ended by ";", over
@@ -125,7 +131,7 @@ func New(opts Options) *REPL {
 		opts.Stderr = io.Discard
 	}
 	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr}
-	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer}
+	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer, Remote: opts.Remote}
 	r.setIndex(opts.Index)
 	r.comp = newCompleter(r)
 	return r
@@ -275,7 +281,7 @@ func (r *REPL) Finish(ctx context.Context) {
 
 // exec runs the statement text found at position at of the input.
 func (r *REPL) exec(ctx context.Context, at lang.Pos, text string) error {
-	if r.ix == nil {
+	if r.ix == nil && r.sess.Remote == nil {
 		return errNoIndex
 	}
 	return r.runCancellable(ctx, func(ctx context.Context) error {

@@ -33,6 +33,10 @@ type Session struct {
 	// defaults; negative: no limit).
 	Timeout time.Duration
 	MaxRows int
+	// Remote, when set, runs the statements in place of the planner (a
+	// flowq server's client): it gets the session (its Out, Mode, Timer,
+	// Echo and limits) and the text as ExecAt got it. Src is not used.
+	Remote func(ctx context.Context, s *Session, file, src string, at lang.Pos) error
 }
 
 // StatementError is a statement's failure, located in its script.
@@ -53,6 +57,9 @@ func (s *Session) Exec(ctx context.Context, file, src string) error {
 // of a larger input (a statement the REPL read): errors name the input's
 // lines and columns.
 func (s *Session) ExecAt(ctx context.Context, file, src string, at lang.Pos) error {
+	if s.Remote != nil {
+		return s.Remote(ctx, s, file, src, at)
+	}
 	sts, err := lang.ParseAt(file, src, at)
 	if err != nil {
 		return &StatementError{Err: err}

@@ -105,6 +105,7 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	}
 
 	var a *normalform.Analysis
+	var dot string // from a server, when one holds the index
 	fromIndex := *dir != "" || (len(rest) == 1 && allTxHashes(rest))
 	switch {
 	case fromIndex:
@@ -122,8 +123,13 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		if hash == "" {
 			return usageErr("with --index, give the transaction hash to draw")
 		}
-		if a, err = analysisFromIndex(*dir, hash, stderr, lookupEnv); err != nil {
+		if dot, err = drawRemote(*dir, hash, *view, lookupEnv, stderr); err != nil {
 			return fail("%v", err)
+		}
+		if dot == "" {
+			if a, err = analysisFromIndex(*dir, hash, stderr, lookupEnv); err != nil {
+				return fail("%v", err)
+			}
 		}
 	case len(rest) == 0:
 		return usageErr("give a trace file (or - for standard input), or --index DIR and a transaction hash")
@@ -134,10 +140,11 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		}
 	}
 
-	var dot string
-	if *view == "graph" {
+	switch {
+	case a == nil: // drawn by the server
+	case *view == "graph":
 		dot = cfg.TransferGraphDOT(a)
-	} else {
+	default:
 		dot = cfg.NormalFormDOT(a)
 	}
 	data := []byte(dot)
@@ -160,7 +167,12 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		return fail("%v", err)
 	}
 	what := map[string]string{"graph": "transfer graph", "tree": "reduced tree"}[*view]
-	if a.Tx.Meta.HasHash {
+	if a == nil {
+		what += " of tx " + only
+		if len(rest) == 1 {
+			what = map[string]string{"graph": "transfer graph", "tree": "reduced tree"}[*view] + " of tx " + rest[0]
+		}
+	} else if a.Tx.Meta.HasHash {
 		what += " of tx " + a.Tx.Meta.Hash.Hex()
 	}
 	fmt.Fprintf(stderr, "flowq draw: %s written to %s (%s)\n", what, *outPath, *format)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/normalform/trace"
+	"github.com/flowq/flowq/serve"
 )
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -111,6 +113,24 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		if inputs, err = index.Files(paths...); err != nil {
 			return usageErr("%v", err)
 		}
+	}
+	if c := serverFor(path, "flowq ingest", stderr, lookupEnv); c != nil {
+		req := serve.IngestRequest{RPC: *rpcURL, Blocks: *blocks, Mode: *mode, Confirm: *confirm, RetryFailed: *retry,
+			Force: *force, Workers: *workers, Batch: *batch, MaxBytes: *maxBytes, MaxDepth: *maxDepth, MaxTransfers: *maxTransfers}
+		if *blocks == "" {
+			req.Mode = ""
+		}
+		if !*retry && *blocks == "" {
+			req.RPC = ""
+		}
+		for _, p := range paths {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			req.Paths = append(req.Paths, abs)
+		}
+		return ingestRemote(c, req, *list, !*quiet && (*progress || isTerminal(stderr)), *quiet, stdout, stderr)
 	}
 	var ix *index.Index
 	if *list {
@@ -311,6 +331,9 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	path, err := indexDir(*dir, lookupEnv)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if c := serverFor(path, "flowq export", stderr, lookupEnv); c != nil {
+		return exportRemote(c, f, *blocks, *out, stdout, stderr)
 	}
 	ix, err := openReading(path, "flowq export", stderr)
 	if err != nil {

@@ -11,6 +11,7 @@
 //	flowq run [--index DIR] FILE...
 //	flowq draw [--view graph|tree] [--format dot|svg|png] [--out FILE] [--tx HASH] FILE|-
 //	flowq repl [--index DIR] [--history FILE] [--mode table|json|csv]
+//	flowq serve [--index DIR] [--listen 127.0.0.1:PORT]
 //	flowq chains
 //	flowq version
 //
@@ -59,6 +60,7 @@ usage:
   flowq repl [--index DIR] [--history FILE] [--mode table|json|csv]   query the index interactively
   flowq query [--index DIR] 'STATEMENTS'  run query statements against the index
   flowq run [--index DIR] FILE...         run query files (stops at the first error)
+  flowq serve [--index DIR] [--listen ADDR]   serve the index over HTTP (and a web page); the commands above become its clients
   flowq chains                            list the built-in chains and their defaults
   flowq version                           print the version
 
@@ -129,6 +131,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		return drawCmd(args[1:], stdin, stdout, stderr, lookupEnv)
 	case "demo":
 		return demoCmd(args[1:], stdout, stderr, lookupEnv)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr, lookupEnv)
 	case "query":
 		return queryCmd(args[1:], stdin, stdout, stderr, lookupEnv)
 	case "run":

@@ -77,6 +77,10 @@ func (q *queryFlags) session(stdout, stderr io.Writer, lookupEnv func(string) (s
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, 2, fmt.Errorf("no index at %s (run 'flowq ingest' first, or give --index DIR): %w", path, err)
 	}
+	if c := serverFor(path, index.Command, stderr, lookupEnv); c != nil {
+		s = &repl.Session{Cfg: cfg, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table", Timeout: *q.timeout, MaxRows: *q.maxRows, Remote: remoteExec(c)}
+		return s, func() error { return nil }, 0, nil
+	}
 	ix, err := openReading(path, index.Command, stderr)
 	if err != nil {
 		return nil, nil, 1, fmt.Errorf("open index %s: %w", path, err)

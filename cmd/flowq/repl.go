@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/repl"
+	"github.com/flowq/flowq/serve"
 )
 
 const (
@@ -105,7 +106,13 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	in, _ := stdin.(*os.File)
 	interactive := in != nil && isTerminal(in) && isTerminal(stdout)
 	var ix *index.Index
-	if interactive || *allowWrites {
+	var remote *serve.Client
+	if _, serr := os.Stat(path); serr == nil {
+		remote = serverFor(path, "flowq repl", stderr, lookupEnv)
+	}
+	if remote != nil {
+		fmt.Fprintf(stderr, "flowq repl: the index is served by %s: statements run there; .ingest, .stats and .draw need the index itself\n", remote.Info)
+	} else if interactive || *allowWrites {
 		ix, err = openIndex(path)
 		var full *index.NoSpaceError
 		var held *index.LockedError
@@ -130,12 +137,16 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
 		return 1
 	}
-	r := repl.New(repl.Options{
+	opts := repl.Options{
 		Cfg: cfg, Index: ix, Mode: *mode, Timer: *timer,
 		HistoryFile: hfile, Interactive: interactive, AllowWrites: *allowWrites,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		QueryDelay: delay,
-	})
+	}
+	if remote != nil {
+		opts.Remote = remoteExec(remote)
+	}
+	r := repl.New(opts)
 	defer r.Close()
 	if interactive {
 		fmt.Fprintf(stdout, "flowq %s, index %s. Statements end with \";\"; .help lists the commands.\n", version, path)

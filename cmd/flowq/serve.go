@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/repl"
+	"github.com/flowq/flowq/serve"
+)
+
+const serveUsage = `usage: flowq serve [--index DIR] [--listen ADDR] [--explorer URL] [flags]
+
+Opens the index for writing and serves it over HTTP, on loopback by
+default: queries (results streamed as JSON lines, tables or CSV), ingest
+jobs (files, uploaded bundles, --rpc block ranges) with their progress,
+transactions and their pictures, the status, and a web page at /. While
+it runs, flowq query, run, repl, ingest, export and draw given the same
+index find it (the file flowq.server it keeps in the index directory) and
+become its clients; queries read a consistent snapshot while an ingest
+writes. Ctrl-C (or SIGTERM) stops it and removes the file; a file left by
+a server that was killed is recognised as stale (its process is gone, or
+it does not answer) and ignored.
+
+Exit status: 0 after a clean stop, 1 when the index cannot be opened or
+the address cannot be listened on, 2 for a usage error.
+
+flags:
+`
+
+// defaultListen is where flowq serve listens unless told: loopback only.
+const defaultListen = "127.0.0.1:8642"
+
+// envNoServer, set to anything but "", keeps the commands from looking
+// for a server: they open the index themselves.
+const envNoServer = "FLOWQ_NO_SERVER"
+
+// serveCmd is `flowq serve`.
+func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	fs := newFlagSet("serve", serveUsage, stderr)
+	var cf chainFlags
+	cf.register(fs)
+	dir := fs.String("index", "", indexFlagHelp)
+	listen := fs.String("listen", defaultListen, "address to listen on (host:port; port 0 picks one); a non-loopback host serves the index to the network")
+	explorer := fs.String("explorer", "https://etherscan.io/tx/{tx}", "the web page's link for a transaction ({tx} is its hash; empty: no links)")
+	addrExplorer := fs.String("explorer-address", "https://etherscan.io/address/{addr}", "the web page's link for an address ({addr})")
+	blockExplorer := fs.String("explorer-block", "https://etherscan.io/block/{block}", "the web page's link for a block ({block})")
+	rest, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	usageErr := usageFailer(stderr, "serve")
+	if len(rest) > 0 {
+		return usageErr("unexpected argument %q", rest[0])
+	}
+	host, _, err := net.SplitHostPort(*listen)
+	if err != nil {
+		return usageErr("--listen %q: want host:port (%v)", *listen, err)
+	}
+	cfg, err := cf.config(lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	path, err := indexDir(*dir, lookupEnv)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if c, err := serve.Find(path, 2*time.Second); c != nil {
+		fmt.Fprintf(stderr, "flowq serve: the index %s is already served by %s\n", path, c.Info)
+		return 1
+	} else if err != nil {
+		fmt.Fprintf(stderr, "flowq serve: %v\n", err)
+	}
+	ix, err := openIndex(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq serve: %v\n", err)
+		return 1
+	}
+	defer ix.Close()
+	srv := serve.New(ix, cfg, version)
+	srv.Explorer, srv.AddrExplorer, srv.BlockExplorer = *explorer, *addrExplorer, *blockExplorer
+	ln, err := srv.Listen(*listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "flowq serve: %v\n", err)
+		return 1
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(stderr, "flowq serve: warning: listening on %s, not loopback: anyone who reaches it can query and ingest\n", ln.Addr())
+	}
+	abs, _ := filepath.Abs(path)
+	fmt.Fprintf(stdout, "flowq serve: serving the index %s at http://%s (pid %d); Ctrl-C stops\n", abs, ln.Addr(), os.Getpid())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = srv.Close(sctx)
+		cancel()
+		<-done
+	}
+	srv.Close(context.Background()) // removes the server file (again: harmless)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(stderr, "flowq serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stderr, "flowq serve: stopped")
+	return 0
+}
+
+// serverFor is a client of the server holding the index at path, or nil
+// when none does (or FLOWQ_NO_SERVER is set). A stale server file is
+// said on stderr as cmd, and ignored.
+func serverFor(path, cmd string, stderr io.Writer, lookupEnv func(string) (string, bool)) *serve.Client {
+	if v, _ := lookupEnv(envNoServer); v != "" {
+		return nil
+	}
+	c, err := serve.Find(path, 2*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return nil
+	}
+	return c
+}
+
+// remoteExec runs a session's statements on a server: what
+// repl.Session.Remote calls.
+func remoteExec(c *serve.Client) func(ctx context.Context, s *repl.Session, file, src string, at lang.Pos) error {
+	return func(ctx context.Context, s *repl.Session, file, src string, at lang.Pos) error {
+		q := serve.QueryRequest{Format: s.Mode, File: file, Line: at.Line, Column: at.Column, Timer: s.Timer, Echo: s.Echo,
+			Timeout: s.Timeout, MaxRows: s.MaxRows}
+		err := c.Query(ctx, q, src, s.Out)
+		var re *serve.RemoteError
+		if errors.As(err, &re) {
+			return &repl.StatementError{Err: re}
+		}
+		return err
+	}
+}

@@ -1,0 +1,304 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/fetch"
+)
+
+// IngestRequest is POST /ingest's JSON body (or, for uploaded bundles,
+// its multipart form's "request" field beside the "file" parts).
+type IngestRequest struct {
+	// Paths are files or directories on the server's host, absolute.
+	Paths []string `json:"paths,omitempty"`
+	// RPC and Blocks: fetch a block range from a node (Mode as `flowq
+	// fetch`; Confirm traces a receipts-only screening's suspects).
+	RPC     string `json:"rpc,omitempty"`
+	Blocks  string `json:"blocks,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	Confirm string `json:"confirm,omitempty"`
+	// RetryFailed ingests the recorded failures again (from RPC when set).
+	RetryFailed bool `json:"retry_failed,omitempty"`
+
+	Force        bool `json:"force,omitempty"`
+	Workers      int  `json:"workers,omitempty"`
+	Batch        int  `json:"batch,omitempty"`
+	MaxBytes     int  `json:"max_bytes,omitempty"`
+	MaxDepth     int  `json:"max_depth,omitempty"`
+	MaxTransfers int  `json:"max_transfers,omitempty"`
+}
+
+// JobInfo is an ingest job's state: GET /ingest/ID.
+type JobInfo struct {
+	ID       int           `json:"id"`
+	What     string        `json:"what"`
+	State    string        `json:"state"` // running, done, failed, canceled
+	Started  time.Time     `json:"started"`
+	Ended    *time.Time    `json:"ended,omitempty"`
+	Progress string        `json:"progress"` // the progress bar's last line
+	Summary  index.Summary `json:"summary"`
+	// Report is the summary for people, as `flowq ingest` prints it.
+	Report string `json:"report"`
+	// Log: failure lines as they were recorded (the first 20).
+	Log        []string `json:"log"`
+	Failures   int      `json:"failures"`
+	Incomplete bool     `json:"incomplete"` // blocks missing or failed (with Blocks)
+	Error      string   `json:"error,omitempty"`
+}
+
+type job struct {
+	mu     sync.Mutex
+	info   JobInfo
+	cancel context.CancelFunc
+}
+
+func (j *job) snapshot() JobInfo {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	i := j.info
+	i.Log = append([]string(nil), j.info.Log...)
+	return i
+}
+
+func (s *Server) jobInfos() []JobInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]JobInfo, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		out = append(out, j.snapshot())
+	}
+	return out
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) { writeJSON(w, s.jobInfos()) }
+
+func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	s.mu.Lock()
+	var j *job
+	if err == nil && id >= 1 && id <= len(s.jobs) {
+		j = s.jobs[id-1]
+	}
+	s.mu.Unlock()
+	if j == nil {
+		httpError(w, http.StatusNotFound, fmt.Errorf("no ingest job %q", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, j.snapshot())
+}
+
+// startIngest is POST /ingest: a job, answered at once with its id.
+func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
+	var req IngestRequest
+	var uploads []index.Input
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		if err := r.ParseMultipartForm(64 << 20); err != nil {
+			httpError(w, http.StatusBadRequest, fmt.Errorf("the upload: %w", err))
+			return
+		}
+		if v := r.FormValue("request"); v != "" {
+			if err := json.Unmarshal([]byte(v), &req); err != nil {
+				httpError(w, http.StatusBadRequest, fmt.Errorf("the request field: %w", err))
+				return
+			}
+		}
+		for _, fh := range r.MultipartForm.File["file"] {
+			f, err := fh.Open()
+			if err != nil {
+				httpError(w, http.StatusBadRequest, err)
+				return
+			}
+			b, err := io.ReadAll(f)
+			f.Close()
+			if err != nil {
+				httpError(w, http.StatusBadRequest, err)
+				return
+			}
+			uploads = append(uploads, index.BundleInput("upload:"+filepath.Base(fh.Filename), b))
+		}
+	} else if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil {
+		httpError(w, http.StatusBadRequest, fmt.Errorf("the request: %w", err))
+		return
+	}
+	run, what, err := s.plan(req, uploads)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &job{cancel: cancel, info: JobInfo{What: what, State: "running", Started: time.Now().UTC()}}
+	s.mu.Lock()
+	s.jobs = append(s.jobs, j)
+	j.info.ID = len(s.jobs)
+	s.mu.Unlock()
+	opt := index.IngestOptions{Config: s.Cfg, Workers: req.Workers, BatchTxs: req.Batch, Force: req.Force,
+		MaxBytes: req.MaxBytes, MaxDepth: req.MaxDepth, MaxTransfers: req.MaxTransfers,
+		Progress: &progressWriter{j: j}}
+	opt.OnFailure = func(f index.Failure) {
+		j.mu.Lock()
+		j.info.Failures++
+		if len(j.info.Log) < 20 {
+			j.info.Log = append(j.info.Log, f.String())
+		}
+		j.mu.Unlock()
+	}
+	go func() {
+		s.ingest.Lock()
+		defer s.ingest.Unlock()
+		defer cancel()
+		sum, report, incomplete, err := run(ctx, opt)
+		now := time.Now().UTC()
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		j.info.Ended, j.info.Summary, j.info.Report, j.info.Incomplete = &now, sum, report, incomplete
+		switch {
+		case errors.Is(err, context.Canceled):
+			j.info.State = "canceled"
+		case err != nil:
+			j.info.State, j.info.Error = "failed", err.Error()
+		default:
+			j.info.State = "done"
+		}
+	}()
+	w.WriteHeader(http.StatusAccepted)
+	writeJSON(w, j.snapshot())
+}
+
+type ingestFunc func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error)
+
+// plan checks a request and returns what the job runs.
+func (s *Server) plan(req IngestRequest, uploads []index.Input) (ingestFunc, string, error) {
+	path := s.Ix.Path()
+	switch {
+	case req.Blocks != "":
+		if req.RPC == "" || len(req.Paths) > 0 || len(uploads) > 0 || req.RetryFailed {
+			return nil, "", errors.New("blocks needs rpc, and takes no paths, uploads or retry_failed")
+		}
+		from, to, err := fetch.ParseRange(req.Blocks)
+		if err != nil {
+			return nil, "", err
+		}
+		mode, err := fetch.ParseMode(orDefault(req.Mode, "geth"))
+		if err != nil {
+			return nil, "", err
+		}
+		var confirm fetch.Mode
+		if req.Confirm != "" {
+			c := strings.ToLower(req.Confirm)
+			if c == "traces" {
+				c = string(fetch.Geth)
+			}
+			if confirm, err = fetch.ParseMode(c); err != nil || confirm == fetch.Receipts || mode != fetch.Receipts {
+				return nil, "", fmt.Errorf("confirm %q: want traces (geth), flat or parity, with mode receipts", req.Confirm)
+			}
+		}
+		return func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error) {
+			c, err := fetch.Dial(ctx, req.RPC, fetch.Options{Mode: mode, MaxResponseBytes: opt.MaxBytes})
+			if err != nil {
+				return index.Summary{}, "", false, err
+			}
+			defer c.Close()
+			rep, err := c.IngestBlocks(ctx, s.Ix, from, to, opt)
+			sum, text := rep.Summary, rep.String()+" into "+path
+			if err != nil || confirm == "" {
+				return sum, text, !rep.Complete(), err
+			}
+			tc, err := fetch.Dial(ctx, req.RPC, fetch.Options{Mode: confirm, MaxResponseBytes: opt.MaxBytes})
+			if err != nil {
+				return sum, text, !rep.Complete(), err
+			}
+			defer tc.Close()
+			crep, err := tc.Confirm(ctx, s.Ix, from, to, opt)
+			sum.Stored += crep.Stored
+			sum.Failed += crep.Failed
+			return sum, text + "\n" + crep.String(), !rep.Complete() || len(crep.Missing) > 0 || len(crep.Failures) > 0, err
+		}, "blocks " + req.Blocks + " from " + req.RPC, nil
+	case req.RetryFailed:
+		if len(req.Paths) > 0 || len(uploads) > 0 {
+			return nil, "", errors.New("retry_failed takes no paths or uploads")
+		}
+		return func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error) {
+			var sum index.Summary
+			var err error
+			if req.RPC != "" {
+				c, derr := fetch.Dial(ctx, req.RPC, fetch.Options{MaxResponseBytes: opt.MaxBytes})
+				if derr != nil {
+					return sum, "", false, derr
+				}
+				defer c.Close()
+				sum, err = c.RetryFailed(ctx, s.Ix, opt)
+			} else {
+				sum, err = s.Ix.RetryFailed(ctx, opt, nil)
+			}
+			return sum, sum.String() + " into " + path, false, err
+		}, "retry failed", nil
+	}
+	for _, p := range req.Paths {
+		if !filepath.IsAbs(p) {
+			return nil, "", fmt.Errorf("path %q: give absolute paths (the server's working directory is not the client's)", p)
+		}
+	}
+	inputs, err := index.Files(req.Paths...)
+	if err != nil {
+		return nil, "", err
+	}
+	inputs = append(inputs, uploads...)
+	if len(inputs) == 0 {
+		return nil, "", errors.New("nothing to ingest: give paths, upload files, or blocks with rpc, or retry_failed")
+	}
+	what := fmt.Sprintf("%d inputs", len(inputs))
+	if len(req.Paths) > 0 {
+		what = strings.Join(req.Paths, " ")
+		if len(uploads) > 0 {
+			what += fmt.Sprintf(" and %d uploads", len(uploads))
+		}
+	}
+	return func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error) {
+		sum, err := s.Ix.Ingest(ctx, inputs, opt)
+		return sum, sum.String() + " into " + path, false, err
+	}, what, nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// progressWriter keeps the progress bar's last line as the job's
+// progress.
+type progressWriter struct {
+	j    *job
+	line []byte
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	for _, c := range b {
+		if c == '\r' || c == '\n' {
+			if t := strings.TrimSpace(ansi.ReplaceAllString(string(p.line), "")); t != "" {
+				p.j.mu.Lock()
+				p.j.info.Progress = t
+				p.j.mu.Unlock()
+			}
+			p.line = p.line[:0]
+			continue
+		}
+		p.line = append(p.line, c)
+	}
+	return len(b), nil
+}
