@@ -1,9 +1,9 @@
 # The README's test command is `make test`; .ci/run calls it.
 GO ?= go
 
-.PHONY: test build fmt-check vet bench scenario-setup fuzz-smoke
+.PHONY: test build fmt-check vet bench scenario-setup fuzz-smoke browser-setup
 
-test: scenario-setup fmt-check vet
+test: scenario-setup browser-setup fmt-check vet
 	$(GO) test ./...
 
 # The scenario tests' contracts: the npm packages pinned by
@@ -19,6 +19,15 @@ scenario-setup:
 # regressions already.
 fuzz-smoke:
 	FLOWQ_FUZZ_SMOKE=50000x $(GO) test ./internal/fuzzsmoke -run TestFuzzSmoke -count=1 -v -timeout 15m
+
+# The web page's browser tests (repl/serve/browser_test.go) drive Debian's
+# headless Chromium and need Graphviz's dot for the pictures: installed
+# here when missing (as root, as CI runs; else with sudo).
+browser-setup:
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1; then \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core; \
+	fi
 
 build:
 	$(GO) build -o flowq ./cmd/flowq

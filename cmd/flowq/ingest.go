@@ -17,7 +17,7 @@ import (
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/normalform/trace"
-	"github.com/flowq/flowq/serve"
+	"github.com/flowq/flowq/repl/serve"
 )
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -13,7 +13,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/repl"
-	"github.com/flowq/flowq/serve"
+	"github.com/flowq/flowq/repl/serve"
 )
 
 const (

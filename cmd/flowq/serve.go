@@ -14,7 +14,7 @@ import (
 
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/repl"
-	"github.com/flowq/flowq/serve"
+	"github.com/flowq/flowq/repl/serve"
 )
 
 const serveUsage = `usage: flowq serve [--index DIR] [--listen ADDR] [--explorer URL] [flags]

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
-	"github.com/flowq/flowq/serve"
+	"github.com/flowq/flowq/repl/serve"
 )
 
 // The commands as clients of a flowq server (serve.go's serverFor found

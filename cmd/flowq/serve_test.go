@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowq/flowq/serve"
+	"github.com/flowq/flowq/repl/serve"
 )
 
 // startServe runs `flowq serve` on dir in a process of its own and waits

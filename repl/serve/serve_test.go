@@ -47,7 +47,7 @@ func startServer(t *testing.T) (*Server, *Client, string) {
 }
 
 func examples(t *testing.T, sub string) string {
-	p, err := filepath.Abs(filepath.Join("..", "examples", sub))
+	p, err := filepath.Abs(filepath.Join("..", "..", "examples", sub))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,4 +246,13 @@ func TestServeWebAPI(t *testing.T) {
 	if code, body := get("/draw/" + tx + "?view=tree&format=dot"); code != 200 || !strings.HasPrefix(body, "digraph") {
 		t.Errorf("/draw: %d %.200s", code, body)
 	}
+}
+
+func mustHash(t *testing.T, s string) normalform.Hash {
+	t.Helper()
+	h, err := normalform.ParseHash(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
