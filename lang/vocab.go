@@ -121,7 +121,8 @@ func (v *Vocabulary) Classes() []Class {
 // "verdicts", "grouping", "level") names.
 func (v *Vocabulary) ClassNamed(name string) (Class, bool) {
 	n := strings.TrimSuffix(strings.ToLower(name), "s")
-	for c, s := range classNames {
+	for _, c := range v.Classes() {
+		s := classNames[c]
 		if s == n || strings.HasSuffix(s, " "+n) || strings.ReplaceAll(s, " ", "") == n {
 			return c, true
 		}
