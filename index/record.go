@@ -666,8 +666,7 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d depth) (*Record, 
 	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
 	rec.Path = normalform.Path(r.u8())
 	rec.Mode = normalform.Mode(r.u8())
-	if rec.Verdict > normalform.VerdictArbitrage || rec.Tier > normalform.TierUncertain || int(rec.Path) > len(normalform.Paths) ||
-		int(rec.Mode) >= len(normalform.Modes) {
+	if !rec.Verdict.Valid() || !rec.Tier.Valid() || !rec.Path.Valid() || !rec.Mode.Valid() {
 		r.fail()
 	}
 	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {

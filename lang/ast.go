@@ -1,6 +1,10 @@
 package lang
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/flowq/flowq/normalform"
+)
 
 // Pos is a position in a query's source: byte offset, 1-based line and
 // column.
@@ -27,11 +31,22 @@ func (Span) node()      {}
 
 // Statement is one query. The statement kinds are sealed: Find, Same,
 // Match, Anomalies, Count, Show, Findings, ShowBlock, and Explain around
-// any of them.
+// any of them. Each knows the Source it was parsed from: the layers after
+// the parser report their errors at its nodes through it.
 type Statement interface {
 	Node
+	Source() *Source
 	stmt()
 }
+
+// Stmt is what every statement embeds: its extent and its source.
+type Stmt struct {
+	Span
+	Src *Source
+}
+
+// Source is the source of the statement; never nil for a parsed one.
+func (s Stmt) Source() *Source { return s.Src }
 
 // Expr is a boolean filter over transactions. Sealed: And, Or, Not, and
 // the predicates.
@@ -44,32 +59,34 @@ type Expr interface {
 
 // Explain asks for the plan of a query instead of its result.
 type Explain struct {
-	Span
+	Stmt
 	Query Statement
 }
 
 // Find is Q_arb and its generalisations: transactions matching a filter.
 type Find struct {
-	Span
-	Verdict string // "arbitrage", "warning", "none", or "" for any
-	Where   Expr   // nil: no filter
-	Order   *Order
-	Limit   *Limit
+	Stmt
+	Target Target // transactions (any verdict), arbitrages, warnings or none
+	Where  Expr   // nil: no filter
+	Order  *Order
+	Limit  *Limit
 }
 
 // Same is Q_eq (and, at level family, Q_fam): are two transactions
 // equivalent at a level, and where do they first differ.
 type Same struct {
-	Span
+	Stmt
 	A, B  *TxRef
 	Level *Ident // exact when nil
+	At    normalform.Level
 }
 
 // Match is Q_match: every transaction equivalent to a reference one.
 type Match struct {
-	Span
+	Stmt
 	Ref   *TxRef
 	Level *Ident // shape when nil
+	At    normalform.Level
 	Where Expr
 	Order *Order
 	Limit *Limit
@@ -79,7 +96,7 @@ type Match struct {
 // before, against all its earlier transactions (Since nil and Baseline
 // nil), or from a block on, or against a baseline block range.
 type Anomalies struct {
-	Span
+	Stmt
 	Bot      *AddrLit
 	Since    *NumLit
 	Baseline *BlockRange
@@ -90,9 +107,10 @@ type Anomalies struct {
 // family), the bots per family (count bots by family), the shapes per bot
 // (count shapes by bot).
 type Count struct {
-	Span
-	What  string // "transactions", "bots", "shapes", "families", "sandwiches", "backruns"
+	Stmt
+	What  Target // transactions, bots, shapes, families, sandwiches, backruns
 	By    *Ident // family, shape, tokens, exact, bot, verdict, tier, path, block (findings: bot, sender, block)
+	Group GroupBy
 	Where Expr
 	Limit *Limit
 }
@@ -101,8 +119,8 @@ type Count struct {
 // stored in the index (normalform/block), filtered by profit, pools,
 // block, bot, sender and touches.
 type Findings struct {
-	Span
-	Kind  string // "sandwiches" or "backruns"
+	Stmt
+	Kind  Target // TargetSandwiches or TargetBackruns
 	Where Expr
 	Order *Order
 	Limit *Limit
@@ -111,16 +129,17 @@ type Findings struct {
 // ShowBlock is "show block N": a block's transactions in order, each with
 // its verdict, tier, path and roles in the block's findings.
 type ShowBlock struct {
-	Span
+	Stmt
 	Block *NumLit
 }
 
 // Show shows one transaction: its normal form as a tree, as terms, its
 // cycles and balances, its rewrite steps.
 type Show struct {
-	Span
+	Stmt
 	Tx    *TxRef
 	Views []*Ident // empty: the default view
+	As    []View   // the views, resolved; [ViewAll] by default
 }
 
 func (*Explain) stmt()   {}
@@ -171,7 +190,7 @@ type Not struct {
 type Compare struct {
 	Span
 	Metric *Metric
-	Op     string // = != < <= > >=
+	Op     Op
 	Value  *Amount
 }
 
@@ -179,15 +198,21 @@ type Compare struct {
 // "tier = confirmed".
 type Is struct {
 	Span
-	Field string // verdict, tier
+	Field Field
 	Neg   bool
 	Value *Ident
+	// The value, resolved: the one of the Field's class.
+	Verdict normalform.Verdict
+	Tier    normalform.Tier
+	Path    normalform.Path
+	Mode    normalform.Mode
 }
 
 // HasReason is "reason NAME".
 type HasReason struct {
 	Span
 	Reason *Ident
+	Want   normalform.Reason
 }
 
 // InBlocks is "block between A and B", "block >= A", "blocks A..B".
@@ -219,6 +244,7 @@ type FlashLoan struct{ Span }
 type HashIs struct {
 	Span
 	Level *Ident
+	At    normalform.Level
 	Hash  *HashLit
 }
 
@@ -241,16 +267,16 @@ func (*HashIs) expr()    {}
 // "leftovers", "block".
 type Metric struct {
 	Span
-	Name  string // gross, net, pools, hops, cycles, leftovers, block
+	Kind  MetricKind
 	Token *TokenRef
 }
 
 // IsProfit reports a profit metric.
-func (m *Metric) IsProfit() bool { return m.Name == "gross" || m.Name == "net" }
+func (m *Metric) IsProfit() bool { return m.Kind.IsProfit() }
 
 // String renders the metric as written.
 func (m *Metric) String() string {
-	s := m.Name
+	s := m.Kind.String()
 	if m.IsProfit() {
 		s += " profit"
 	}
@@ -285,7 +311,7 @@ func (t *TokenRef) String() string {
 type BlockRange struct {
 	Span
 	From, To *NumLit
-	Op       string // for "block OP N": the comparison; "" for a range
+	Op       Op // for "block OP N": the comparison; 0 for a range
 }
 
 // TxRef is a transaction hash literal.

@@ -1,8 +1,10 @@
 // Package lang is flowq's query language: a lexer and a participle grammar
 // (kept private in grammar.go), lowered into flowq's own AST (ast.go), in
-// which every node knows its source extent. It knows nothing of execution
-// and imports nothing of flowq: token symbols, transactions and reasons
-// are resolved by the planner.
+// which every node knows its source extent, then checked (check.go): every
+// name is resolved against one vocabulary (vocab.go, lang.Vocab), which
+// takes the engine's names from normalform, its only flowq import. It
+// knows nothing of execution: token symbols and transactions are resolved
+// by the planner.
 //
 // A script is statements separated by ";". The statements:
 //

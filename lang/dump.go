@@ -49,7 +49,11 @@ func dumpOne(n Node) string {
 	case *Explain:
 		return "Explain(" + Dump(x.Query) + ")"
 	case *Find:
-		parts := []string{x.Verdict}
+		verdict := ""
+		if v, ok := x.Target.Verdict(); ok {
+			verdict = v.String()
+		}
+		parts := []string{verdict}
 		if x.Where != nil {
 			parts = append(parts, Dump(x.Where))
 		}
@@ -80,13 +84,13 @@ func dumpOne(n Node) string {
 		}
 		return "Anomalies(" + strings.Join(append(parts, tail(nil, x.Limit)...), "; ") + ")"
 	case *Count:
-		parts := []string{x.What + " by " + x.By.Name}
+		parts := []string{x.What.String() + " by " + x.By.Name}
 		if x.Where != nil {
 			parts = append(parts, Dump(x.Where))
 		}
 		return "Count(" + strings.Join(append(parts, tail(nil, x.Limit)...), "; ") + ")"
 	case *Findings:
-		parts := []string{x.Kind}
+		parts := []string{x.Kind.String()}
 		if x.Where != nil {
 			parts = append(parts, Dump(x.Where))
 		}
@@ -115,8 +119,8 @@ func dumpOne(n Node) string {
 		return "HasReason(" + x.Reason.Name + ")"
 	case *InBlocks:
 		r := x.Range
-		if r.Op != "" {
-			return "InBlocks(" + r.Op + " " + r.From.Text + ")"
+		if r.Op != 0 {
+			return "InBlocks(" + r.Op.String() + " " + r.From.Text + ")"
 		}
 		return "InBlocks(" + r.From.Text + ".." + r.To.Text + ")"
 	case *AddrIs:

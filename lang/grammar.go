@@ -172,22 +172,21 @@ type gOp struct {
 	Lt     bool   `parser:"| @( 'under' | 'below' | ( 'less' | 'fewer' ) 'than' )"`
 }
 
-func (g *gOp) op() string {
+func (g *gOp) op() Op {
 	switch {
 	case g == nil:
-		return "="
+		return OpEq
 	case g.Ge:
-		return ">="
+		return OpGe
 	case g.Le:
-		return "<="
+		return OpLe
 	case g.Gt:
-		return ">"
+		return OpGt
 	case g.Lt:
-		return "<"
-	case g.Sym == "==":
-		return "="
+		return OpLt
 	}
-	return g.Sym
+	o, _ := ParseOp(g.Sym)
+	return o
 }
 
 type gCompare struct {

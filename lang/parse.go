@@ -180,6 +180,7 @@ func ParseAt(file, src string, at Pos) ([]Statement, error) {
 	}
 	var out []Statement
 	var errs ErrorList
+	source := &Source{File: file, Text: src}
 	sc := newScanner(file, src, at)
 	for first := true; ; first = false {
 		pc, ok, lerr := sc.next()
@@ -201,7 +202,7 @@ func ParseAt(file, src string, at Pos) ([]Statement, error) {
 		}
 		// Parsed from its first byte of code: the comments before it
 		// could be of any length.
-		p := &lowerer{file: file, src: src, base: pc.Code, text: src[pc.Code.Offset:pc.End], errs: errs}
+		p := &lowerer{file: file, src: src, source: source, base: pc.Code, text: src[pc.Code.Offset:pc.End], errs: errs}
 		sts, ok := p.parse()
 		errs = p.errs
 		if !ok {
@@ -230,11 +231,12 @@ func ParseOne(file, src string) (Statement, error) {
 // lowerer parses and lowers one statement of a script: text, which starts
 // at base in src.
 type lowerer struct {
-	file string
-	src  string
-	base Pos
-	text string
-	errs ErrorList
+	file   string
+	src    string
+	source *Source
+	base   Pos
+	text   string
+	errs   ErrorList
 }
 
 // parse lexes, parses and lowers the statement; false after a lexical or
@@ -250,9 +252,15 @@ func (p *lowerer) parse() ([]Statement, bool) {
 	}
 	var out []Statement
 	for _, s := range prog.Stmts {
-		if st := p.statement(s); st != nil {
-			out = append(out, st)
+		n := len(p.errs)
+		st := p.statement(s)
+		if st == nil {
+			continue
 		}
+		// The check pass, then this statement's errors in source order.
+		p.errs = append(p.errs, Check(st)...)
+		slices.SortStableFunc(p.errs[n:], func(a, b *Error) int { return a.Pos.Offset - b.Pos.Offset })
+		out = append(out, st)
 	}
 	return out, true
 }
@@ -360,9 +368,6 @@ func (p *lowerer) syntaxError(err error) {
 	p.errorAt(p.base, "%v", err)
 }
 
-// condWords are the words a condition starts with.
-var condWords = []string{"profit", "gross", "net", "pools", "hops", "cycles", "leftovers", "block", "blocks", "verdict", "tier", "path", "mode", "reason", "has", "bot", "sender", "touches", "flashloan", "through", "not", "exact", "shape", "tokens", "family"}
-
 type wordErr struct {
 	Pos lexer.Position
 	msg string
@@ -375,14 +380,14 @@ type wordErr struct {
 func (p *lowerer) unknownWord(offset int) (wordErr, bool) {
 	sym := parser.Lexer().Symbols()
 	prev, prev2 := p.tokensBefore(offset)
-	if prev == nil || prev.Type != sym["Ident"] || oneOf(strings.ToLower(prev.Value), levels) {
+	if prev == nil || prev.Type != sym["Ident"] || oneOf(strings.ToLower(prev.Value), Vocab.Words(ClassLevel, Anywhere)) {
 		return wordErr{}, false
 	}
 	if prev2 == nil || !(prev2.Type == sym["Keyword"] && oneOf(strings.ToLower(prev2.Value), []string{"where", "with", "and", "or", "not"}) || prev2.Value == "(") {
 		return wordErr{}, false
 	}
 	msg := fmt.Sprintf("unknown word %q where a condition starts", clip(prev.Value))
-	if s := closest(strings.ToLower(prev.Value), condWords); s != "" {
+	if s := closest(strings.ToLower(prev.Value), Vocab.Words(ClassCondition, Anywhere)); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	} else {
 		msg += ": want profit, pools, hops, cycles, leftovers, block, verdict, tier, path, mode, reason, bot, sender, touches, flashloan or a level = HASH"
@@ -452,16 +457,6 @@ func editDistance(a, b string) int {
 
 // --- lowering -----------------------------------------------------------
 
-var (
-	levels   = []string{"exact", "shape", "tokens", "family"}
-	verdicts = []string{"arbitrage", "warning", "none"}
-	tiers    = []string{"confirmed", "probable", "attempted", "uncertain"}
-	paths    = []string{"fixpoint", "promotion", "bundle", "rotation", "inner"}
-	modes    = []string{"traces", "receipts"}
-	views    = []string{"tree", "terms", "cycles", "balances", "steps", "transfers", "all"}
-	groupBys = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "mode", "block"}
-)
-
 func oneOf(s string, set []string) bool {
 	for _, x := range set {
 		if x == s {
@@ -471,15 +466,22 @@ func oneOf(s string, set []string) bool {
 	return false
 }
 
-func (p *lowerer) ident(g *gIdent, what string, set []string) *Ident {
+// ident lowers a name; the check pass resolves it.
+func (p *lowerer) ident(g *gIdent) *Ident {
 	if g == nil {
 		return nil
 	}
-	id := &Ident{Span: p.span(g.Pos, g.EndPos), Name: strings.ToLower(g.Name)}
-	if set != nil && !oneOf(id.Name, set) {
-		p.errorAt(id.From, "unknown %s %q: want %s", what, clip(g.Name), strings.Join(set, ", "))
+	return &Ident{Span: p.span(g.Pos, g.EndPos), Name: strings.ToLower(g.Name)}
+}
+
+// word resolves a word the grammar admits in a place (a keyword of a
+// class): the vocabulary declares every one.
+func word[T any](class Class, w string) T {
+	d, ok := Vocab.Lookup(class, w)
+	if !ok {
+		panic(fmt.Sprintf("lang: the grammar admits %s %q, which the vocabulary does not declare", class, w))
 	}
-	return id
+	return d.Value.(T)
 }
 
 func (p *lowerer) num(g *gNum) *NumLit {
@@ -521,13 +523,11 @@ func (p *lowerer) token(g *gToken) *TokenRef {
 
 func (p *lowerer) metric(g *gMetric) *Metric {
 	m := &Metric{Span: p.span(g.Pos, g.EndPos), Token: p.token(g.Token)}
-	if g.Profit != "" {
-		m.Name = strings.ToLower(g.Profit)
-		if m.Name == "profit" { // plain "profit" is the net one
-			m.Name = "net"
-		}
-	} else {
-		m.Name = strings.ToLower(g.Count)
+	switch name := strings.ToLower(g.Profit + g.Count); name {
+	case "profit": // plain "profit" is the net one
+		m.Kind = MetricNet
+	default:
+		m.Kind = word[MetricKind](ClassMetric, name)
 	}
 	return m
 }
@@ -568,44 +568,48 @@ func cmpNum(a, b string) int {
 	return strings.Compare(a, b)
 }
 
+func (p *lowerer) stmt(from, to lexer.Position) Stmt {
+	return Stmt{Span: p.span(from, to), Src: p.source}
+}
+
 func (p *lowerer) statement(g *gStatement) Statement {
 	var st Statement
 	switch {
-	case g.Find != nil && findingsOf(g.Find.Kind) != "":
-		f := g.Find
-		kind := findingsOf(f.Kind)
-		st = &Findings{Span: p.span(f.Pos, f.EndPos), Kind: kind, Where: p.findingsExpr(f.Where, kind), Order: p.findingsOrder(f.Order, kind), Limit: p.limit(f.Limit)}
 	case g.Find != nil:
 		f := g.Find
-		st = &Find{Span: p.span(f.Pos, f.EndPos), Verdict: normVerdict(f.Kind), Where: p.expr(f.Where), Order: p.order(f.Order), Limit: p.limit(f.Limit)}
-	case g.Same != nil:
-		s := g.Same
-		st = &Same{Span: p.span(s.Pos, s.EndPos), A: p.tx(s.A), B: p.tx(s.B), Level: p.ident(s.Level, "equivalence level", levels)}
-	case g.Match != nil:
-		m := g.Match
-		st = &Match{Span: p.span(m.Pos, m.EndPos), Ref: p.tx(m.Ref), Level: p.ident(m.Level, "equivalence level", levels), Where: p.expr(m.Where), Order: p.order(m.Order), Limit: p.limit(m.Limit)}
-	case g.Anom != nil:
-		a := g.Anom
-		st = &Anomalies{Span: p.span(a.Pos, a.EndPos), Bot: p.addr(a.Bot), Since: p.integer(a.Since, "a block"), Baseline: p.rng(a.Baseline), Limit: p.limit(a.Limit)}
-	case g.Count != nil:
-		c := g.Count
-		what := strings.ToLower(c.What)
-		if what == "" || what == "txs" {
-			what = "transactions"
+		t := TargetTransactions
+		if f.Kind != "" {
+			t = word[Target](ClassFindTarget, f.Kind)
 		}
-		if what == "sandwiches" || what == "backruns" {
-			st = &Count{Span: p.span(c.Pos, c.EndPos), What: what, By: p.ident(c.By, "grouping of "+what, findingGroupBys), Where: p.findingsExpr(c.Where, what), Limit: p.limit(c.Limit)}
+		if t.Findings() {
+			st = &Findings{Stmt: p.stmt(f.Pos, f.EndPos), Kind: t, Where: p.expr(f.Where), Order: p.order(f.Order), Limit: p.limit(f.Limit)}
 			break
 		}
-		st = &Count{Span: p.span(c.Pos, c.EndPos), What: what, By: p.ident(c.By, "grouping", groupBys), Where: p.expr(c.Where), Limit: p.limit(c.Limit)}
+		st = &Find{Stmt: p.stmt(f.Pos, f.EndPos), Target: t, Where: p.expr(f.Where), Order: p.order(f.Order), Limit: p.limit(f.Limit)}
+	case g.Same != nil:
+		s := g.Same
+		st = &Same{Stmt: p.stmt(s.Pos, s.EndPos), A: p.tx(s.A), B: p.tx(s.B), Level: p.ident(s.Level)}
+	case g.Match != nil:
+		m := g.Match
+		st = &Match{Stmt: p.stmt(m.Pos, m.EndPos), Ref: p.tx(m.Ref), Level: p.ident(m.Level), Where: p.expr(m.Where), Order: p.order(m.Order), Limit: p.limit(m.Limit)}
+	case g.Anom != nil:
+		a := g.Anom
+		st = &Anomalies{Stmt: p.stmt(a.Pos, a.EndPos), Bot: p.addr(a.Bot), Since: p.integer(a.Since, "a block"), Baseline: p.rng(a.Baseline), Limit: p.limit(a.Limit)}
+	case g.Count != nil:
+		c := g.Count
+		what := TargetTransactions
+		if c.What != "" {
+			what = word[Target](ClassCountWhat, c.What)
+		}
+		st = &Count{Stmt: p.stmt(c.Pos, c.EndPos), What: what, By: p.ident(c.By), Where: p.expr(c.Where), Limit: p.limit(c.Limit)}
 	case g.Show != nil && g.Show.Block != nil:
 		s := g.Show
-		st = &ShowBlock{Span: p.span(s.Pos, s.EndPos), Block: p.integer(s.Block, "a block")}
+		st = &ShowBlock{Stmt: p.stmt(s.Pos, s.EndPos), Block: p.integer(s.Block, "a block")}
 	case g.Show != nil:
 		s := g.Show
-		sh := &Show{Span: p.span(s.Pos, s.EndPos), Tx: p.tx(s.Tx)}
+		sh := &Show{Stmt: p.stmt(s.Pos, s.EndPos), Tx: p.tx(s.Tx)}
 		for _, v := range s.Views {
-			sh.Views = append(sh.Views, p.ident(v, "view", views))
+			sh.Views = append(sh.Views, p.ident(v))
 		}
 		st = sh
 	}
@@ -613,83 +617,9 @@ func (p *lowerer) statement(g *gStatement) Statement {
 		return nil
 	}
 	if g.Explain {
-		return &Explain{Span: p.span(g.Pos, g.EndPos), Query: st}
+		return &Explain{Stmt: p.stmt(g.Pos, g.EndPos), Query: st}
 	}
 	return st
-}
-
-// findingGroupBys are what block findings group by.
-var findingGroupBys = []string{"bot", "sender", "block"}
-
-// findingsOf is the kind of block findings a find asks for ("sandwiches",
-// "backruns"), or "" for transactions.
-func findingsOf(k string) string {
-	switch strings.ToLower(k) {
-	case "sandwich", "sandwiches":
-		return "sandwiches"
-	case "backrun", "backruns":
-		return "backruns"
-	}
-	return ""
-}
-
-// findingsExpr lowers the filter of a find or count of block findings and
-// checks that each condition applies to them: profit, pools, block, bot,
-// sender and touches do; the conditions on one transaction's normal form
-// do not.
-func (p *lowerer) findingsExpr(g *gExpr, kind string) Expr {
-	e := p.expr(g)
-	if e == nil {
-		return nil
-	}
-	Walk(e, func(n Node) bool {
-		what := ""
-		switch x := n.(type) {
-		case *Compare:
-			if !x.Metric.IsProfit() && x.Metric.Name != "pools" {
-				what = x.Metric.Name
-			}
-		case *Is:
-			what = x.Field
-		case *HasReason:
-			what = "reason"
-		case *FlashLoan:
-			what = "flashloan"
-		case *HashIs:
-			what = x.Level.Name + " = HASH"
-		case *And, *Or, *Not, *InBlocks, *AddrIs, *Touches:
-			return true
-		default:
-			return false
-		}
-		if what != "" {
-			p.errorAt(n.Pos(), "%s does not apply to %s: filter them by profit, pools, block, bot, sender or touches", what, kind)
-		}
-		return false
-	})
-	return e
-}
-
-// findingsOrder lowers the order of a find of block findings: by profit,
-// pools or block.
-func (p *lowerer) findingsOrder(g *gOrder, kind string) *Order {
-	o := p.order(g)
-	if o != nil && !o.Metric.IsProfit() && o.Metric.Name != "pools" && o.Metric.Name != "block" {
-		p.errorAt(o.Metric.From, "%s are ordered by profit, pools or block, not %s", kind, o.Metric.Name)
-	}
-	return o
-}
-
-func normVerdict(k string) string {
-	switch strings.ToLower(k) {
-	case "arbitrage", "arbitrages":
-		return "arbitrage"
-	case "warning", "warnings":
-		return "warning"
-	case "none":
-		return "none"
-	}
-	return ""
 }
 
 func (p *lowerer) tx(g *gTx) *TxRef {
@@ -753,19 +683,9 @@ func (p *lowerer) pred(g *gPred) Expr {
 		}
 		return p.compare(g.Compare)
 	case g.Is != nil:
-		field := strings.ToLower(g.Is.Field)
-		set := verdicts
-		switch field {
-		case "tier":
-			set = tiers
-		case "path":
-			set = paths
-		case "mode":
-			set = modes
-		}
-		return &Is{Span: sp, Field: field, Neg: g.Is.Op == "!=", Value: p.ident(g.Is.Value, field, set)}
+		return &Is{Span: sp, Field: word[Field](ClassCondition, g.Is.Field), Neg: g.Is.Op == "!=", Value: p.ident(g.Is.Value)}
 	case g.Reason != nil:
-		return &HasReason{Span: sp, Reason: p.ident(g.Reason, "reason", nil)}
+		return &HasReason{Span: sp, Reason: p.ident(g.Reason)}
 	case g.Blocks != nil:
 		b := g.Blocks
 		var r *BlockRange
@@ -776,7 +696,8 @@ func (p *lowerer) pred(g *gPred) Expr {
 			r = &BlockRange{Span: p.span(b.Pos, b.EndPos), From: p.integer(b.From, "a block"), To: p.integer(b.To, "a block")}
 			p.checkRange(r)
 		default:
-			r = &BlockRange{Span: p.span(b.Pos, b.EndPos), Op: b.Op, From: p.integer(b.N, "a block")}
+			op, _ := ParseOp(b.Op)
+			r = &BlockRange{Span: p.span(b.Pos, b.EndPos), Op: op, From: p.integer(b.N, "a block")}
 		}
 		return &InBlocks{Span: sp, Range: r}
 	case g.AddrIs != nil:
@@ -787,14 +708,14 @@ func (p *lowerer) pred(g *gPred) Expr {
 		return &FlashLoan{Span: sp}
 	case g.Through != nil:
 		t := g.Through
-		m := &Metric{Span: p.span(t.N.EndPos, t.EndPos), Name: strings.ToLower(t.What)}
+		m := &Metric{Span: p.span(t.N.EndPos, t.EndPos), Kind: word[MetricKind](ClassMetric, t.What)}
 		v := &Amount{Span: p.span(t.N.Pos, t.N.EndPos), Number: p.num(t.N)}
 		if strings.Contains(v.Number.Text, ".") {
-			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, clip(v.Number.Text))
+			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Kind, clip(v.Number.Text))
 		}
 		return &Compare{Span: sp, Metric: m, Op: t.Op.op(), Value: v}
 	case g.HashIs != nil:
-		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level, "equivalence level", levels), Hash: &HashLit{Span: p.span(g.HashIs.Hash.Pos, g.HashIs.Hash.EndPos), Hash: strings.ToLower(g.HashIs.Hash.Hash)}}
+		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level), Hash: &HashLit{Span: p.span(g.HashIs.Hash.Pos, g.HashIs.Hash.EndPos), Hash: strings.ToLower(g.HashIs.Hash.Hash)}}
 	}
 	return nil
 }
@@ -809,12 +730,12 @@ func (p *lowerer) compare(g *gCompare) Expr {
 	switch {
 	case !m.IsProfit():
 		if v.Token != nil {
-			p.errorAt(v.Token.From, "%s is a count: compare it with a whole number, not an amount of %s", m.Name, v.Token)
+			p.errorAt(v.Token.From, "%s is a count: compare it with a whole number, not an amount of %s", m.Kind, v.Token)
 		} else if strings.Contains(v.Number.Text, ".") {
-			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Name, clip(v.Number.Text))
+			p.errorAt(v.Number.From, "%s is a count: compare it with a whole number, not %s", m.Kind, clip(v.Number.Text))
 		}
 	case m.Token == nil && v.Token == nil:
-		p.errorAt(v.Number.To, "missing token: say which token the profit is in (%s profit > %s WETH, or %s profit in 0x… > %s in base units)", m.Name, clip(v.Number.Text), m.Name, clip(v.Number.Text))
+		p.errorAt(v.Number.To, "missing token: say which token the profit is in (%s profit > %s WETH, or %s profit in 0x… > %s in base units)", m.Kind, clip(v.Number.Text), m.Kind, clip(v.Number.Text))
 	case m.Token != nil && v.Token != nil && !strings.EqualFold(m.Token.String(), v.Token.String()):
 		p.errorAt(v.Token.From, "the profit is in %s but the amount is in %s", m.Token, v.Token)
 	}

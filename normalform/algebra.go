@@ -30,20 +30,6 @@ const (
 	Family
 )
 
-var levelNames = [...]string{"exact", "shape", "tokens", "family"}
-
-func (l Level) String() string { return levelNames[l] }
-
-// ParseLevel reads a level name.
-func ParseLevel(s string) (Level, error) {
-	for i, n := range levelNames {
-		if n == s {
-			return Level(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown equivalence level %q: want exact, shape, tokens or family", s)
-}
-
 // Structural hashes are Hash values (32 bytes, Hex renders 0x and 64
 // digits): SHA-256 of a versioned canonical form.
 

@@ -17,10 +17,6 @@ const (
 	VerdictArbitrage
 )
 
-func (v Verdict) String() string {
-	return [...]string{"none", "warning", "arbitrage"}[v]
-}
-
 // Tier grades a verdict: confirmed (clean cycles, positive net, no
 // leftovers), probable (a cycle with positive gross whose confirmation is
 // blocked by leftovers or by unknown costs), attempted (the cycle closed but
@@ -35,10 +31,6 @@ const (
 	TierAttempted
 	TierUncertain
 )
-
-func (t Tier) String() string {
-	return [...]string{"", "confirmed", "probable", "attempted", "uncertain"}[t]
-}
 
 // Reason is a diagnostic label of the classification.
 type Reason string

@@ -35,29 +35,6 @@ const (
 	PathInner
 )
 
-var pathNames = [...]string{"", "fixpoint", "promotion", "bundle", "rotation", "inner"}
-
-func (p Path) String() string {
-	if int(p) < len(pathNames) {
-		return pathNames[p]
-	}
-	return "unknown"
-}
-
-// Paths lists the detection paths, in the order a transaction's path is
-// chosen among its detections.
-var Paths = []Path{PathFixpoint, PathPromotion, PathBundle, PathRotation, PathInner}
-
-// ParsePath reads a path's name.
-func ParsePath(s string) (Path, bool) {
-	for _, p := range Paths {
-		if p.String() == s {
-			return p, true
-		}
-	}
-	return PathNone, false
-}
-
 // Detection is one arbitrage the analysis reports: where it closes, in
 // which token, which closed chains of the normal form it reads, how it was
 // found, and the Definition 5 witness the independent checker found for

@@ -363,26 +363,6 @@ const ReceiptsBlind = "no trace: native value moved by internal calls, other tha
 // ShapeReceipts is Tx.Shape of a transaction decoded from receipts alone.
 const ShapeReceipts = "receipts"
 
-// Modes lists the modes, in order.
-var Modes = []Mode{ModeTraces, ModeReceipts}
-
-func (m Mode) String() string {
-	if m == ModeReceipts {
-		return "receipts"
-	}
-	return "traces"
-}
-
-// ParseMode reads a mode's name.
-func ParseMode(s string) (Mode, bool) {
-	for _, m := range Modes {
-		if m.String() == s {
-			return m, true
-		}
-	}
-	return ModeTraces, false
-}
-
 // Mode says what the transaction was decoded from.
 func (tx *Tx) Mode() Mode {
 	if tx.Shape == ShapeReceipts {

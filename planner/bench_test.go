@@ -33,7 +33,7 @@ func BenchmarkQueries(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				pl := &Planner{Cfg: cfg, Src: c.q}
+				pl := &Planner{Cfg: cfg}
 				q, err := pl.Build(st)
 				if err != nil {
 					b.Fatal(err)

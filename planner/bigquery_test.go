@@ -35,7 +35,7 @@ func TestPlanSharesSourceText(t *testing.T) {
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		q, err := (&Planner{Cfg: cfg, File: "q", Src: src}).Build(st)
+		q, err := (&Planner{Cfg: cfg}).Build(st)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)
@@ -68,13 +68,10 @@ func TestLongChainsRun(t *testing.T) {
 			t.Errorf("%.40s… (%d terms) gives\n%s\nwant\n%s", src, n, got, want)
 		}
 	}
-	// and one error among them is found and named
+	// and one error among them is found and named, by the check pass
+	// (lang.Check) before anything is planned
 	bad := "find where " + strings.Repeat("pools = 999 or ", n) + "reason nonsense"
-	st, err := lang.ParseOne("q", bad)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = (&Planner{Cfg: normalform.DefaultConfig(), File: "q", Src: bad}).Build(st)
+	_, err := lang.ParseOne("q", bad)
 	if err == nil || !strings.Contains(err.Error(), `unknown reason "nonsense"`) {
 		t.Fatalf("got %v", err)
 	}

@@ -102,7 +102,7 @@ func (p *ShowBlock) Inputs() []Plan {
 // FindingPred is a compiled filter over findings.
 type FindingPred struct {
 	node   lang.Node
-	src    string
+	src    *lang.Source
 	parts  []*FindingPred
 	Eval   func(*Finding) (bool, error)
 	blocks *index.BlockRange // the block range it pins exactly, pushed into the scan
@@ -160,7 +160,7 @@ func (pl *Planner) findings(kind string, where lang.Expr, order *lang.Order, lim
 					return nil, err
 				}
 			}
-			net := m.Name == "net"
+			net := m.Kind == lang.MetricNet
 			s.less = func(a, b *Finding) (bool, error) {
 				va, _, err := pl.findingAmount(a, net, tok)
 				if err != nil {
@@ -169,7 +169,7 @@ func (pl *Planner) findings(kind string, where lang.Expr, order *lang.Order, lim
 				vb, _, err := pl.findingAmount(b, net, tok)
 				return va.Cmp(vb) < 0, err
 			}
-		case m.Name == "pools":
+		case m.Kind == lang.MetricPools:
 			s.less = func(a, b *Finding) (bool, error) { return findingPools(a) < findingPools(b), nil }
 		default: // block
 			s.less = func(a, b *Finding) (bool, error) {
@@ -207,7 +207,7 @@ func allOf(ps []*FindingPred) func(*Finding) (bool, error) {
 func (pl *Planner) findingPred(e lang.Expr) (p *FindingPred, err error) {
 	defer func() {
 		if p != nil && p.parts == nil {
-			p.node, p.src = e, pl.Src
+			p.node, p.src = e, pl.src
 		}
 	}()
 	compile := func(es []lang.Expr) ([]*FindingPred, error) {
@@ -311,7 +311,7 @@ func (pl *Planner) findingPred(e lang.Expr) (p *FindingPred, err error) {
 			}
 			return &FindingPred{Eval: func(f *Finding) (bool, error) {
 				n := uint64(findingPools(f))
-				return opHolds(x.Op, cmp.Compare(n, v)), nil
+				return x.Op.Holds(cmp.Compare(n, v)), nil
 			}}, nil
 		}
 		ref := x.Metric.Token
@@ -326,13 +326,13 @@ func (pl *Planner) findingPred(e lang.Expr) (p *FindingPred, err error) {
 		if err != nil {
 			return nil, err
 		}
-		net := x.Metric.Name == "net"
+		net := x.Metric.Kind == lang.MetricNet
 		return &FindingPred{Eval: func(f *Finding) (bool, error) {
 			v, known, err := pl.findingAmount(f, net, tok)
 			if err != nil || !known {
 				return false, err // net unknown: no comparison holds
 			}
-			return opHolds(x.Op, v.Cmp(amt)), nil
+			return x.Op.Holds(v.Cmp(amt)), nil
 		}}, nil
 	}
 	return nil, pl.errAt(e, "%s does not apply to block findings", lang.Dump(e))
@@ -691,9 +691,9 @@ func (x *Executor) findingsGroup(ctx context.Context, plan Plan, emit func(Row) 
 		var k Field
 		sender, bot := findingWho(f)
 		switch g.By {
-		case "bot":
+		case lang.GroupBot:
 			k = addrField("bot", addrOf(bot))
-		case "sender":
+		case lang.GroupSender:
 			k = addrField("sender", addrOf(sender))
 		default:
 			b := fmt.Sprint(f.Block)

@@ -12,12 +12,12 @@ import (
 	"github.com/flowq/flowq/normalform"
 )
 
-// Planner builds plans for one chain configuration. File and Src are the
-// query's source, for positioned errors.
+// Planner builds plans for one chain configuration. It reports errors
+// at the nodes of the statement it builds, through the statement's
+// lang.Source.
 type Planner struct {
-	Cfg  *normalform.Config
-	File string
-	Src  string
+	Cfg *normalform.Config
+	src *lang.Source // the statement's, during Build
 }
 
 // Query is a planned statement.
@@ -25,17 +25,27 @@ type Query struct {
 	Stmt    lang.Statement
 	Plan    Plan
 	Explain bool
-	Kind    string // find, same, match, anomalies, count, show
+	Kind    lang.StmtKind
 	Level   normalform.Level
 }
 
 func (pl *Planner) errAt(n lang.Node, format string, args ...any) error {
-	return lang.Errorf(pl.File, pl.Src, n.Pos(), format, args...)
+	return pl.src.Errorf(n, format, args...)
 }
 
-// Build plans a statement.
+// Build plans a statement the parser checked (lang.Check): it reads the
+// typed values the check pass resolved, never a name.
 func (pl *Planner) Build(st lang.Statement) (*Query, error) {
-	q := &Query{Stmt: st}
+	b := *pl // errors bind to this statement's source
+	b.src = st.Source()
+	if b.src == nil {
+		b.src = &lang.Source{}
+	}
+	return b.build(st)
+}
+
+func (pl *Planner) build(st lang.Statement) (*Query, error) {
+	q := &Query{Stmt: st, Kind: lang.KindOf(st)}
 	if e, ok := st.(*lang.Explain); ok {
 		q.Explain = true
 		st = e.Query
@@ -43,27 +53,18 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 	var err error
 	switch s := st.(type) {
 	case *lang.Find:
-		q.Kind = "find"
-		q.Plan, err = pl.find(s.Verdict, s.Where, s.Order, s.Limit, nil)
+		q.Plan, err = pl.find(s.Target, s.Where, s.Order, s.Limit, nil)
 	case *lang.Match:
-		q.Kind = "match"
-		q.Level = normalform.Shape
-		if s.Level != nil {
-			q.Level, _ = normalform.ParseLevel(s.Level.Name)
-		}
+		q.Level = s.At
 		ref, err2 := pl.tx(s.Ref)
 		if err2 != nil {
 			return nil, err2
 		}
 		var then Plan
-		then, err = pl.find("", s.Where, s.Order, s.Limit, &HashLookup{Level: q.Level, Blocks: index.AllBlocks})
+		then, err = pl.find(lang.TargetTransactions, s.Where, s.Order, s.Limit, &HashLookup{Level: q.Level, Blocks: index.AllBlocks})
 		q.Plan = &MatchRef{Ref: TxLookup{Tx: ref}, Level: q.Level, Then: then}
 	case *lang.Same:
-		q.Kind = "same"
-		q.Level = normalform.Exact
-		if s.Level != nil {
-			q.Level, _ = normalform.ParseLevel(s.Level.Name)
-		}
+		q.Level = s.At
 		a, err1 := pl.tx(s.A)
 		b, err2 := pl.tx(s.B)
 		if err1 != nil {
@@ -74,7 +75,6 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 		}
 		q.Plan = &Compare{A: TxLookup{Tx: a}, B: TxLookup{Tx: b}, Level: q.Level}
 	case *lang.Anomalies:
-		q.Kind = "anomalies"
 		p := &Anomalies{Bot: addrOf(s.Bot.Addr)}
 		if s.Since != nil {
 			n, err := pl.block(s.Since)
@@ -96,24 +96,21 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 		}
 		q.Plan = p
 	case *lang.Findings:
-		q.Kind = "findings"
-		q.Plan, err = pl.findings(s.Kind, s.Where, s.Order, s.Limit)
+		q.Plan, err = pl.findings(s.Kind.String(), s.Where, s.Order, s.Limit)
 	case *lang.ShowBlock:
-		q.Kind = "block"
 		var n uint64
 		if n, err = pl.block(s.Block); err == nil {
 			q.Plan = &ShowBlock{Block: n}
 		}
 	case *lang.Count:
-		q.Kind = "count"
 		var in Plan
-		if s.What == "sandwiches" || s.What == "backruns" {
-			in, err = pl.findings(s.What, s.Where, nil, nil)
+		if s.What.Findings() {
+			in, err = pl.findings(s.What.String(), s.Where, nil, nil)
 		} else {
-			in, err = pl.find("", s.Where, nil, nil, nil)
+			in, err = pl.find(lang.TargetTransactions, s.Where, nil, nil, nil)
 		}
 		if err == nil {
-			q.Plan = &Group{Input: in, By: s.By.Name, What: s.What}
+			q.Plan = &Group{Input: in, By: s.Group, What: s.What.String()}
 			if s.Limit != nil {
 				var n int
 				n, err = pl.limit(s.Limit)
@@ -121,17 +118,13 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 			}
 		}
 	case *lang.Show:
-		q.Kind = "show"
 		h, err2 := pl.tx(s.Tx)
 		if err2 != nil {
 			return nil, err2
 		}
 		views := []string{}
-		for _, v := range s.Views {
-			views = append(views, v.Name)
-		}
-		if len(views) == 0 {
-			views = []string{"all"}
+		for _, v := range s.As {
+			views = append(views, v.String())
 		}
 		q.Plan = &ShowTx{Input: TxLookup{Tx: h}, Views: views}
 	default:
@@ -272,13 +265,12 @@ func conjuncts(e lang.Expr) []lang.Expr {
 // find plans a filtered scan: it chooses the access path, pushes the block
 // range down, and keeps the rest as a residual filter. When access is
 // given (match), it is used, with the block range pushed into it.
-func (pl *Planner) find(verdict string, where lang.Expr, order *lang.Order, limit *lang.Limit, access Access) (Plan, error) {
+func (pl *Planner) find(target lang.Target, where lang.Expr, order *lang.Order, limit *lang.Limit, access Access) (Plan, error) {
 	preds, err := pl.preds(conjuncts(where))
 	if err != nil {
 		return nil, err
 	}
-	if verdict != "" {
-		v := map[string]normalform.Verdict{"arbitrage": normalform.VerdictArbitrage, "warning": normalform.VerdictWarning, "none": normalform.VerdictNone}[verdict]
+	if v, ok := target.Verdict(); ok {
 		preds = append(preds, verdictPred(v, nil, false))
 	}
 	// The block range: the intersection of the exact block conjuncts.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -589,13 +590,11 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	memo := map[normalform.Hash][2]string{}
 	key := func(r *index.Record) (string, string) {
 		var h normalform.Hash
-		switch g.By {
-		case "family", "shape", "tokens":
-			lvl, _ := normalform.ParseLevel(g.By)
-			h = r.Hashes.Of(lvl)
-		default:
+		lvl, ok := g.By.Level()
+		if !ok || g.By == lang.GroupExact {
 			return groupKey(x.Cfg, r, g.By)
 		}
+		h = r.Hashes.Of(lvl)
 		if m, ok := memo[h]; ok {
 			return m[0], m[1]
 		}
@@ -627,7 +626,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	// On the records' headers when the grouping and its filter need no
 	// more, else on whole records.
 	need := needHeader
-	if g.By == "bot" || g.By == "sender" || g.What == "bots" {
+	if g.By == lang.GroupBot || g.By == lang.GroupSender || g.What == "bots" {
 		need = needAddrs
 	}
 	ok, err := x.headerScan(ctx, g.Input, need, false, tally)
@@ -656,7 +655,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 		}
 		b := buckets[k]
 		c := fmt.Sprint(count(b))
-		row := Row{{g.By, b.key, b.human}, {g.What, c, c}}
+		row := Row{{g.By.String(), b.key, b.human}, {g.What, c, c}}
 		if g.What != "transactions" {
 			t := fmt.Sprint(b.txs)
 			row = append(row, Field{"transactions", t, t})
@@ -669,32 +668,32 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	return nil
 }
 
-func groupKey(cfg *normalform.Config, r *index.Record, by string) (string, string) {
+func groupKey(cfg *normalform.Config, r *index.Record, by lang.GroupBy) (string, string) {
 	short := func(h normalform.Hash) (string, string) { return h.Hex(), h.Hex()[:18] + "…" }
 	switch by {
-	case "family":
+	case lang.GroupFamily:
 		return short(r.Hashes.Family)
-	case "shape":
+	case lang.GroupShape:
 		return short(r.Hashes.Shape)
-	case "tokens":
+	case lang.GroupTokens:
 		return short(r.Hashes.Tokens)
-	case "exact":
+	case lang.GroupExact:
 		return short(r.Hashes.Exact)
-	case "bot":
+	case lang.GroupBot:
 		f := addrField("bot", r.Recipient)
 		return f.Value, f.Human
-	case "sender":
+	case lang.GroupSender:
 		f := addrField("sender", r.From)
 		return f.Value, f.Human
-	case "verdict":
+	case lang.GroupVerdict:
 		return r.Verdict.String(), r.Verdict.String()
-	case "tier":
+	case lang.GroupTier:
 		return r.Tier.String(), r.Tier.String()
-	case "path":
+	case lang.GroupPath:
 		return r.Path.String(), r.Path.String()
-	case "mode":
+	case lang.GroupMode:
 		return r.Mode.String(), r.Mode.String()
-	case "block":
+	case lang.GroupBlock:
 		return fmt.Sprint(r.Loc.Block), fmt.Sprint(r.Loc.Block)
 	}
 	return "", ""

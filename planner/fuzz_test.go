@@ -47,7 +47,7 @@ func FuzzQuery(f *testing.F) {
 			return
 		}
 		for _, st := range sts {
-			q, err := (&Planner{Cfg: cfg, File: "f", Src: src}).Build(st)
+			q, err := (&Planner{Cfg: cfg}).Build(st)
 			if err != nil {
 				if err.Error() == "" {
 					t.Fatal("plan error without a message")

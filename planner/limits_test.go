@@ -33,7 +33,7 @@ func plan(t *testing.T, src string) *Query {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := (&Planner{Cfg: normalform.DefaultConfig(), File: "q", Src: src}).Build(st)
+	q, err := (&Planner{Cfg: normalform.DefaultConfig()}).Build(st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -247,7 +248,7 @@ func (p *Limit) Inputs() []Plan   { return []Plan{p.Input} }
 // or shapes per key.
 type Group struct {
 	Input Plan
-	By    string // family, shape, tokens, exact, bot, sender, verdict, tier, block
+	By    lang.GroupBy
 	What  string // transactions, bots, shapes, families
 }
 

@@ -61,7 +61,7 @@ func runOn(source Source, src string) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	pl := &Planner{Cfg: normalform.DefaultConfig(), File: "q", Src: src}
+	pl := &Planner{Cfg: normalform.DefaultConfig()}
 	q, err := pl.Build(st)
 	if err != nil {
 		return "error: " + err.Error()

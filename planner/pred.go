@@ -21,7 +21,7 @@ type Pred struct {
 	// text at every level), or a fixed text, or the parts of a
 	// conjunction the planner made.
 	node  lang.Node
-	src   string
+	src   *lang.Source
 	lit   string
 	parts []*Pred
 
@@ -67,9 +67,8 @@ func (p *Pred) Text() string {
 		}
 		return strings.Join(texts, " and ")
 	case p.node != nil:
-		from, to := p.node.Pos().Offset, p.node.End().Offset
-		if from >= 0 && to <= len(p.src) && from < to {
-			return strings.Join(strings.Fields(p.src[from:to]), " ")
+		if t := p.src.TextOf(p.node); t != "" {
+			return t
 		}
 		return lang.Dump(p.node)
 	}
@@ -158,11 +157,6 @@ func (pl *Planner) preds(es []lang.Expr) ([]*Pred, error) {
 	return ps, nil
 }
 
-var tierVerdict = map[normalform.Tier]normalform.Verdict{
-	normalform.TierConfirmed: normalform.VerdictArbitrage, normalform.TierProbable: normalform.VerdictWarning,
-	normalform.TierAttempted: normalform.VerdictWarning, normalform.TierUncertain: normalform.VerdictWarning,
-}
-
 func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 	text := "verdict = " + v.String()
 	if t != nil {
@@ -181,8 +175,6 @@ func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 	return p
 }
 
-var knownReasons = normalform.Reasons
-
 // amountOf returns a record's balance in a token: gross per token as
 // analysed, net with the wrapped native folded into the native asset.
 func amountOf(r *index.Record, side index.Side, tok normalform.Token) normalform.Signed {
@@ -198,31 +190,13 @@ func amountOf(r *index.Record, side index.Side, tok normalform.Token) normalform
 	return normalform.Signed{}
 }
 
-func opHolds(op string, c int) bool {
-	switch op {
-	case "=":
-		return c == 0
-	case "!=":
-		return c != 0
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	case ">=":
-		return c >= 0
-	}
-	return false
-}
-
 // pred compiles one filter expression. A chain of "and" or of "or"
 // becomes one predicate over its operands, so that neither compiling nor
 // evaluating it recurses once per term.
 func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 	defer func() {
 		if p != nil {
-			p.node, p.src, p.lit, p.parts = e, pl.Src, "", nil
+			p.node, p.src, p.lit, p.parts = e, pl.src, "", nil
 		}
 	}()
 	switch x := e.(type) {
@@ -250,40 +224,25 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 	case *lang.Compare:
 		return pl.compare(x)
 	case *lang.Is:
-		if x.Field == "mode" {
-			want, _ := normalform.ParseMode(x.Value.Name)
-			neg := x.Neg
+		neg := x.Neg
+		switch x.Field {
+		case lang.FieldMode:
+			want := x.Mode
 			return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
 				return (rec.Mode == want) != neg, nil
 			}}, nil
-		}
-		if x.Field == "path" {
-			want, _ := normalform.ParsePath(x.Value.Name)
-			neg := x.Neg
+		case lang.FieldPath:
+			want := x.Path
 			return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
 				return (rec.Path == want) != neg, nil
 			}}, nil
+		case lang.FieldVerdict:
+			return verdictPred(x.Verdict, nil, neg), nil
 		}
-		if x.Field == "verdict" {
-			v := map[string]normalform.Verdict{"arbitrage": normalform.VerdictArbitrage, "warning": normalform.VerdictWarning, "none": normalform.VerdictNone}[x.Value.Name]
-			p := verdictPred(v, nil, x.Neg)
-			return p, nil
-		}
-		t := map[string]normalform.Tier{"confirmed": normalform.TierConfirmed, "probable": normalform.TierProbable,
-			"attempted": normalform.TierAttempted, "uncertain": normalform.TierUncertain}[x.Value.Name]
-		p := verdictPred(tierVerdict[t], &t, x.Neg)
-		return p, nil
+		t := x.Tier
+		return verdictPred(t.Verdict(), &t, neg), nil
 	case *lang.HasReason:
-		r := normalform.Reason(x.Reason.Name)
-		found := false
-		var names []string
-		for _, k := range knownReasons {
-			names = append(names, string(k))
-			found = found || k == r
-		}
-		if !found {
-			return nil, pl.errAt(x.Reason, "unknown reason %q: want %s", word(x.Reason.Name), strings.Join(names, ", "))
-		}
+		r := x.Want
 		return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
 			return slices.Contains(rec.Reasons, r), nil
 		}}, nil
@@ -332,7 +291,7 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 			return false, nil
 		}}, nil
 	case *lang.HashIs:
-		lvl, _ := normalform.ParseLevel(x.Level.Name)
+		lvl := x.At
 		h, err := normalform.ParseHash(x.Hash.Hash)
 		if err != nil {
 			return nil, pl.errAt(x.Hash, "%v", err)
@@ -353,26 +312,26 @@ func (pl *Planner) blocksPred(x *lang.InBlocks) (*Pred, error) {
 	rng := index.BlockRange{From: from, To: from}
 	exact := true
 	switch r.Op {
-	case "":
+	case 0:
 		to, err := pl.block(r.To)
 		if err != nil {
 			return nil, err
 		}
 		rng.To = to
-	case "=":
-	case ">=":
+	case lang.OpEq:
+	case lang.OpGe:
 		rng.To = math.MaxUint64 - 1
-	case ">":
+	case lang.OpGt:
 		rng.From, rng.To = from+1, math.MaxUint64-1
-	case "<=":
+	case lang.OpLe:
 		rng.From = 0
-	case "<":
+	case lang.OpLt:
 		if from == 0 {
 			rng = index.BlockRange{From: 1, To: 0}
 		} else {
 			rng = index.BlockRange{From: 0, To: from - 1}
 		}
-	case "!=":
+	case lang.OpNe:
 		exact = false
 	}
 	p := &Pred{need: needHeader}
@@ -398,15 +357,10 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 		if _, err := fmt.Sscan(x.Value.Number.Text, &v); err != nil {
 			return nil, pl.errAt(x.Value, "%s is out of range", word(x.Value.Number.Text))
 		}
-		get := map[string]func(*index.Record) int{
-			"pools":     func(r *index.Record) int { return r.Counts.Pools },
-			"hops":      func(r *index.Record) int { return r.Counts.Hops },
-			"cycles":    func(r *index.Record) int { return r.Counts.Cycles },
-			"leftovers": func(r *index.Record) int { return r.Counts.Leftovers },
-		}[m.Name]
+		get := countOf[m.Kind]
 		return &Pred{need: needHeader, Eval: func(r *index.Record) (bool, error) {
 			n := uint64(get(r))
-			return opHolds(x.Op, cmp.Compare(n, v)), nil
+			return x.Op.Holds(cmp.Compare(n, v)), nil
 		}}, nil
 	}
 	ref := m.Token
@@ -423,7 +377,7 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 		return nil, err
 	}
 	side := index.Gross
-	if m.Name == "net" {
+	if m.Kind == lang.MetricNet {
 		side = index.Net
 		if tok.Kind == normalform.Fungible && pl.Cfg.IsWrappedNative(tok.Addr) {
 			tok = normalform.NativeToken // net balances fold the wrapped native
@@ -433,14 +387,14 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 		if side == index.Net && !r.CostsKnown {
 			return false, nil // net unknown: no comparison holds
 		}
-		return opHolds(x.Op, amountOf(r, side, tok).Cmp(amt)), nil
+		return x.Op.Holds(amountOf(r, side, tok).Cmp(amt)), nil
 	}}
 	// An index range only when it excludes zero: transactions with no
 	// component in the token are not in the profit keyspace.
-	if (x.Op == ">" && amt.Sign() >= 0) || ((x.Op == ">=" || x.Op == "=") && amt.Sign() > 0) {
+	if (x.Op == lang.OpGt && amt.Sign() >= 0) || ((x.Op == lang.OpGe || x.Op == lang.OpEq) && amt.Sign() > 0) {
 		lo := amt
 		var hi *normalform.Signed
-		if x.Op == "=" {
+		if x.Op == lang.OpEq {
 			hi = &amt
 		}
 		name := ref.String()
@@ -450,6 +404,14 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 		p.access, p.rank = &ProfitRange{Side: side, Token: tok, Name: name, Lo: &lo, Hi: hi}, 3
 	}
 	return p, nil
+}
+
+// countOf reads a count metric from a record's header.
+var countOf = map[lang.MetricKind]func(*index.Record) int{
+	lang.MetricPools:     func(r *index.Record) int { return r.Counts.Pools },
+	lang.MetricHops:      func(r *index.Record) int { return r.Counts.Hops },
+	lang.MetricCycles:    func(r *index.Record) int { return r.Counts.Cycles },
+	lang.MetricLeftovers: func(r *index.Record) int { return r.Counts.Leftovers },
 }
 
 // SortKey orders records.
@@ -462,7 +424,7 @@ func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
 	switch {
 	case m.IsProfit():
 		side := index.Gross
-		if m.Name == "net" {
+		if m.Kind == lang.MetricNet {
 			side = index.Net
 		}
 		tok := normalform.NativeToken
@@ -478,7 +440,7 @@ func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
 		return &SortKey{Text: m.String(), Less: func(a, b *index.Record) bool {
 			return amountOf(a, side, tok).Cmp(amountOf(b, side, tok)) < 0
 		}}, nil
-	case m.Name == "block":
+	case m.Kind == lang.MetricBlock:
 		return &SortKey{Text: "block", Less: func(a, b *index.Record) bool {
 			if a.Loc.Block != b.Loc.Block {
 				return a.Loc.Block < b.Loc.Block
@@ -486,11 +448,6 @@ func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
 			return a.Loc.Index < b.Loc.Index
 		}}, nil
 	}
-	get := map[string]func(*index.Record) int{
-		"pools":     func(r *index.Record) int { return r.Counts.Pools },
-		"hops":      func(r *index.Record) int { return r.Counts.Hops },
-		"cycles":    func(r *index.Record) int { return r.Counts.Cycles },
-		"leftovers": func(r *index.Record) int { return r.Counts.Leftovers },
-	}[m.Name]
-	return &SortKey{Text: m.Name, Less: func(a, b *index.Record) bool { return get(a) < get(b) }}, nil
+	get := countOf[m.Kind]
+	return &SortKey{Text: m.Kind.String(), Less: func(a, b *index.Record) bool { return get(a) < get(b) }}, nil
 }

@@ -117,6 +117,9 @@ func (r *REPL) help(_ context.Context, args []string, _ string) error {
 	if len(args) == 1 {
 		c := lookup(args[0])
 		if c == nil {
+			if class, ok := lang.Vocab.ClassNamed(args[0]); ok {
+				return r.helpWords(class)
+			}
 			return fmt.Errorf("unknown command %q: .help lists the commands", args[0])
 		}
 		fmt.Fprintf(r.stdout, "%s\n    %s\n", c.usage(), c.help)
@@ -127,7 +130,8 @@ func (r *REPL) help(_ context.Context, args []string, _ string) error {
 	}
 	fmt.Fprint(r.stdout, "Statements end with \";\" and may span lines (lang's grammar: .grammar); dot-commands take one line.\n")
 	fmt.Fprint(r.stdout, "Ctrl-C cancels a running statement or clears the one being typed; Ctrl-D leaves; Tab completes.\n")
-	fmt.Fprint(r.stdout, "Statements: find, same, match, anomalies, count, show TX, show block N, find sandwiches|backruns, count sandwiches|backruns by bot|sender|block, explain.\n\n")
+	fmt.Fprint(r.stdout, "Statements: find, same, match, anomalies, count, show TX, show block N, find sandwiches|backruns, count sandwiches|backruns by bot|sender|block, explain.\n")
+	fmt.Fprint(r.stdout, "Words: .help verdicts, tiers, paths, modes, reasons, levels, groupings, metrics, views or conditions lists them, each with what it means.\n\n")
 	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
 	for _, c := range commands {
 		names := c.usage()
@@ -373,4 +377,23 @@ func (r *REPL) draw(ctx context.Context, args []string, _ string) error {
 	}
 	fmt.Fprintf(r.stderr, "%s of %s written to %s\n", map[string]string{"graph": "transfer graph", "tree": "reduced tree"}[view], h.Hex(), file)
 	return nil
+}
+
+// helpWords prints the words of a class of the language's vocabulary,
+// each with its help, from the table the parser and the planner read.
+func (r *REPL) helpWords(class lang.Class) error {
+	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
+	for _, d := range lang.Vocab.Decls(class) {
+		if d.Alias {
+			continue
+		}
+		where := ""
+		if d.Places == lang.InFindings {
+			where = " (block findings)"
+		} else if d.Places == lang.Anywhere && class != lang.ClassOperator {
+			where = " (also block findings)"
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\n", d.Word, d.Help, where)
+	}
+	return tw.Flush()
 }

@@ -77,6 +77,28 @@ func TestHelpIsTheTable(t *testing.T) {
 	}
 }
 
+// TestHelpWords: .help names a class of the language's words (verdicts,
+// tiers, groupings, …) and lists them from lang.Vocab, each with its help.
+func TestHelpWords(t *testing.T) {
+	h := newHarness(t, Options{})
+	out, errs := h.feed(".help tiers")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	for _, w := range []string{"confirmed", "probable", "attempted", "uncertain"} {
+		if !regexp.MustCompile(`(?m)^` + w + `  +a (arbitrage|warning) graded ` + w + `$`).MatchString(out) {
+			t.Errorf(".help tiers lacks %s:\n%s", w, out)
+		}
+	}
+	out, _ = h.feed(".help groupings")
+	if !strings.Contains(out, "sender") || !strings.Contains(out, "the family hash") || !strings.Contains(out, "(also block findings)") {
+		t.Errorf(".help groupings = %q", out)
+	}
+	if _, errs = h.feed(".help nonsense"); !strings.Contains(errs, `unknown command "nonsense"`) {
+		t.Errorf(".help nonsense: %q", errs)
+	}
+}
+
 // starR is the star scenario's transaction (examples/scenarios/geth/star_r.json).
 const starR = "0x5e4c49d6b3a48d39d0fa594e1871daf856f678757db5de96f59ad2410248e102"
 

@@ -13,76 +13,45 @@ import (
 	"github.com/flowq/flowq/normalform"
 )
 
-// Names the completer offers besides the keywords. Each list is what the
-// planner or the engine accepts in that place (TestCompletionNames checks
-// them against the parser and the engine).
+// Names the completer offers besides the keywords: the words of the
+// language's vocabulary (lang.Vocab) that fit each place, so that the
+// completer, the parser and the planner read one table
+// (TestCompletionNames checks that each parses where it is offered).
 var (
 	// starters begin a statement.
-	starters = []string{"explain", "find", "same", "match", "anomalies", "count", "show"}
+	starters = lang.Vocab.Words(lang.ClassStatement, lang.Anywhere)
 	// findKinds follow find.
-	findKinds = []string{"arbitrages", "warnings", "none", "transactions", "txs", "sandwiches", "backruns"}
+	findKinds = lang.Vocab.Words(lang.ClassFindTarget, lang.Anywhere)
 	// countWhat follow count.
-	countWhat = []string{"transactions", "txs", "bots", "shapes", "families", "sandwiches", "backruns"}
+	countWhat = lang.Vocab.Words(lang.ClassCountWhat, lang.Anywhere)
 	// groups follow count … by.
-	groups = []string{"family", "shape", "tokens", "exact", "bot", "sender", "verdict", "tier", "path", "mode", "block"}
+	groups = lang.Vocab.Words(lang.ClassGroupBy, lang.InTxs)
 	// findingGroups follow count sandwiches by, count backruns by.
-	findingGroups = []string{"bot", "sender", "block"}
+	findingGroups = lang.Vocab.Words(lang.ClassGroupBy, lang.InFindings)
 	// showWhat follow show: a transaction's hash, or block N.
 	showWhat = []string{"block"}
 	// metrics follow order by.
-	metrics = []string{"gross", "net", "pools", "hops", "cycles", "leftovers", "block"}
+	metrics = lang.Vocab.Words(lang.ClassMetric, lang.Anywhere)
 	// views follow show TX as.
-	views = []string{"tree", "terms", "cycles", "balances", "steps", "transfers", "all"}
+	views = lang.Vocab.Words(lang.ClassView, lang.InTxs)
 	// reasons follow reason.
-	reasons = reasonNames()
+	reasons = lang.Vocab.Words(lang.ClassReason, lang.InTxs)
 )
 
-func levels() []string {
-	var out []string
-	for l := normalform.Exact; l <= normalform.Family; l++ {
-		out = append(out, l.String())
-	}
-	return out
-}
+func levels() []string    { return lang.Vocab.Words(lang.ClassLevel, lang.InTxs) }
+func verdicts() []string  { return lang.Vocab.Words(lang.ClassVerdict, lang.InTxs) }
+func modeNames() []string { return lang.Vocab.Words(lang.ClassMode, lang.InTxs) }
+func paths() []string     { return lang.Vocab.Words(lang.ClassPath, lang.InTxs) }
+func tiers() []string     { return lang.Vocab.Words(lang.ClassTier, lang.InTxs) }
 
-func verdicts() []string {
-	var out []string
-	for v := normalform.VerdictNone; v <= normalform.VerdictArbitrage; v++ {
-		out = append(out, v.String())
+// fieldValues are the values of the field a condition names ("verdict" in
+// "verdict = "), from the vocabulary; nil when w names no field.
+func fieldValues(w string) []string {
+	d, ok := lang.Vocab.Lookup(lang.ClassCondition, w)
+	if f, isField := d.Value.(lang.Field); ok && isField {
+		return lang.Vocab.Words(f.Class(), lang.InTxs)
 	}
-	return out
-}
-
-func reasonNames() []string {
-	var out []string
-	for _, r := range normalform.Reasons {
-		out = append(out, string(r))
-	}
-	return out
-}
-
-func modeNames() []string {
-	var out []string
-	for _, m := range normalform.Modes {
-		out = append(out, m.String())
-	}
-	return out
-}
-
-func paths() []string {
-	var out []string
-	for _, p := range normalform.Paths {
-		out = append(out, p.String())
-	}
-	return out
-}
-
-func tiers() []string {
-	var out []string
-	for t := normalform.TierConfirmed; t <= normalform.TierUncertain; t++ {
-		out = append(out, t.String())
-	}
-	return out
+	return nil
 }
 
 // symbols are the token symbols the configuration knows: the native
@@ -175,14 +144,8 @@ func (c *completer) candidates(toks []string) []string {
 		return starters[1:]
 	case l == "reason":
 		return reasons
-	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "verdict":
-		return verdicts()
-	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "tier":
-		return tiers()
-	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "path":
-		return paths()
-	case (l == "=" || l == "==" || l == "!=" || l == "is") && last(2) == "mode":
-		return modeNames()
+	case (l == "=" || l == "==" || l == "!=" || l == "is") && fieldValues(last(2)) != nil:
+		return fieldValues(last(2))
 	case l == "at":
 		return levels()
 	case l == "by" && last(2) == "order":

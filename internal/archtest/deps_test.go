@@ -20,7 +20,7 @@ const module = "github.com/flowq/flowq"
 // by its first path element.
 var layers = map[string][]string{
 	"normalform": {},
-	"lang":       {},
+	"lang":       {"normalform"}, // the vocabulary: verdicts, tiers, reasons, levels, paths, modes
 	"index":      {"normalform"},
 	"planner":    {"normalform", "index", "lang"},
 	"repl":       {"normalform", "index", "lang", "planner"},

@@ -292,7 +292,7 @@ func query(ctx context.Context, ix *index.Index, cfg *normalform.Config, src str
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	q, err := (&planner.Planner{Cfg: cfg, Src: src}).Build(st)
+	q, err := (&planner.Planner{Cfg: cfg}).Build(st)
 	if err != nil {
 		return 0, 0, 0, err
 	}
