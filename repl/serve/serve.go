@@ -312,7 +312,7 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 	}
 	n := 0
 	for _, st := range sts {
-		pl := &planner.Planner{Cfg: s.Cfg, File: "q", Src: string(src)}
+		pl := &planner.Planner{Cfg: s.Cfg}
 		q, err := pl.Build(st)
 		if err != nil {
 			enc.Encode(errorObject(err))
