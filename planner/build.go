@@ -7,7 +7,7 @@ import (
 
 	"github.com/holiman/uint256"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -56,7 +56,7 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 			return nil, err2
 		}
 		var then Plan
-		then, err = pl.find("", s.Where, s.Order, s.Limit, &HashLookup{Level: q.Level, Blocks: index.AllBlocks})
+		then, err = pl.find("", s.Where, s.Order, s.Limit, &HashLookup{Level: q.Level, Blocks: layout.AllBlocks})
 		q.Plan = &MatchRef{Ref: TxLookup{Tx: ref}, Level: q.Level, Then: then}
 	case *lang.Same:
 		q.Kind = "same"
@@ -89,7 +89,7 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 			if err1 != nil || err2 != nil {
 				return nil, firstErr(err1, err2)
 			}
-			p.Baseline = &index.BlockRange{From: from, To: to}
+			p.Baseline = &layout.BlockRange{From: from, To: to}
 		}
 		if s.Limit != nil {
 			p.Limit, err = pl.limit(s.Limit)
@@ -282,7 +282,7 @@ func (pl *Planner) find(verdict string, where lang.Expr, order *lang.Order, limi
 		preds = append(preds, verdictPred(v, nil, false))
 	}
 	// The block range: the intersection of the exact block conjuncts.
-	blocks := index.AllBlocks
+	blocks := layout.AllBlocks
 	for _, p := range preds {
 		if p.blocks != nil {
 			if p.blocks.From > blocks.From {
@@ -335,7 +335,7 @@ func (pl *Planner) find(verdict string, where lang.Expr, order *lang.Order, limi
 
 // choose picks the most selective access path a conjunct allows and marks
 // the conjuncts it decides exactly.
-func (pl *Planner) choose(preds []*Pred, blocks index.BlockRange, served map[*Pred]bool) Access {
+func (pl *Planner) choose(preds []*Pred, blocks layout.BlockRange, served map[*Pred]bool) Access {
 	markBlocks := func() {
 		for _, p := range preds {
 			if p.blocks != nil {
@@ -400,7 +400,7 @@ func (pl *Planner) choose(preds []*Pred, blocks index.BlockRange, served map[*Pr
 			}
 		}
 	}
-	if blocks != index.AllBlocks {
+	if blocks != layout.AllBlocks {
 		markBlocks()
 		return &BlockScan{Blocks: blocks}
 	}
