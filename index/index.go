@@ -177,7 +177,7 @@ func openBadger(opt badger.Options) (db *badger.DB, err error) {
 }
 
 // SchemaError is Open's error for an index written by a flowq of
-// another schema (keys.go's SchemaVersion, RecordVersion).
+// another schema (layout/keys.go's SchemaVersion, RecordVersion).
 type SchemaError struct {
 	Path            string
 	Schema, Records uint32 // the index's

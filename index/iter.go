@@ -105,7 +105,7 @@ func locOf(k []byte) (Loc, error) {
 }
 
 // The By* functions and Fetch read secondary keys, whose addresses,
-// tokens and exact hashes are tags (keys.go): each key found is checked
+// tokens and exact hashes are tags (layout/keys.go): each key found is checked
 // against the record at its position, which is read anyway, so that a tag
 // two addresses (tokens, hashes) share never gives a transaction of the
 // other. find is the walk they share.
