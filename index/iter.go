@@ -169,7 +169,7 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 		return nil
 	case KindAddr:
 		if !lk.AsToken {
-			return keys(layout.AddrPrefix(lk.Addr), 0)
+			break
 		}
 		// The address's keys and the token's, merged in position order.
 		var found []Key
@@ -195,13 +195,6 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 			}
 		}
 		return nil
-	case KindToken:
-		return keys(layout.TokenPrefix(lk.Token), 0)
-	case KindVerdict:
-		if lk.Tier != nil {
-			return keys(layout.VerdictTierPrefix(lk.Verdict, *lk.Tier), 0)
-		}
-		return keys(layout.VerdictPrefix(lk.Verdict), 1)
 	case KindProfit:
 		seen := map[Loc]bool{}
 		return profitKeys(ctx, txn, lk.Side, lk.Token, lk.Lo, lk.Hi, func(k *Key) error {
@@ -211,6 +204,11 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 			seen[k.Loc] = true
 			return get(k)
 		})
+	}
+	// A key of the lookup's value then the position (keys grouped by
+	// gw bytes between them): layout says which.
+	if prefix, gw, ok := lk.Prefix(); ok {
+		return keys(prefix, gw)
 	}
 	return fmt.Errorf("index: no lookup by %s", lk.By)
 }

@@ -373,6 +373,12 @@ func (pl *Planner) choose(preds []*Pred, blocks layout.BlockRange, served map[*P
 				served[p] = true
 				markBlocks()
 				return &a2
+			case *KeyScan:
+				a2 := *a
+				a2.Lookup.Blocks = blocks
+				served[p] = true
+				markBlocks()
+				return &a2
 			case *ProfitRange:
 				// The range is inclusive; the predicate stays as a filter
 				// (strict bounds, and the block range).

@@ -148,6 +148,8 @@ func lookup(p Plan) (layout.Lookup, bool) {
 		return layout.Lookup{By: layout.KindAddr, Addr: n.Addr, AsToken: n.AsToken, Blocks: n.Blocks}, true
 	case *TokenScan:
 		return layout.Lookup{By: layout.KindToken, Token: n.Token, Blocks: n.Blocks}, true
+	case *KeyScan:
+		return n.Lookup, true
 	case *TierScan:
 		return layout.Lookup{By: layout.KindVerdict, Verdict: n.Verdict, Tier: n.Tier, Blocks: n.Blocks}, true
 	case *ProfitRange:

@@ -137,3 +137,31 @@ func TestOneExecutionPerPath(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyScan: the generic access path of a key kind (KeyScan) reads
+// what the lookup names: an address's transactions through it are those
+// of the address scan, in the same order, and explain names the key.
+func TestKeyScan(t *testing.T) {
+	bot := "0xbfee84ce47c0376b79c579b36ff80ac3c5f6db74"
+	q := plan(t, "find where touches "+bot)
+	a, ok := q.Plan.(*AddressScan)
+	if !ok {
+		t.Fatalf("plan %T, want an address scan", q.Plan)
+	}
+	rows := func(p Plan) []string {
+		var out []string
+		x := &Executor{Src: testIndex, Cfg: normalform.DefaultConfig()}
+		if err := x.Run(context.Background(), &Query{Plan: p}, func(r Row) error { out = append(out, r.Get("tx")); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	ks := &KeyScan{Lookup: layout.Lookup{By: layout.KindAddr, Addr: a.Addr, Blocks: layout.AllBlocks}, What: "touches " + bot}
+	want, got := rows(a), rows(ks)
+	if len(want) == 0 || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("key scan: %v\naddress scan: %v", got, want)
+	}
+	if d := Explain(ks); d != "index scan: touches "+bot+"\n" {
+		t.Errorf("explain: %q", d)
+	}
+}

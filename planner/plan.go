@@ -130,6 +130,21 @@ type TierScan struct {
 	Blocks  layout.BlockRange
 }
 
+// KeyScan reads the transactions one secondary key kind of the index
+// finds (a layout.Lookup, its Blocks set by the planner): the access path
+// of a key kind without a node of its own. What names the key for
+// explain ("sender = 0x…").
+type KeyScan struct {
+	Lookup layout.Lookup
+	What   string
+}
+
+func (KeyScan) access()        {}
+func (KeyScan) Inputs() []Plan { return nil }
+func (p KeyScan) Describe() string {
+	return fmt.Sprintf("index scan: %s%s", p.What, blocksText(p.Lookup.Blocks))
+}
+
 // BlockScan reads a block range in position order.
 type BlockScan struct{ Blocks layout.BlockRange }
 

@@ -96,6 +96,27 @@ func (lk *Lookup) Holds(rec *Record, key *Key) bool {
 	return true
 }
 
+// Prefix is the key prefix a lookup reads when its keys are its value
+// then the position, with gw bytes between the two that group them (the
+// tier of a verdict without one): addresses (without AsToken), tokens and
+// verdicts. ok is false for the lookups a reader walks otherwise
+// (structural hashes through the dictionary, bots by shape, an address
+// as a token too, profit ranges).
+func (lk *Lookup) Prefix() (prefix []byte, gw int, ok bool) {
+	switch lk.By {
+	case KindAddr:
+		return AddrPrefix(lk.Addr), 0, !lk.AsToken
+	case KindToken:
+		return TokenPrefix(lk.Token), 0, true
+	case KindVerdict:
+		if lk.Tier != nil {
+			return VerdictTierPrefix(lk.Verdict, *lk.Tier), 0, true
+		}
+		return VerdictPrefix(lk.Verdict), 1, true
+	}
+	return nil, 0, false
+}
+
 // Depth is the depth a record found by the lookup is decoded to: the
 // whole record, or, for a Partial lookup, CheckDepth.
 func (lk *Lookup) Depth() Depth {
