@@ -11,7 +11,7 @@
 // hops, leftovers), the four structural hashes (exact, shape, tokens,
 // family), the addresses and tokens it touches, the encoded normal form
 // (normalform.EncodeNF) and the analysis time. Record.Encode is a compact
-// versioned binary encoding (record.go) whose header (hash, verdict,
+// versioned binary encoding (layout/record.go) whose header (hash, verdict,
 // tier, reasons, counts, structural hashes) scans decode alone to filter
 // and group, decoding the rest only for the records they emit.
 //
@@ -23,7 +23,7 @@
 // point read; a block range and a full scan read the records themselves in
 // order. Shape, tokens and family hashes are held as small dictionary ids,
 // and hashes, addresses and tokens in keys as 6-byte tags checked against
-// the record. keys.go documents every key kind by its byte layout;
+// the record. layout/keys.go documents every key kind by its byte layout;
 // ParseKey is the inverse of Key.Bytes.
 //
 // # Invariants

@@ -61,7 +61,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		if !reflect.DeepEqual(again, rec) {
 			t.Fatalf("re-encoding changes the record:\n%+v\n%+v", rec, again)
 		}
-		for _, x := range rec.keys(enc, id) {
+		for _, x := range keysOf(rec, enc, id) {
 			k, err := ParseKey(x.k)
 			if err != nil {
 				t.Fatalf("a record's key %x does not parse: %v", x.k, err)
@@ -83,7 +83,7 @@ func FuzzParseKey(f *testing.F) {
 			f.Fatal(err)
 		}
 		id := ids{0, 1, 2, 3}
-		for _, x := range rec.keys(rec.Encode(id), id) {
+		for _, x := range keysOf(rec, rec.Encode(id), id) {
 			f.Add(x.k)
 		}
 		f.Add(TxHashKey(rec.Hash).Bytes())
@@ -144,7 +144,7 @@ func FuzzDecodeValues(f *testing.F) {
 				return
 			}
 			for _, l := range locs {
-				again = l.append(again)
+				again = l.Append(again)
 			}
 		case 1:
 			id, err := parseID(b)

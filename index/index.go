@@ -40,9 +40,6 @@ type Index struct {
 	hookSpace func(batch uint64) error
 }
 
-// ErrNotFound reports a transaction that is not in the index.
-var ErrNotFound = errors.New("not in the index")
-
 // Open opens the index at path, creating it when missing. It refuses
 // (NoSpaceError) when the filesystem lacks the space Badger may need
 // (space.go).
@@ -180,7 +177,7 @@ func openBadger(opt badger.Options) (db *badger.DB, err error) {
 }
 
 // SchemaError is Open's error for an index written by a flowq of
-// another schema (keys.go's SchemaVersion, RecordVersion).
+// another schema (layout/keys.go's SchemaVersion, RecordVersion).
 type SchemaError struct {
 	Path            string
 	Schema, Records uint32 // the index's
@@ -259,7 +256,7 @@ func (ix *Index) Put(a *normalform.Analysis, latency time.Duration) error {
 
 // PutRecord stores a record and its keys, as Put does.
 func (ix *Index) PutRecord(rec *Record) error {
-	e := rec.encode()
+	e := encodeRecord(rec)
 	if err := ix.roomFor(writeSize(rec, e)); err != nil {
 		return err
 	}
@@ -366,11 +363,11 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	enc := e.join(id)
+	enc := e.Join(id)
 	if samePos && sameContent(oldEnc, enc) {
 		return false, nil
 	}
-	kvs := rec.keys(enc, id)
+	kvs := keysOf(rec, enc, id)
 	var old *Record
 	var oldID ids
 	if oldEnc != nil {
@@ -383,7 +380,7 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		for _, x := range kvs {
 			keep[string(x.k)] = true
 		}
-		for _, x := range old.keys(oldEnc, oldID) {
+		for _, x := range keysOf(old, oldEnc, oldID) {
 			if !keep[string(x.k)] {
 				if err := ix.del(txn, x.k); err != nil {
 					return false, err
@@ -571,7 +568,7 @@ func (w *wtx) setLocs(tx normalform.Hash, locs []Loc) error {
 	sort.Slice(locs, func(i, j int) bool { return locs[i].Less(locs[j]) })
 	var v []byte
 	for _, l := range locs {
-		v = l.append(v)
+		v = l.Append(v)
 	}
 	return w.ix.set(w.txn, k, v)
 }
@@ -608,7 +605,7 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 		if old == nil {
 			return fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
 		}
-		for _, x := range old.keys(enc, id) {
+		for _, x := range keysOf(old, enc, id) {
 			if err := ix.del(txn, x.k); err != nil {
 				return err
 			}

@@ -278,7 +278,7 @@ func TestPutAtomic(t *testing.T) {
 	rec, _ := NewRecord(a, time.Millisecond)
 	// The record's keys, its txhash and first-seen keys, and the three
 	// ids of a first record (an id's dict and name keys and the next id).
-	keys := len(rec.keys(nil, ids{})) + 2 + 7 + 1 // and the block's dirty key (blocks.go)
+	keys := len(keysOf(rec, nil, ids{})) + 2 + 7 + 1 // and the block's dirty key (blocks.go)
 	n := keys + 2
 	boom := errors.New("injected failure")
 	for k := 1; k <= n; k++ {

@@ -442,7 +442,7 @@ func (g *Ingester) analyse(t task) (r *result) {
 		return fail(StageIndex, err.Error())
 	}
 	rec.Latency = g.opt.clock().Sub(start)
-	r.entry = &entry{rec: rec, enc: rec.encode()}
+	r.entry = &entry{rec: rec, enc: encodeRecord(rec)}
 	return r
 }
 

@@ -5,34 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"sort"
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
-
-// Ref locates a transaction found through a secondary key: its hash and
-// position. Get(r.Hash) reads its record.
-type Ref struct {
-	Hash normalform.Hash
-	Loc  Loc
-}
-
-// BlockRange is an inclusive range of blocks. Transactions whose block
-// is unknown have block UnknownBlock (the largest): only a range that
-// ends at UnknownBlock (AllBlocks) includes them.
-type BlockRange struct{ From, To uint64 }
-
-// AllBlocks is every block, unknown ones included.
-var AllBlocks = BlockRange{0, math.MaxUint64}
-
-// Blocks is the range from..to, inclusive.
-func Blocks(from, to uint64) BlockRange { return BlockRange{from, to} }
-
-func (b BlockRange) has(n uint64) bool { return b.From <= n && n <= b.To }
 
 // checkEvery is how many keys an iterator reads between two looks at its
 // context.
@@ -126,7 +105,7 @@ func locOf(k []byte) (Loc, error) {
 }
 
 // The By* functions and Fetch read secondary keys, whose addresses,
-// tokens and exact hashes are tags (keys.go): each key found is checked
+// tokens and exact hashes are tags (layout/keys.go): each key found is checked
 // against the record at its position, which is read anyway, so that a tag
 // two addresses (tokens, hashes) share never gives a transaction of the
 // other. find is the walk they share.
@@ -136,11 +115,7 @@ func locOf(k []byte) (Loc, error) {
 // secondary key that found the record (parsed).
 func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, fn func(rec *Record, key *Key) error) error {
 	names := ix.namesIn(txn)
-	if lk.By == KindAddr || lk.By == KindToken || lk.By == KindProfit {
-		d = depthFull // the check reads the addresses, tokens or balances
-	} else if lk.By == KindBot && d < depthAddrs {
-		d = depthAddrs
-	}
+	d = max(d, lk.CheckDepth()) // what the check reads
 	n := 0
 	get := func(key *Key) error {
 		if n++; n%checkEvery == 0 {
@@ -156,7 +131,7 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 		if err := item.Value(func(v []byte) (err error) { rec, err = decodeRecord(key.Loc, v, names, d); return }); err != nil {
 			return err
 		}
-		if !lk.holds(rec, key) {
+		if !lk.Holds(rec, key) {
 			return nil // another hash, address or token with the same tag
 		}
 		return fn(rec, key)
@@ -180,21 +155,21 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 				return err
 			}
 		}
-		return keys(hashPrefix(lk.Level, lk.Hash, id), 0)
+		return keys(layout.HashPrefix(lk.Level, lk.Hash, id), 0)
 	case KindBot:
 		ids, err := ix.botShapes(ctx, txn, lk.Addr)
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if err := keys(botShapePrefix(lk.Addr, id), 0); err != nil {
+			if err := keys(layout.BotShapePrefix(lk.Addr, id), 0); err != nil {
 				return err
 			}
 		}
 		return nil
 	case KindAddr:
 		if !lk.AsToken {
-			return keys(addrPrefix(lk.Addr), 0)
+			break
 		}
 		// The address's keys and the token's, merged in position order.
 		var found []Key
@@ -207,10 +182,10 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 			}
 			return err
 		}
-		if err := scanGroupsTxn(ctx, txn, addrPrefix(lk.Addr), 0, lk.Blocks, collect); err != nil {
+		if err := scanGroupsTxn(ctx, txn, layout.AddrPrefix(lk.Addr), 0, lk.Blocks, collect); err != nil {
 			return err
 		}
-		if err := scanGroupsTxn(ctx, txn, tokenPrefix(normalform.FungibleToken(lk.Addr)), 0, lk.Blocks, collect); err != nil {
+		if err := scanGroupsTxn(ctx, txn, layout.TokenPrefix(normalform.FungibleToken(lk.Addr)), 0, lk.Blocks, collect); err != nil {
 			return err
 		}
 		sort.SliceStable(found, func(i, j int) bool { return found[i].Loc.Less(found[j].Loc) })
@@ -220,13 +195,6 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 			}
 		}
 		return nil
-	case KindToken:
-		return keys(tokenPrefix(lk.Token), 0)
-	case KindVerdict:
-		if lk.Tier != nil {
-			return keys(verdictPrefix(lk.Verdict, *lk.Tier), 0)
-		}
-		return keys([]byte{byte(KindVerdict), byte(lk.Verdict)}, 1)
 	case KindProfit:
 		seen := map[Loc]bool{}
 		return profitKeys(ctx, txn, lk.Side, lk.Token, lk.Lo, lk.Hi, func(k *Key) error {
@@ -237,40 +205,12 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 			return get(k)
 		})
 	}
-	return fmt.Errorf("index: no lookup by %s", lk.By)
-}
-
-// holds reports whether the record found through key is one the lookup
-// asks for (false: a tag collision).
-func (lk *Lookup) holds(rec *Record, key *Key) bool {
-	switch lk.By {
-	case KindHash:
-		return rec.Hashes.Of(lk.Level) == lk.Hash
-	case KindBot:
-		return rec.Recipient == lk.Addr
-	case KindAddr:
-		if slices.Contains(rec.Addresses, lk.Addr) {
-			return true
-		}
-		return lk.AsToken && slices.Contains(rec.Tokens, normalToken(normalform.FungibleToken(lk.Addr)))
-	case KindToken:
-		return slices.Contains(rec.Tokens, normalToken(lk.Token))
-	case KindProfit:
-		as := rec.Gross
-		if lk.Side == Net {
-			if !rec.CostsKnown {
-				return false
-			}
-			as = rec.Net
-		}
-		for _, a := range as {
-			if normalToken(a.Token) == normalToken(lk.Token) && a.Amount.Cmp(key.Amount) == 0 {
-				return true
-			}
-		}
-		return false
+	// A key of the lookup's value then the position (keys grouped by
+	// gw bytes between them): layout says which.
+	if prefix, gw, ok := lk.Prefix(); ok {
+		return keys(prefix, gw)
 	}
-	return true
+	return fmt.Errorf("index: no lookup by %s", lk.By)
 }
 
 // refs adapts a Ref callback to find.
@@ -291,7 +231,7 @@ func (ix *Index) ByHash(ctx context.Context, level normalform.Level, h normalfor
 // botShapes lists the ids of the shapes under a bot's tag, in the order
 // of their hashes.
 func (ix *Index) botShapes(ctx context.Context, txn *badger.Txn, bot normalform.Address) ([]uint32, error) {
-	prefix := botPrefix(bot)
+	prefix := layout.BotPrefix(bot)
 	names := ix.namesIn(txn)
 	type shape struct {
 		id uint32
@@ -373,7 +313,7 @@ func (ix *Index) BotShapes(ctx context.Context, bot normalform.Address, fn func(
 	var hits []hit
 	err := ix.db.View(func(txn *badger.Txn) error {
 		names := ix.namesIn(txn)
-		return scanTxn(ctx, txn, firstPrefix(bot), nil, true, func(k, v []byte) ([]byte, bool, error) {
+		return scanTxn(ctx, txn, layout.FirstPrefix(bot), nil, true, func(k, v []byte) ([]byte, bool, error) {
 			key, err := ParseKey(k)
 			if err != nil {
 				return nil, true, err
@@ -445,12 +385,11 @@ func recordsTxn(ctx context.Context, txn *badger.Txn, blocks BlockRange, fn func
 	lo, _ := blockBounds(prefix, blocks.From, blocks.To)
 	var key Key
 	return scanTxn(ctx, txn, prefix, lo, true, func(k, v []byte) ([]byte, bool, error) {
-		r := keyReader{b: k[1:]}
-		key.Loc = r.loc()
-		if r.err != nil || len(r.b) != 0 {
-			return nil, true, fmt.Errorf("%w: tx key %x", ErrBadKey, k)
+		var err error
+		if key.Loc, err = layout.TxLoc(k); err != nil {
+			return nil, true, err
 		}
-		if !blocks.has(key.Loc.Block) {
+		if !blocks.Has(key.Loc.Block) {
 			return nil, true, nil
 		}
 		return nil, false, fn(key.Loc, v)
@@ -483,7 +422,7 @@ func (ix *Index) ByProfit(ctx context.Context, side Side, tok normalform.Token, 
 }
 
 func profitKeys(ctx context.Context, txn *badger.Txn, side Side, tok normalform.Token, lo, hi *normalform.Signed, fn func(*Key) error) error {
-	prefix := profitPrefix(side, tok)
+	prefix := layout.ProfitPrefix(side, tok)
 	var start, end []byte
 	if lo != nil {
 		start = append(append([]byte(nil), prefix...), AmountBytes(*lo)...)
@@ -542,34 +481,14 @@ func (ix *Index) Filter(ctx context.Context, blocks BlockRange, addrs bool, matc
 	})
 }
 
-// Lookup names a secondary-key access path for Fetch: the transactions
-// with a structural hash (By KindHash: Level, Hash), of a bot (KindBot:
-// Addr; by shape hash then position), touching an address (KindAddr: Addr;
-// with AsToken, or the token at that address, merged in position order),
-// moving a token (KindToken: Token), with a verdict (KindVerdict: Verdict,
-// and Tier when set; by tier then position), or with a balance component
-// in a range (KindProfit: Side, Token, Lo, Hi as ByProfit; by amount then
-// position; Blocks is ignored). Blocks bounds the positions.
-type Lookup struct {
-	By      Kind
-	Level   normalform.Level
-	Hash    normalform.Hash
-	Addr    normalform.Address
-	AsToken bool
-	Token   normalform.Token
-	Verdict normalform.Verdict
-	Tier    *normalform.Tier
-	Side    Side
-	Lo, Hi  *normalform.Signed
-	Blocks  BlockRange
-}
-
-// Fetch streams the records a lookup finds, in its order, each once. It
-// reads each record by its position in the lookup's own read transaction:
-// one point read a transaction (the By* functions give Refs, and Get then
-// reads each record again).
+// Fetch streams the records a lookup finds, in its order, each once:
+// whole, or, for a Partial lookup, as far as the lookup's check decoded
+// them (Lookup.Depth). It reads each record by its position in the
+// lookup's own read transaction: one point read a transaction. It is the
+// planner's one execution of every secondary-key access path (the By*
+// functions are the same walk, giving Refs).
 func (ix *Index) Fetch(ctx context.Context, lk Lookup, fn func(*Record) error) error {
-	return ix.view(ctx, lk, depthFull, func(rec *Record, _ *Key) error { return fn(rec) })
+	return ix.view(ctx, lk, lk.Depth(), func(rec *Record, _ *Key) error { return fn(rec) })
 }
 
 // Scan streams every record, in position order.

@@ -1,734 +1,177 @@
 package index
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"math"
-
-	"github.com/holiman/uint256"
-
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
-// This file is the whole key layout of the index. Every key starts with a
-// one-byte Kind; numbers are big-endian and fixed-width, so that byte order
-// is numeric order and a range of blocks, amounts or positions is a range
-// of keys. Nothing else in the package builds or parses key bytes.
-//
-// Notation: u8, u32, u64 are big-endian unsigned integers of 1, 4 and 8
-// bytes; hash is 32 bytes; addr is 20 bytes; id is a u32 dictionary id
-// (below); tag is 6 bytes standing for a hash, an address or a token
-// (below); loc and amount are defined below the table.
-//
-//	kind         key                                                  value
-//	0x01 schema  0x01                                                 u32 schema version, u32 record version
-//	0x02 input   0x02 src[16]                                         input marker (inputValue: content hash, versions, counts, name)
-//	0x03 failure 0x03 src[16] u32 seq                                 failure (failureValue: source, stage, tx, message)
-//	0x04 dict    0x04 u8 level (1 shape, 2 tokens, 3 family), hash    id
-//	0x05 name    0x05 id                                              u8 level, hash
-//	0x06 next    0x06                                                 u32: the next id to assign
-//	0x10 tx      0x10 loc                                             Record (record.go)
-//	0x11 txhash  0x11 tag of the transaction hash                     loc, loc, ...: the positions of the transactions with that tag, in key order
-//	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, loc        (none)
-//	             0x12 u8 level (1 shape, 2 tokens, 3 family), id, loc (none)
-//	0x13 bot     0x13 tag of the recipient, id of the shape, loc      (none)
-//	0x14 first   0x14 addr recipient, id of the shape                 u64 block, u32 index, txhash of the bot's first transaction of that shape
-//	0x15 verdict 0x15 u8 verdict, u8 tier, loc                        (none)
-//	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
-//	0x17 addr    0x17 tag of the address, loc                         (none)
-//	0x18 token   0x18 tag of the token, loc                           (none)
-//	0x19 block   0x19 u40 block                                       block findings (blockValue, blocks.go: u8 version, JSON of block.Report)
-//	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
-//
-// Block findings (issue 18) are a function of every record of a block:
-// a write that changes a record of a known block writes the block's dirty
-// key in the same Badger transaction, and the end of an ingest (or
-// Index.RefreshBlocks) computes the findings of every dirty block from its
-// records and writes them with the dirty key's deletion, in one
-// transaction. A crash between the two leaves the dirty key, and the next
-// ingest computes them.
-//
-// Records are keyed by position, so a block range or a full scan reads
-// them in order with one iterator. The secondary keys 0x12 to 0x18 (but
-// 0x14) carry no value: their transaction is the record at their loc.
-// The txhash key finds a transaction by hash with one point read (then
-// the record's).
-//
-// Tags: a key holds 6 bytes in place of a transaction or exact hash (its
-// first 6 bytes), an address (the first 6 bytes of SHA-256 of
-// "flowq/addr" and the address: vanity addresses share leading bytes)
-// or a token (of SHA-256 of "flowq/token" and the token as below). Two
-// values may share a tag: every reader checks what it finds against the
-// record at the key's position (its hash, exact hash, recipient,
-// addresses, tokens or balance), which it reads anyway, and the txhash
-// key lists every position of its tag. A collision costs a lookup one
-// more record read, never a wrong answer; with 6 bytes it takes about 17
-// million distinct values for one pair to be likely.
-//
-// The dictionary (0x04, 0x05, 0x06) gives each distinct shape, tokens and
-// family hash a small id (from 1, in the order they were first written),
-// which hash and bot keys and records hold instead of the 32 bytes: those
-// hashes repeat across transactions (the same strategy through other
-// pools). An id is assigned in the same Badger transaction as the first
-// record that uses it, and never changes or goes away (a transaction's
-// Delete leaves it), so no record or key names an id the dictionary does
-// not hold, and readers may cache it. Exact hashes, mostly distinct, get
-// no id.
-//
-// loc is a transaction's position: u40 block, u24 index in the block (5
-// and 3 bytes: blocks up to MaxBlock, indexes up to MaxIndex; a record
-// whose position does not fit has it unknown). When the input did not
-// give the index, it is 0xffffff and the transaction's hash follows (32
-// bytes), so that the key stays unique; when it did not give the block
-// either, the block is 0xffffffffff. Such transactions sort after every
-// known position (of their block).
-//
-// A token (tagged) is u8 kind (normalform.TokenKind), addr, and for
-// ERC-721 and ERC-1155 tokens the id as 32 bytes.
-//
-// amount is a signed 256-bit integer in 33 bytes whose byte order is its
-// numeric order: a class byte (0x00 negative, 0x01 zero, 0x02 positive)
-// and 32 bytes, the magnitude for a positive amount and its bitwise
-// complement for a negative one (a larger loss sorts first).
-//
-// src is the first 16 bytes of SHA-256 of the input's name (its absolute
-// path, or a name such as "rpc:block:123" for fetched bundles).
-//
-// The kinds' bytes, the field order and widths are part of the on-disk
-// format: changing any of them changes SchemaVersion.
+// The key layout of the index is package layout's (index/layout/keys.go:
+// the table of kinds, positions, tags, amounts). The names below are
+// layout's, so that the index's readers and writers, and its users, are
+// written as before; nothing here builds or parses key bytes.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 7: the
-// normal form's encoding version 5 (ERC-6909 transfers decoded: token kind
-// Multi6909, so a claims transaction's record changes; issue 17). Version 6:
-// block findings and dirty blocks (0x19, 0x1a; issue 18). Version 4: the
-// normal form's encoding version 3 (detections with their paths and
-// witnesses, payouts, the coalition's gross; issue 14). Version 3:
-// records keyed by position with a header the scans filter on, a txhash
-// key in place of the position key, dictionary ids for the shape, tokens
-// and family hashes, 6-byte tags for transaction and exact hashes,
-// addresses and tokens in keys, record version 3 (issue 8). Version 2:
-// secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 7
+// encodings (layout.SchemaVersion). Open refuses an index written with
+// another.
+const SchemaVersion = layout.SchemaVersion
 
 // Kind is a key's first byte.
-type Kind uint8
+type Kind = layout.Kind
 
 // The key kinds.
 const (
-	KindSchema  Kind = 0x01
-	KindInput   Kind = 0x02
-	KindFailure Kind = 0x03
-	KindDict    Kind = 0x04
-	KindName    Kind = 0x05
-	KindNext    Kind = 0x06
-	KindTx      Kind = 0x10
-	KindTxHash  Kind = 0x11
-	KindHash    Kind = 0x12
-	KindBot     Kind = 0x13
-	KindFirst   Kind = 0x14
-	KindVerdict Kind = 0x15
-	KindProfit  Kind = 0x16
-	KindAddr    Kind = 0x17
-	KindToken   Kind = 0x18
-	KindBlock   Kind = 0x19
-	KindDirty   Kind = 0x1a
+	KindSchema  = layout.KindSchema
+	KindInput   = layout.KindInput
+	KindFailure = layout.KindFailure
+	KindDict    = layout.KindDict
+	KindName    = layout.KindName
+	KindNext    = layout.KindNext
+	KindTx      = layout.KindTx
+	KindTxHash  = layout.KindTxHash
+	KindHash    = layout.KindHash
+	KindBot     = layout.KindBot
+	KindFirst   = layout.KindFirst
+	KindVerdict = layout.KindVerdict
+	KindProfit  = layout.KindProfit
+	KindAddr    = layout.KindAddr
+	KindToken   = layout.KindToken
+	KindBlock   = layout.KindBlock
+	KindDirty   = layout.KindDirty
 )
-
-var kindNames = map[Kind]string{KindSchema: "schema", KindInput: "input", KindFailure: "failure", KindDict: "dict", KindName: "name",
-	KindNext: "next", KindTx: "tx", KindTxHash: "txhash",
-	KindHash: "hash", KindBot: "bot", KindFirst: "first", KindVerdict: "verdict", KindProfit: "profit", KindAddr: "addr", KindToken: "token",
-	KindBlock: "block", KindDirty: "dirty"}
 
 // Kinds lists the key kinds in byte order.
-var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken, KindBlock, KindDirty}
-
-func (k Kind) String() string {
-	if s, ok := kindNames[k]; ok {
-		return s
-	}
-	return fmt.Sprintf("kind(0x%02x)", uint8(k))
-}
+var Kinds = layout.Kinds
 
 // Side says which balance a profit key ranks.
-type Side uint8
+type Side = layout.Side
 
+// The sides.
 const (
-	// Gross is the balance at the principals before costs, per token.
-	Gross Side = 0
-	// Net is the balance after gas and builder payments (native and
-	// wrapped native folded); absent when costs are unknown.
-	Net Side = 1
+	Gross = layout.Gross
+	Net   = layout.Net
 )
-
-func (s Side) String() string {
-	if s == Net {
-		return "net"
-	}
-	return "gross"
-}
 
 // UnknownBlock and UnknownIndex stand for a position the input did not
-// give.
+// give; MaxBlock and MaxIndex are the largest known ones a key holds.
 const (
-	UnknownBlock uint64 = math.MaxUint64
-	UnknownIndex uint32 = math.MaxUint32
+	UnknownBlock = layout.UnknownBlock
+	UnknownIndex = layout.UnknownIndex
+	MaxBlock     = layout.MaxBlock
+	MaxIndex     = layout.MaxIndex
 )
 
-// Loc is a transaction's position. Tx is set (and part of the key) only
-// when Index is UnknownIndex.
-type Loc struct {
-	Block uint64
-	Index uint32
-	Tx    normalform.Hash
-}
+// Loc is a transaction's position.
+type Loc = layout.Loc
 
-func (l Loc) String() string {
-	switch {
-	case l.Known():
-		return fmt.Sprintf("block %d index %d", l.Block, l.Index)
-	case l.Block != UnknownBlock:
-		return fmt.Sprintf("block %d, tx %s", l.Block, l.Tx.Hex())
-	}
-	return "tx " + l.Tx.Hex()
-}
+// SourceID names an input in keys.
+type SourceID = layout.SourceID
 
-// Known reports whether the position is known (the input gave the index).
-func (l Loc) Known() bool { return l.Index != UnknownIndex }
+// Tag is what a key holds in place of a hash, an address or a token.
+type Tag = layout.Tag
 
-// Less orders locations as their keys do.
-func (l Loc) Less(o Loc) bool { return bytes.Compare(l.append(nil), o.append(nil)) < 0 }
+// Key is a parsed key.
+type Key = layout.Key
 
-// MaxBlock and MaxIndex are the largest known block and index a key holds.
-const (
-	MaxBlock uint64 = 1<<40 - 2
-	MaxIndex uint32 = 1<<24 - 2
-)
+// ErrBadKey reports bytes that are not a key of this layout.
+var ErrBadKey = layout.ErrBadKey
 
-// locWidth is the width of a known loc in a key.
-const locWidth = 8
+// Short is the tag of a transaction or exact hash.
+func Short(h normalform.Hash) Tag { return layout.Short(h) }
 
-// appendBlock writes a block in 5 bytes; every block past MaxBlock
-// (UnknownBlock) is 0xffffffffff.
-func appendBlock(dst []byte, b uint64) []byte {
-	if b > MaxBlock {
-		b = MaxBlock + 1
-	}
-	return append(dst, byte(b>>32), byte(b>>24), byte(b>>16), byte(b>>8), byte(b))
-}
+// AddrTag is the tag of an address.
+func AddrTag(a normalform.Address) Tag { return layout.AddrTag(a) }
 
-// locBlock reads a block appendBlock wrote.
-func locBlock(b []byte) uint64 {
-	v := uint64(b[0])<<32 | uint64(b[1])<<24 | uint64(b[2])<<16 | uint64(b[3])<<8 | uint64(b[4])
-	if v > MaxBlock {
-		return UnknownBlock
-	}
-	return v
-}
-
-// Bytes is the loc as keys hold it.
-func (l Loc) Bytes() []byte { return l.append(make([]byte, 0, 40)) }
-
-// parseLocs reads a txhash key's value: locs one after another.
-func parseLocs(b []byte) ([]Loc, error) {
-	if len(b) == 0 {
-		return nil, fmt.Errorf("%w: empty txhash value", ErrBadKey)
-	}
-	var out []Loc
-	for len(b) > 0 {
-		r := &keyReader{b: b}
-		l := r.loc()
-		if r.err != nil {
-			return nil, fmt.Errorf("%w: txhash value %x", ErrBadKey, b)
-		}
-		out = append(out, l)
-		b = r.b
-	}
-	return out, nil
-}
-
-func (l Loc) append(dst []byte) []byte {
-	dst = appendBlock(dst, l.Block)
-	i := l.Index
-	if !l.Known() || i > MaxIndex {
-		i = MaxIndex + 1
-	}
-	dst = append(dst, byte(i>>16), byte(i>>8), byte(i))
-	if !l.Known() {
-		dst = append(dst, l.Tx[:]...)
-	}
-	return dst
-}
-
-// normal zeroes Tx when the position is known, as a parsed key has it.
-func (l Loc) normal() Loc {
-	if l.Known() {
-		l.Tx = normalform.Hash{}
-	}
-	return l
-}
-
-// SourceID names an input in keys: the first 16 bytes of SHA-256 of its
-// name.
-type SourceID [16]byte
-
-// Tag is what a key holds in place of a hash, an address or a token: 6
-// bytes (keys.go, "tags").
-type Tag [6]byte
-
-// Short is the tag of a transaction or exact hash: its first 6 bytes.
-func Short(h normalform.Hash) (s Tag) {
-	copy(s[:], h[:6])
-	return s
-}
-
-// AddrTag is the tag of an address: the first 6 bytes of SHA-256 of
-// "flowq/addr" and the address (not the address's own bytes, which
-// vanity addresses share: leading zeros).
-func AddrTag(a normalform.Address) (t Tag) {
-	var b [30]byte
-	copy(b[:], "flowq/addr")
-	copy(b[10:], a[:])
-	h := sha256.Sum256(b[:])
-	copy(t[:], h[:])
-	return t
-}
-
-// TokenTag is the tag of a token: the first 6 bytes of SHA-256 of
-// "flowq/token", its kind, address, and the id of an ERC-721 or
-// ERC-1155 token.
-func TokenTag(tok normalform.Token) (t Tag) {
-	b := appendToken([]byte("flowq/token"), normalToken(tok))
-	h := sha256.Sum256(b)
-	copy(t[:], h[:])
-	return t
-}
-
-// Key is a parsed key. Which fields are meaningful depends on Kind (see
-// the table above); the others are zero.
-type Key struct {
-	Kind    Kind
-	Tag     Tag                // KindTxHash: of the transaction hash; KindHash at level exact: of the exact hash; KindBot: of the recipient; KindAddr: of the address; KindProfit, KindToken: of the token
-	ID      uint32             // KindHash (levels but exact), KindBot, KindFirst: the id of the hash (the shape's for bot and first); KindName
-	Loc     Loc                // KindTx and every per-transaction secondary kind except KindFirst
-	Level   normalform.Level   // KindHash, KindDict
-	Struct  normalform.Hash    // KindDict: the hash named
-	Addr    normalform.Address // KindFirst: the recipient
-	Verdict normalform.Verdict // KindVerdict
-	Tier    normalform.Tier    // KindVerdict
-	Side    Side               // KindProfit
-	Amount  normalform.Signed  // KindProfit
-	Source  SourceID           // KindInput, KindFailure
-	Seq     uint32             // KindFailure
-	Block   uint64             // KindBlock, KindDirty
-}
-
-// Constructors, one per kind.
+// TokenTag is the tag of a token.
+func TokenTag(tok normalform.Token) Tag { return layout.TokenTag(tok) }
 
 // SchemaKey is the key of the schema version.
-func SchemaKey() Key { return Key{Kind: KindSchema} }
+func SchemaKey() Key { return layout.SchemaKey() }
 
 // BlockKey is the key of a block's findings.
-func BlockKey(block uint64) Key { return Key{Kind: KindBlock, Block: block} }
+func BlockKey(block uint64) Key { return layout.BlockKey(block) }
 
 // DirtyKey marks a block whose findings are to be computed again.
-func DirtyKey(block uint64) Key { return Key{Kind: KindDirty, Block: block} }
+func DirtyKey(block uint64) Key { return layout.DirtyKey(block) }
 
 // InputKey is the key of an input's ingest marker.
-func InputKey(src SourceID) Key { return Key{Kind: KindInput, Source: src} }
+func InputKey(src SourceID) Key { return layout.InputKey(src) }
 
 // FailureKey is the key of an input's seq-th failure.
-func FailureKey(src SourceID, seq uint32) Key { return Key{Kind: KindFailure, Source: src, Seq: seq} }
+func FailureKey(src SourceID, seq uint32) Key { return layout.FailureKey(src, seq) }
 
-// DictKey is the key of a hash's dictionary id (levels shape, tokens,
-// family).
-func DictKey(level normalform.Level, h normalform.Hash) Key {
-	return Key{Kind: KindDict, Level: level, Struct: h}
-}
+// DictKey is the key of a hash's dictionary id.
+func DictKey(level normalform.Level, h normalform.Hash) Key { return layout.DictKey(level, h) }
 
 // NameKey is the key of what a dictionary id names.
-func NameKey(id uint32) Key { return Key{Kind: KindName, ID: id} }
+func NameKey(id uint32) Key { return layout.NameKey(id) }
 
 // NextKey is the key of the next dictionary id.
-func NextKey() Key { return Key{Kind: KindNext} }
+func NextKey() Key { return layout.NextKey() }
 
 // TxKey is the key of the record of the transaction at l.
-func TxKey(l Loc) Key { return Key{Kind: KindTx, Loc: l.normal()} }
+func TxKey(l Loc) Key { return layout.TxKey(l) }
 
 // TxHashKey is the key of the positions of the transactions whose hash
 // begins as tx does.
-func TxHashKey(tx normalform.Hash) Key { return Key{Kind: KindTxHash, Tag: Short(tx)} }
+func TxHashKey(tx normalform.Hash) Key { return layout.TxHashKey(tx) }
 
-// HashKey is the key of a structural hash at a level: for level exact,
-// its tag (Short); for the others, its dictionary id (id).
+// HashKey is the key of a structural hash at a level.
 func HashKey(level normalform.Level, tag Tag, id uint32, l Loc) Key {
-	if level == normalform.Exact {
-		return Key{Kind: KindHash, Level: level, Tag: tag, Loc: l.normal()}
-	}
-	return Key{Kind: KindHash, Level: level, ID: id, Loc: l.normal()}
+	return layout.HashKey(level, tag, id, l)
 }
 
-// BotKey is the key of a recipient (bot) and the shape (its id) of its
-// transaction.
-func BotKey(bot normalform.Address, shape uint32, l Loc) Key {
-	return Key{Kind: KindBot, Tag: AddrTag(bot), ID: shape, Loc: l.normal()}
-}
+// BotKey is the key of a recipient (bot) and the shape of its transaction.
+func BotKey(bot normalform.Address, shape uint32, l Loc) Key { return layout.BotKey(bot, shape, l) }
 
-// FirstKey is the key of the first transaction of a shape (its id) at a
-// bot.
-func FirstKey(bot normalform.Address, shape uint32) Key {
-	return Key{Kind: KindFirst, Addr: bot, ID: shape}
-}
+// FirstKey is the key of the first transaction of a shape at a bot.
+func FirstKey(bot normalform.Address, shape uint32) Key { return layout.FirstKey(bot, shape) }
 
 // VerdictKey is the key of a verdict and tier.
 func VerdictKey(v normalform.Verdict, t normalform.Tier, l Loc) Key {
-	return Key{Kind: KindVerdict, Verdict: v, Tier: t, Loc: l.normal()}
+	return layout.VerdictKey(v, t, l)
 }
 
 // ProfitKey is the key of a balance component.
 func ProfitKey(side Side, tok normalform.Token, amt normalform.Signed, l Loc) Key {
-	if amt.Abs.IsZero() {
-		amt.Neg = false
-	}
-	return Key{Kind: KindProfit, Side: side, Tag: TokenTag(tok), Amount: amt, Loc: l.normal()}
+	return layout.ProfitKey(side, tok, amt, l)
 }
 
 // AddrKey is the key of an address a transaction touches.
-func AddrKey(a normalform.Address, l Loc) Key {
-	return Key{Kind: KindAddr, Tag: AddrTag(a), Loc: l.normal()}
-}
+func AddrKey(a normalform.Address, l Loc) Key { return layout.AddrKey(a, l) }
 
 // TokenKey is the key of a token a transaction touches.
-func TokenKey(tok normalform.Token, l Loc) Key {
-	return Key{Kind: KindToken, Tag: TokenTag(tok), Loc: l.normal()}
+func TokenKey(tok normalform.Token, l Loc) Key { return layout.TokenKey(tok, l) }
+
+// AmountBytes is the sortable 33-byte form of a signed amount.
+func AmountBytes(s normalform.Signed) []byte { return layout.AmountBytes(s) }
+
+// ParseKey is the inverse of Key.Bytes.
+func ParseKey(b []byte) (Key, error) { return layout.ParseKey(b) }
+
+// The package's own short names for layout's prefixes and ranges.
+
+const locWidth = layout.LocWidth
+
+func appendBlock(dst []byte, b uint64) []byte { return layout.AppendBlock(dst, b) }
+func locBlock(b []byte) uint64                { return layout.BlockAt(b) }
+func parseLocs(b []byte) ([]Loc, error)       { return layout.ParseLocs(b) }
+func kindPrefix(k Kind) []byte                { return layout.KindPrefix(k) }
+func botShapePrefix(bot normalform.Address, shape uint32) []byte {
+	return layout.BotShapePrefix(bot, shape)
 }
-
-// normalToken drops an id the token's kind does not carry.
-func normalToken(t normalform.Token) normalform.Token {
-	if !t.HasID() {
-		t.ID = uint256.Int{}
-	}
-	return t
+func blockBounds(prefix []byte, from, to uint64) (lo, hi []byte) {
+	return layout.BlockBounds(prefix, from, to)
 }
+func prefixEnd(prefix []byte) []byte { return layout.PrefixEnd(prefix) }
 
-// Bytes encodes the key.
-func (k Key) Bytes() []byte { return k.Append(make([]byte, 0, 128)) }
-
-// Append appends the key's bytes to dst.
-func (k Key) Append(dst []byte) []byte {
-	dst = append(dst, byte(k.Kind))
-	switch k.Kind {
-	case KindSchema:
-	case KindInput:
-		dst = append(dst, k.Source[:]...)
-	case KindFailure:
-		dst = append(dst, k.Source[:]...)
-		dst = binary.BigEndian.AppendUint32(dst, k.Seq)
-	case KindDict:
-		dst = append(dst, byte(k.Level))
-		dst = append(dst, k.Struct[:]...)
-	case KindName:
-		dst = binary.BigEndian.AppendUint32(dst, k.ID)
-	case KindNext:
-	case KindTx:
-		dst = k.Loc.append(dst)
-	case KindTxHash:
-		dst = append(dst, k.Tag[:]...)
-	case KindHash:
-		dst = append(dst, byte(k.Level))
-		if k.Level == normalform.Exact {
-			dst = append(dst, k.Tag[:]...)
-		} else {
-			dst = binary.BigEndian.AppendUint32(dst, k.ID)
-		}
-		dst = k.Loc.append(dst)
-	case KindBot:
-		dst = append(dst, k.Tag[:]...)
-		dst = binary.BigEndian.AppendUint32(dst, k.ID)
-		dst = k.Loc.append(dst)
-	case KindFirst:
-		dst = append(dst, k.Addr[:]...)
-		dst = binary.BigEndian.AppendUint32(dst, k.ID)
-	case KindVerdict:
-		dst = append(dst, byte(k.Verdict), byte(k.Tier))
-		dst = k.Loc.append(dst)
-	case KindProfit:
-		dst = append(dst, byte(k.Side))
-		dst = append(dst, k.Tag[:]...)
-		dst = appendAmount(dst, k.Amount)
-		dst = k.Loc.append(dst)
-	case KindAddr, KindToken:
-		dst = append(dst, k.Tag[:]...)
-		dst = k.Loc.append(dst)
-	case KindBlock, KindDirty:
-		dst = appendBlock(dst, k.Block)
-	default:
-		panic(fmt.Sprintf("index: key of unknown kind %v", k.Kind))
-	}
-	return dst
-}
-
-func appendToken(dst []byte, t normalform.Token) []byte {
-	dst = append(dst, byte(t.Kind))
-	dst = append(dst, t.Addr[:]...)
-	if t.HasID() {
-		id := t.ID.Bytes32()
-		dst = append(dst, id[:]...)
-	}
-	return dst
-}
-
-// Amount classes, the first byte of an encoded amount.
-const (
-	amountNeg  = 0x00
-	amountZero = 0x01
-	amountPos  = 0x02
-)
-
-func appendAmount(dst []byte, s normalform.Signed) []byte {
-	b := s.Abs.Bytes32()
-	switch s.Sign() {
-	case 0:
-		return append(append(dst, amountZero), make([]byte, 32)...)
-	case 1:
-		return append(append(dst, amountPos), b[:]...)
-	}
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	return append(append(dst, amountNeg), b[:]...)
-}
-
-// AmountBytes is the sortable 33-byte form of a signed amount (exported
-// for tests and tools: bytes.Compare of two encodings is the numeric
-// comparison of the amounts).
-func AmountBytes(s normalform.Signed) []byte { return appendAmount(nil, s) }
-
-// ErrBadKey reports bytes that are not a key of this layout.
-var ErrBadKey = errors.New("not an index key")
-
-// keyReader consumes a key's fields, remembering the first error.
+// keyReader reads a position at the head of b (layout.ReadLoc).
 type keyReader struct {
 	b   []byte
 	err error
 }
 
-func (r *keyReader) take(n int) []byte {
-	if r.err != nil {
-		return make([]byte, n)
-	}
-	if len(r.b) < n {
-		r.err = ErrBadKey
-		return make([]byte, n)
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *keyReader) u8() uint8   { return r.take(1)[0] }
-func (r *keyReader) u32() uint32 { return binary.BigEndian.Uint32(r.take(4)) }
-
-func (r *keyReader) hash() (h normalform.Hash) {
-	copy(h[:], r.take(32))
-	return h
-}
-
-func (r *keyReader) addr() (a normalform.Address) {
-	copy(a[:], r.take(20))
-	return a
-}
-
 func (r *keyReader) loc() Loc {
-	l := Loc{Block: locBlock(r.take(5))}
-	i := r.take(3)
-	l.Index = uint32(i[0])<<16 | uint32(i[1])<<8 | uint32(i[2])
-	if l.Index > MaxIndex {
-		l.Index = UnknownIndex
-	}
-	if !l.Known() {
-		l.Tx = r.hash()
-	}
+	l, rest, err := layout.ReadLoc(r.b)
+	r.b, r.err = rest, err
 	return l
-}
-
-func (r *keyReader) amount() normalform.Signed {
-	class := r.u8()
-	b := r.take(32)
-	var s normalform.Signed
-	switch class {
-	case amountZero:
-		for _, c := range b {
-			if c != 0 {
-				r.err = ErrBadKey
-			}
-		}
-	case amountPos:
-		s.Abs.SetBytes32(b)
-		if s.Abs.IsZero() {
-			r.err = ErrBadKey
-		}
-	case amountNeg:
-		var m [32]byte
-		for i := range b {
-			m[i] = ^b[i]
-		}
-		s.Abs.SetBytes32(m[:])
-		s.Neg = true
-		if s.Abs.IsZero() {
-			r.err = ErrBadKey
-		}
-	default:
-		r.err = ErrBadKey
-	}
-	return s
-}
-
-// ParseKey is the inverse of Key.Bytes: ParseKey(k.Bytes()) == k for every
-// key the constructors build.
-func ParseKey(b []byte) (Key, error) {
-	if len(b) == 0 {
-		return Key{}, ErrBadKey
-	}
-	k := Key{Kind: Kind(b[0])}
-	r := &keyReader{b: b[1:]}
-	switch k.Kind {
-	case KindSchema:
-	case KindInput:
-		copy(k.Source[:], r.take(16))
-	case KindFailure:
-		copy(k.Source[:], r.take(16))
-		k.Seq = r.u32()
-	case KindDict:
-		k.Level = normalform.Level(r.u8())
-		if k.Level == normalform.Exact || k.Level > normalform.Family {
-			r.err = ErrBadKey
-		}
-		k.Struct = r.hash()
-	case KindName:
-		k.ID = r.u32()
-	case KindNext:
-	case KindTx:
-		k.Loc = r.loc()
-	case KindTxHash:
-		copy(k.Tag[:], r.take(6))
-	case KindHash:
-		k.Level = normalform.Level(r.u8())
-		switch {
-		case k.Level == normalform.Exact:
-			copy(k.Tag[:], r.take(6))
-		case k.Level <= normalform.Family:
-			k.ID = r.u32()
-		default:
-			r.err = ErrBadKey
-		}
-		k.Loc = r.loc()
-	case KindBot:
-		copy(k.Tag[:], r.take(6))
-		k.ID = r.u32()
-		k.Loc = r.loc()
-	case KindFirst:
-		k.Addr = r.addr()
-		k.ID = r.u32()
-	case KindVerdict:
-		k.Verdict = normalform.Verdict(r.u8())
-		k.Tier = normalform.Tier(r.u8())
-		if k.Verdict > normalform.VerdictArbitrage || k.Tier > normalform.TierUncertain {
-			r.err = ErrBadKey
-		}
-		k.Loc = r.loc()
-	case KindProfit:
-		k.Side = Side(r.u8())
-		if k.Side > Net {
-			r.err = ErrBadKey
-		}
-		copy(k.Tag[:], r.take(6))
-		k.Amount = r.amount()
-		k.Loc = r.loc()
-	case KindAddr, KindToken:
-		copy(k.Tag[:], r.take(6))
-		k.Loc = r.loc()
-	case KindBlock, KindDirty:
-		k.Block = locBlock(r.take(5))
-	default:
-		return Key{}, fmt.Errorf("%w: unknown kind 0x%02x", ErrBadKey, b[0])
-	}
-	if r.err == nil && len(r.b) != 0 {
-		r.err = ErrBadKey
-	}
-	if r.err != nil {
-		return Key{}, fmt.Errorf("%w: %s key %x", r.err, k.Kind, b)
-	}
-	return k, nil
-}
-
-// --- prefixes and ranges for the iterators ----------------------------------
-
-func kindPrefix(k Kind) []byte { return []byte{byte(k)} }
-
-// hashPrefix is the prefix of the hash keys of an exact hash (its h8) or
-// of another level's id.
-func hashPrefix(level normalform.Level, h normalform.Hash, id uint32) []byte {
-	if level == normalform.Exact {
-		return append([]byte{byte(KindHash), byte(level)}, h[:6]...)
-	}
-	return binary.BigEndian.AppendUint32([]byte{byte(KindHash), byte(level)}, id)
-}
-
-func botPrefix(bot normalform.Address) []byte {
-	t := AddrTag(bot)
-	return append([]byte{byte(KindBot)}, t[:]...)
-}
-
-func botShapePrefix(bot normalform.Address, shape uint32) []byte {
-	return binary.BigEndian.AppendUint32(botPrefix(bot), shape)
-}
-
-func firstPrefix(bot normalform.Address) []byte { return append([]byte{byte(KindFirst)}, bot[:]...) }
-
-func verdictPrefix(v normalform.Verdict, t normalform.Tier) []byte {
-	return []byte{byte(KindVerdict), byte(v), byte(t)}
-}
-
-func profitPrefix(side Side, tok normalform.Token) []byte {
-	t := TokenTag(tok)
-	return append([]byte{byte(KindProfit), byte(side)}, t[:]...)
-}
-
-func addrPrefix(a normalform.Address) []byte {
-	t := AddrTag(a)
-	return append([]byte{byte(KindAddr)}, t[:]...)
-}
-
-func tokenPrefix(tok normalform.Token) []byte {
-	t := TokenTag(tok)
-	return append([]byte{byte(KindToken)}, t[:]...)
-}
-
-// blockBounds returns the key range [lo, hi) of the locations of blocks
-// from..to (inclusive) under prefix. hi is nil when the range runs to the
-// end of the prefix.
-func blockBounds(prefix []byte, from, to uint64) (lo, hi []byte) {
-	lo = appendBlock(append([]byte(nil), prefix...), from)
-	if to == math.MaxUint64 {
-		return lo, prefixEnd(prefix)
-	}
-	hi = appendBlock(append([]byte(nil), prefix...), to+1)
-	return lo, hi
-}
-
-// prefixEnd is the smallest key greater than every key with the prefix,
-// or nil when there is none (a prefix of 0xff bytes).
-func prefixEnd(prefix []byte) []byte {
-	end := append([]byte(nil), prefix...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] != 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
 }

@@ -183,7 +183,7 @@ func TestKeyOrder(t *testing.T) {
 		ProfitKey(Gross, weth, signed(false, "7000000000000000000"), Loc{Block: 0}),
 		ProfitKey(Gross, weth, signed(false, "7000000000000000000"), Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: h(0)}),
 		ProfitKey(Net, weth, signed(true, "1"), Loc{}),
-		TxKey(Loc{Block: 255, Index: 1}).withKind(KindAddr),
+		withKind(TxKey(Loc{Block: 255, Index: 1}), KindAddr),
 	}
 	for i := 1; i < len(ordered); i++ {
 		if bytes.Compare(ordered[i-1].Bytes(), ordered[i].Bytes()) >= 0 {
@@ -225,7 +225,7 @@ func TestKeyOrder(t *testing.T) {
 }
 
 // withKind is for TestKeyOrder: the same fields under another kind.
-func (k Key) withKind(kind Kind) Key { k.Kind = kind; return k }
+func withKind(k Key, kind Kind) Key { k.Kind = kind; return k }
 
 func TestBlockBounds(t *testing.T) {
 	p := []byte{byte(KindTx)}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/index/layout"
 )
 
 // The record scan on all cores. Records are keyed by position, so a block
@@ -70,7 +72,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 			defer wg.Done()
 			names := ix.namesIn(txn) // one per goroutine (it caches unlocked)
 			for c := range work {
-				c.err = ix.readChunk(ctx, txn, BlockRange{c.from, c.to}, d, match, whole, func(r *Record) error {
+				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), d, match, whole, func(r *Record) error {
 					c.recs = append(c.recs, r)
 					return nil
 				}, &chunkState{names: names, n: &c.n})
@@ -88,21 +90,20 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 		defer wg.Done()
 		defer close(order)
 		defer close(work)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: kindPrefix(KindTx)})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: layout.KindPrefix(KindTx)})
 		defer it.Close()
 		next, span := blocks.From, uint64(1)
 		for {
 			// The next block that holds a record.
-			lo, _ := blockBounds(kindPrefix(KindTx), next, blocks.To)
+			lo, _ := layout.BlockBounds(layout.KindPrefix(KindTx), next, blocks.To)
 			it.Seek(lo)
-			if !it.ValidForPrefix(kindPrefix(KindTx)) {
+			if !it.ValidForPrefix(layout.KindPrefix(KindTx)) {
 				return
 			}
-			r := keyReader{b: it.Item().Key()[1:]}
-			l := r.loc()
-			if r.err != nil || l.Block > blocks.To {
+			l, err := layout.TxLoc(it.Item().Key())
+			if err != nil || l.Block > blocks.To {
 				// A bad key is left to the chunk that reads it to report.
-				if r.err == nil {
+				if err == nil {
 					return
 				}
 				l.Block = next

@@ -41,7 +41,7 @@ func TestScanRecordsParallel(t *testing.T) {
 	ix := scanIndex(t)
 	ctx := context.Background()
 	pools := func(r *Record) (bool, error) { return r.Counts.Pools >= 1 || r.Loc.Block%3 == 0, nil }
-	ranges := []BlockRange{AllBlocks, {1003, 1011}, {1019, 11017338}, {0, 999}, {UnknownBlock, AllBlocks.To}}
+	ranges := []BlockRange{AllBlocks, Blocks(1003, 1011), Blocks(1019, 11017338), Blocks(0, 999), Blocks(UnknownBlock, AllBlocks.To)}
 	type run struct {
 		blocks BlockRange
 		match  func(*Record) (bool, error)

@@ -229,7 +229,7 @@ func (ix *Index) noSpace(err error) error {
 // replaces are deleted in the same write, and cost as much).
 func writeSize(rec *Record, e *encoded) uint64 {
 	keys := 16 + len(rec.Addresses) + len(rec.Tokens) + len(rec.Gross) + len(rec.Net)
-	return uint64(len(e.pre)+len(e.post)+16) + 2*uint64(keys)*64
+	return uint64(len(e.Pre)+len(e.Post)+16) + 2*uint64(keys)*64
 }
 
 // opsSize is about what a batch of the ingest writes (writeSize of its

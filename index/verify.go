@@ -50,7 +50,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 				return nil, nil, err
 			}
 			m := map[string][]byte{}
-			for _, x := range rec.keys(enc, id) {
+			for _, x := range keysOf(rec, enc, id) {
 				m[string(x.k)] = x.v
 			}
 			cachedLoc, cached, cachedID, cachedKeys = &l, rec, id, m

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/block"
@@ -17,23 +17,8 @@ import (
 
 // Block findings in the language (issue 18): "find sandwiches", "find
 // backruns", "count sandwiches by bot", "show block N". They read the
-// findings the index stores per block (index.Index.BlockReports), not the
+// findings the index stores per block (Source.BlockReports), not the
 // transactions' records.
-
-// BlockSource is what a Source may offer beyond Source for block
-// findings: the stored findings of the blocks of a range, in block order.
-// *index.Index has it; the executor asks for it with a type assertion.
-type BlockSource interface {
-	BlockReports(ctx context.Context, blocks index.BlockRange, fn func(*block.Report) error) error
-}
-
-var _ BlockSource = (*index.Index)(nil)
-
-// blockDirty is what a source may say of a block without findings: that
-// they wait to be computed (index.Index.Dirty).
-type blockDirty interface {
-	Dirty(n uint64) (bool, error)
-}
 
 // Finding is one block finding: a sandwich or a back-run of a block.
 type Finding struct {
@@ -41,7 +26,7 @@ type Finding struct {
 	Sandwich *block.Sandwich
 	Backrun  *block.Backrun
 	// rec reads the back-run's transaction record (its net balance).
-	rec func() (*index.Record, error)
+	rec func() (*layout.Record, error)
 }
 
 // --- plan nodes -------------------------------------------------------------
@@ -50,7 +35,7 @@ type Finding struct {
 // order, and yields the sandwiches or the back-runs of each.
 type FindingsScan struct {
 	Kind   string // sandwiches, backruns
-	Blocks index.BlockRange
+	Blocks layout.BlockRange
 }
 
 func (FindingsScan) access() {}
@@ -93,7 +78,7 @@ func (p *ShowBlock) Describe() string {
 	return fmt.Sprintf("show block %d: its transactions in order, each with verdict, tier, path and roles", p.Block)
 }
 func (p *ShowBlock) Inputs() []Plan {
-	b := index.Blocks(p.Block, p.Block)
+	b := layout.Blocks(p.Block, p.Block)
 	return []Plan{FindingsScan{Kind: "transactions", Blocks: b}, &BlockScan{Blocks: b}}
 }
 
@@ -105,7 +90,7 @@ type FindingPred struct {
 	src    *lang.Source
 	parts  []*FindingPred
 	Eval   func(*Finding) (bool, error)
-	blocks *index.BlockRange // the block range it pins exactly, pushed into the scan
+	blocks *layout.BlockRange // the block range it pins exactly, pushed into the scan
 }
 
 // Text is the predicate as the query wrote it.
@@ -132,7 +117,7 @@ func (pl *Planner) findings(kind string, where lang.Expr, order *lang.Order, lim
 		}
 		preds = append(preds, p)
 	}
-	blocks := index.AllBlocks
+	blocks := layout.AllBlocks
 	var residual []*FindingPred
 	for _, p := range preds {
 		if p.blocks == nil {
@@ -395,7 +380,7 @@ func (pl *Planner) findingAmount(f *Finding, net bool, tok normalform.Token) (no
 		if !r.CostsKnown {
 			return normalform.Signed{}, false, nil
 		}
-		return amountOf(r, index.Net, pl.Cfg.Unit(tok)), true, nil
+		return amountOf(r, layout.Net, pl.Cfg.Unit(tok)), true, nil
 	}
 	return normalform.Signed{}, false, nil
 }
@@ -469,16 +454,6 @@ func tokenOfKey(k string) normalform.Token {
 
 // --- execution --------------------------------------------------------------
 
-// blockSource is the executor's source as a BlockSource, or an error
-// saying it holds no block findings.
-func (x *Executor) blockSource() (BlockSource, error) {
-	bs, ok := x.Src.(BlockSource)
-	if !ok {
-		return nil, errors.New("this source holds no block findings (sandwiches, back-runs): query an index built by flowq ingest")
-	}
-	return bs, nil
-}
-
 // isFindings reports a plan over block findings.
 func isFindings(p Plan) bool {
 	switch n := p.(type) {
@@ -500,11 +475,7 @@ func isFindings(p Plan) bool {
 func (x *Executor) findings(ctx context.Context, p Plan, emit func(*Finding) error) error {
 	switch n := p.(type) {
 	case FindingsScan:
-		bs, err := x.blockSource()
-		if err != nil {
-			return err
-		}
-		return bs.BlockReports(ctx, n.Blocks, func(r *block.Report) error {
+		return x.Src.BlockReports(ctx, n.Blocks, func(r *block.Report) error {
 			if n.Kind == "sandwiches" {
 				for i := range r.Sandwiches {
 					if err := emit(&Finding{Block: r.Block, Sandwich: &r.Sandwiches[i]}); err != nil {
@@ -516,7 +487,7 @@ func (x *Executor) findings(ctx context.Context, p Plan, emit func(*Finding) err
 			for i := range r.Backruns {
 				br := &r.Backruns[i]
 				f := &Finding{Block: r.Block, Backrun: br}
-				f.rec = func() (*index.Record, error) {
+				f.rec = func() (*layout.Record, error) {
 					h, err := normalform.ParseHash(br.Tx)
 					if err != nil {
 						return nil, fmt.Errorf("block %d: back-run tx %q: %w", r.Block, br.Tx, err)
@@ -740,27 +711,22 @@ func (x *Executor) findingsGroup(ctx context.Context, plan Plan, emit func(Row) 
 // showBlock lists a block's transactions with their roles: the stored
 // findings' rows, and each transaction's path from its record.
 func (x *Executor) showBlock(ctx context.Context, p *ShowBlock, emit func(Row) error) error {
-	bs, err := x.blockSource()
-	if err != nil {
-		return err
-	}
 	var rep *block.Report
-	if err := bs.BlockReports(ctx, index.Blocks(p.Block, p.Block), func(r *block.Report) error {
+	if err := x.Src.BlockReports(ctx, layout.Blocks(p.Block, p.Block), func(r *block.Report) error {
 		rep = r
 		return nil
 	}); err != nil {
 		return err
 	}
 	if rep == nil {
-		if d, ok := x.Src.(blockDirty); ok {
-			if dirty, err := d.Dirty(p.Block); err == nil && dirty {
-				return fmt.Errorf("block %d: its findings wait to be computed (an ingest stopped before it could): ingest again", p.Block)
-			}
+		if dirty, err := x.Src.Dirty(p.Block); err == nil && dirty {
+			return fmt.Errorf("block %d: its findings wait to be computed (an ingest stopped before it could): ingest again", p.Block)
 		}
 		return fmt.Errorf("block %d is not in the index: ingest its transactions first (flowq ingest, or .ingest in the REPL)", p.Block)
 	}
 	paths := map[string]string{}
-	if err := x.Src.Records(ctx, index.Blocks(p.Block, p.Block), func(r *index.Record) error {
+	// The paths are in the records' headers.
+	if err := x.Src.Filter(ctx, layout.Blocks(p.Block, p.Block), false, nil, false, func(r *layout.Record) error {
 		paths[r.Hash.Hex()] = r.Path.String()
 		return nil
 	}); err != nil {

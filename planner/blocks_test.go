@@ -98,13 +98,3 @@ func TestBackrunQueries(t *testing.T) {
 		}
 	}
 }
-
-// A source without block findings says so.
-func TestNoBlockSource(t *testing.T) {
-	src := struct{ Source }{testIndex}
-	for _, q := range []string{"find sandwiches", "show block 137", "count backruns by bot"} {
-		if got := runOn(src, q); !strings.HasPrefix(got, "error: this source holds no block findings") {
-			t.Errorf("%s: %s", q, got)
-		}
-	}
-}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/holiman/uint256"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -61,7 +61,7 @@ func (pl *Planner) build(st lang.Statement) (*Query, error) {
 			return nil, err2
 		}
 		var then Plan
-		then, err = pl.find(lang.TargetTransactions, s.Where, s.Order, s.Limit, &HashLookup{Level: q.Level, Blocks: index.AllBlocks})
+		then, err = pl.find(lang.TargetTransactions, s.Where, s.Order, s.Limit, &HashLookup{Level: q.Level, Blocks: layout.AllBlocks})
 		q.Plan = &MatchRef{Ref: TxLookup{Tx: ref}, Level: q.Level, Then: then}
 	case *lang.Same:
 		q.Level = s.At
@@ -89,7 +89,7 @@ func (pl *Planner) build(st lang.Statement) (*Query, error) {
 			if err1 != nil || err2 != nil {
 				return nil, firstErr(err1, err2)
 			}
-			p.Baseline = &index.BlockRange{From: from, To: to}
+			p.Baseline = &layout.BlockRange{From: from, To: to}
 		}
 		if s.Limit != nil {
 			p.Limit, err = pl.limit(s.Limit)
@@ -274,7 +274,7 @@ func (pl *Planner) find(target lang.Target, where lang.Expr, order *lang.Order, 
 		preds = append(preds, verdictPred(v, nil, false))
 	}
 	// The block range: the intersection of the exact block conjuncts.
-	blocks := index.AllBlocks
+	blocks := layout.AllBlocks
 	for _, p := range preds {
 		if p.blocks != nil {
 			if p.blocks.From > blocks.From {
@@ -327,7 +327,7 @@ func (pl *Planner) find(target lang.Target, where lang.Expr, order *lang.Order, 
 
 // choose picks the most selective access path a conjunct allows and marks
 // the conjuncts it decides exactly.
-func (pl *Planner) choose(preds []*Pred, blocks index.BlockRange, served map[*Pred]bool) Access {
+func (pl *Planner) choose(preds []*Pred, blocks layout.BlockRange, served map[*Pred]bool) Access {
 	markBlocks := func() {
 		for _, p := range preds {
 			if p.blocks != nil {
@@ -365,6 +365,12 @@ func (pl *Planner) choose(preds []*Pred, blocks index.BlockRange, served map[*Pr
 				served[p] = true
 				markBlocks()
 				return &a2
+			case *KeyScan:
+				a2 := *a
+				a2.Lookup.Blocks = blocks
+				served[p] = true
+				markBlocks()
+				return &a2
 			case *ProfitRange:
 				// The range is inclusive; the predicate stays as a filter
 				// (strict bounds, and the block range).
@@ -392,7 +398,7 @@ func (pl *Planner) choose(preds []*Pred, blocks index.BlockRange, served map[*Pr
 			}
 		}
 	}
-	if blocks != index.AllBlocks {
+	if blocks != layout.AllBlocks {
 		markBlocks()
 		return &BlockScan{Blocks: blocks}
 	}

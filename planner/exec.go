@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -124,7 +124,7 @@ func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) erro
 	if g := findGroup(q.Plan); g != nil {
 		return x.group(ctx, q.Plan, emit)
 	}
-	return x.records(ctx, q.Plan, func(r *index.Record) error { return emit(x.recordRow(r)) })
+	return x.records(ctx, q.Plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
 }
 
 func findGroup(p Plan) *Group {
@@ -139,47 +139,45 @@ func findGroup(p Plan) *Group {
 
 // lookup is the index lookup of an access path that reads secondary
 // keys (false: the path is not one).
-func lookup(p Plan) (index.Lookup, bool) {
+func lookup(p Plan) (layout.Lookup, bool) {
 	switch n := p.(type) {
 	case *HashLookup:
-		return index.Lookup{By: index.KindHash, Level: n.Level, Hash: n.Hash, Blocks: n.Blocks}, true
+		return layout.Lookup{By: layout.KindHash, Level: n.Level, Hash: n.Hash, Blocks: n.Blocks}, true
 	case *BotScan:
-		return index.Lookup{By: index.KindBot, Addr: n.Bot, Blocks: n.Blocks}, true
+		return layout.Lookup{By: layout.KindBot, Addr: n.Bot, Blocks: n.Blocks}, true
 	case *AddressScan:
-		return index.Lookup{By: index.KindAddr, Addr: n.Addr, AsToken: n.AsToken, Blocks: n.Blocks}, true
+		return layout.Lookup{By: layout.KindAddr, Addr: n.Addr, AsToken: n.AsToken, Blocks: n.Blocks}, true
 	case *TokenScan:
-		return index.Lookup{By: index.KindToken, Token: n.Token, Blocks: n.Blocks}, true
+		return layout.Lookup{By: layout.KindToken, Token: n.Token, Blocks: n.Blocks}, true
+	case *KeyScan:
+		return n.Lookup, true
 	case *TierScan:
-		return index.Lookup{By: index.KindVerdict, Verdict: n.Verdict, Tier: n.Tier, Blocks: n.Blocks}, true
+		return layout.Lookup{By: layout.KindVerdict, Verdict: n.Verdict, Tier: n.Tier, Blocks: n.Blocks}, true
 	case *ProfitRange:
-		return index.Lookup{By: index.KindProfit, Side: n.Side, Token: n.Token, Lo: n.Lo, Hi: n.Hi, Blocks: index.AllBlocks}, true
+		return layout.Lookup{By: layout.KindProfit, Side: n.Side, Token: n.Token, Lo: n.Lo, Hi: n.Hi, Blocks: layout.AllBlocks}, true
 	}
-	return index.Lookup{}, false
+	return layout.Lookup{}, false
 }
 
 // scanRange is the block range of a plan that reads every record of one
 // (a full scan, a block range; false: the plan does not).
-func scanRange(p Plan) (index.BlockRange, bool) {
+func scanRange(p Plan) (layout.BlockRange, bool) {
 	switch n := p.(type) {
 	case *FullScan:
-		return index.AllBlocks, true
+		return layout.AllBlocks, true
 	case *BlockScan:
 		return n.Blocks, true
 	}
-	return index.BlockRange{}, false
+	return layout.BlockRange{}, false
 }
 
 // headerScan runs a filter over a full or block-range scan on the
-// records' headers, when the source can (Fetcher) and the predicate needs
-// no more than the header (pred nil: every record). The predicate is
+// records' headers, when the predicate needs no more than the header
+// (pred nil: every record). The predicate is
 // evaluated on all cores (it only reads the record); emit receives the
 // records that pass, in position order, whole when whole is set, else as
 // their headers. ok is false when the plan cannot run so.
-func (x *Executor) headerScan(ctx context.Context, p Plan, need needs, whole bool, emit func(*index.Record) error) (ok bool, err error) {
-	f, isFetcher := x.Src.(Fetcher)
-	if !isFetcher {
-		return false, nil
-	}
+func (x *Executor) headerScan(ctx context.Context, p Plan, need needs, whole bool, emit func(*layout.Record) error) (ok bool, err error) {
 	var pred *Pred
 	if flt, isFilter := p.(*Filter); isFilter {
 		pred, p = flt.Pred, flt.Input
@@ -189,96 +187,25 @@ func (x *Executor) headerScan(ctx context.Context, p Plan, need needs, whole boo
 	if !isScan || need == needFull {
 		return false, nil
 	}
-	var match func(*index.Record) (bool, error)
+	var match func(*layout.Record) (bool, error)
 	if pred != nil {
 		match = pred.Eval
 	}
-	return true, f.Filter(ctx, blocks, need == needAddrs, match, whole, emit)
+	return true, x.Src.Filter(ctx, blocks, need == needAddrs, match, whole, emit)
 }
 
-// records runs a record-producing plan.
-func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record) error) error {
-	if f, ok := x.Src.(Fetcher); ok {
-		if lk, ok := lookup(p); ok {
-			return f.Fetch(ctx, lk, emit)
-		}
-		if b, ok := p.(*BlockScan); ok {
-			return x.Src.Records(ctx, b.Blocks, emit) // one iterator over the records
-		}
-		if _, ok := p.(*Filter); ok {
-			if ok, err := x.headerScan(ctx, p, needHeader, true, emit); ok {
-				return err
-			}
-		}
+// records runs a record-producing plan. Each access path has one
+// execution: a secondary-key path is one Fetch, a block range or a full
+// scan one Filter (on the headers first when a filter above it can be
+// decided there).
+func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record) error) error {
+	if lk, ok := lookup(p); ok {
+		return x.Src.Fetch(ctx, lk, emit)
 	}
-	get := func(r index.Ref) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := x.Src.Get(r.Hash)
-		if err != nil {
-			return fmt.Errorf("reading tx %s: %w", r.Hash.Hex(), err)
-		}
-		return emit(rec)
+	if blocks, ok := scanRange(p); ok {
+		return x.Src.Filter(ctx, blocks, false, nil, true, emit)
 	}
 	switch n := p.(type) {
-	case *HashLookup:
-		return x.Src.ByHash(ctx, n.Level, n.Hash, n.Blocks, get)
-	case *BotScan:
-		return x.Src.ByBot(ctx, n.Bot, n.Blocks, func(_ normalform.Hash, r index.Ref) error { return get(r) })
-	case *AddressScan:
-		if !n.AsToken {
-			return x.Src.ByAddress(ctx, n.Addr, n.Blocks, get)
-		}
-		// The address and the token: both streams, merged in position
-		// order, each transaction once.
-		seen := map[normalform.Hash]bool{}
-		var refs []index.Ref
-		collect := func(r index.Ref) error {
-			if !seen[r.Hash] {
-				seen[r.Hash] = true
-				refs = append(refs, r)
-			}
-			return ctx.Err()
-		}
-		if err := x.Src.ByAddress(ctx, n.Addr, n.Blocks, collect); err != nil {
-			return err
-		}
-		if err := x.Src.ByToken(ctx, normalform.FungibleToken(n.Addr), n.Blocks, collect); err != nil {
-			return err
-		}
-		sort.SliceStable(refs, func(i, j int) bool { return refs[i].Loc.Less(refs[j].Loc) })
-		for _, r := range refs {
-			if err := get(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	case *TokenScan:
-		return x.Src.ByToken(ctx, n.Token, n.Blocks, get)
-	case *TierScan:
-		if n.Tier != nil {
-			return x.Src.ByTier(ctx, n.Verdict, *n.Tier, n.Blocks, get)
-		}
-		return x.Src.ByVerdict(ctx, n.Verdict, n.Blocks, func(_ normalform.Tier, r index.Ref) error { return get(r) })
-	case *ProfitRange:
-		seen := map[normalform.Hash]bool{}
-		return x.Src.ByProfit(ctx, n.Side, n.Token, n.Lo, n.Hi, func(_ normalform.Signed, r index.Ref) error {
-			if seen[r.Hash] {
-				return nil
-			}
-			seen[r.Hash] = true
-			return get(r)
-		})
-	case *BlockScan:
-		return x.Src.ByBlocks(ctx, n.Blocks, get)
-	case *FullScan:
-		return x.Src.Records(ctx, index.AllBlocks, func(r *index.Record) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return emit(r)
-		})
 	case TxLookup:
 		rec, err := x.get(n.Tx)
 		if err != nil {
@@ -286,7 +213,10 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record)
 		}
 		return emit(rec)
 	case *Filter:
-		return x.records(ctx, n.Input, func(r *index.Record) error {
+		if ok, err := x.headerScan(ctx, p, needHeader, true, emit); ok {
+			return err
+		}
+		return x.records(ctx, n.Input, func(r *layout.Record) error {
 			ok, err := n.Pred.Eval(r)
 			if err != nil || !ok {
 				return err
@@ -294,8 +224,8 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record)
 			return emit(r)
 		})
 	case *Sort:
-		var all []*index.Record
-		if err := x.records(ctx, n.Input, func(r *index.Record) error { all = append(all, r); return nil }); err != nil {
+		var all []*layout.Record
+		if err := x.records(ctx, n.Input, func(r *layout.Record) error { all = append(all, r); return nil }); err != nil {
 			return err
 		}
 		sort.SliceStable(all, func(i, j int) bool {
@@ -312,7 +242,7 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record)
 		return nil
 	case *Limit:
 		k := 0
-		err := x.records(ctx, n.Input, func(r *index.Record) error {
+		err := x.records(ctx, n.Input, func(r *layout.Record) error {
 			if k == n.N {
 				return errLimit
 			}
@@ -328,16 +258,16 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*index.Record)
 }
 
 // recordRow is a transaction's row in find, match and anomalies results.
-func (x *Executor) recordRow(r *index.Record) Row {
+func (x *Executor) recordRow(r *layout.Record) Row {
 	block := ""
-	if r.Loc.Block != index.UnknownBlock {
+	if r.Loc.Block != layout.UnknownBlock {
 		block = fmt.Sprint(r.Loc.Block)
 	}
 	reasons := make([]string, len(r.Reasons))
 	for i, y := range r.Reasons {
 		reasons[i] = string(y)
 	}
-	amounts := func(as []index.Amount, known bool) (string, string) {
+	amounts := func(as []layout.Amount, known bool) (string, string) {
 		if !known {
 			return "", "unknown"
 		}
@@ -376,7 +306,7 @@ func (x *Executor) recordRow(r *index.Record) Row {
 	}
 }
 
-func (x *Executor) analysis(h normalform.Hash) (*normalform.Analysis, *index.Record, error) {
+func (x *Executor) analysis(h normalform.Hash) (*normalform.Analysis, *layout.Record, error) {
 	rec, err := x.get(h)
 	if err != nil {
 		return nil, nil, err
@@ -390,9 +320,9 @@ func (x *Executor) analysis(h normalform.Hash) (*normalform.Analysis, *index.Rec
 
 // get reads one record; a transaction missing from the index is an error
 // that says what to do.
-func (x *Executor) get(h normalform.Hash) (*index.Record, error) {
+func (x *Executor) get(h normalform.Hash) (*layout.Record, error) {
 	rec, err := x.Src.Get(h)
-	if errors.Is(err, index.ErrNotFound) || (err == nil && rec == nil) {
+	if errors.Is(err, layout.ErrNotFound) || (err == nil && rec == nil) {
 		return nil, fmt.Errorf("tx %s is not in the index: ingest it first (flowq ingest, or .ingest in the REPL)", h.Hex())
 	}
 	return rec, err
@@ -477,7 +407,7 @@ func (x *Executor) match(ctx context.Context, p *MatchRef, emit func(Row) error)
 		return err
 	}
 	plan := withHash(p.Then, ref.Hashes.Of(p.Level))
-	return x.records(ctx, plan, func(r *index.Record) error { return emit(x.recordRow(r)) })
+	return x.records(ctx, plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
 }
 
 // withHash rebuilds a match plan with the reference's hash in its lookup.
@@ -499,29 +429,38 @@ func withHash(p Plan, h normalform.Hash) Plan {
 
 // anomalies is Q_anom.
 func (x *Executor) anomalies(ctx context.Context, p *Anomalies, emit func(Row) error) error {
-	first := map[normalform.Hash]index.Ref{}
-	if err := x.Src.BotShapes(ctx, p.Bot, func(shape normalform.Hash, r index.Ref) error {
+	first := map[normalform.Hash]layout.Ref{}
+	if err := x.Src.BotShapes(ctx, p.Bot, func(shape normalform.Hash, r layout.Ref) error {
 		first[shape] = r
 		return nil
 	}); err != nil {
 		return err
 	}
+	// The bot's transactions: their headers are enough (shape, hash,
+	// position).
+	bot := func(blocks layout.BlockRange, fn func(shape normalform.Hash, r layout.Ref) error) error {
+		lk := layout.Lookup{By: layout.KindBot, Addr: p.Bot, Blocks: blocks, Partial: true}
+		return x.Src.Fetch(ctx, lk, func(r *layout.Record) error {
+			return fn(r.Hashes.Shape, layout.Ref{Hash: r.Hash, Loc: r.Loc})
+		})
+	}
 	base := map[normalform.Hash]bool{}
 	if p.Baseline != nil {
-		if err := x.Src.ByBot(ctx, p.Bot, *p.Baseline, func(shape normalform.Hash, _ index.Ref) error {
+		if err := bot(*p.Baseline, func(shape normalform.Hash, _ layout.Ref) error {
 			base[shape] = true
 			return nil
 		}); err != nil {
 			return err
 		}
 	}
-	// The bot's transactions in position order (ByBot streams by shape).
+	// The bot's transactions in position order (the lookup streams by
+	// shape).
 	type hit struct {
 		shape normalform.Hash
-		ref   index.Ref
+		ref   layout.Ref
 	}
 	var all []hit
-	if err := x.Src.ByBot(ctx, p.Bot, index.AllBlocks, func(shape normalform.Hash, r index.Ref) error {
+	if err := bot(layout.AllBlocks, func(shape normalform.Hash, r layout.Ref) error {
 		all = append(all, hit{shape, r})
 		return nil
 	}); err != nil {
@@ -588,7 +527,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	// The hex of the hashes that repeat (shape, tokens, family), memoised
 	// for a scan of a million rows; bounded.
 	memo := map[normalform.Hash][2]string{}
-	key := func(r *index.Record) (string, string) {
+	key := func(r *layout.Record) (string, string) {
 		var h normalform.Hash
 		lvl, ok := g.By.Level()
 		if !ok || g.By == lang.GroupExact {
@@ -604,7 +543,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 		}
 		return k, hu
 	}
-	tally := func(r *index.Record) error {
+	tally := func(r *layout.Record) error {
 		k, h := key(r)
 		b := buckets[k]
 		if b == nil {
@@ -668,7 +607,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	return nil
 }
 
-func groupKey(cfg *normalform.Config, r *index.Record, by lang.GroupBy) (string, string) {
+func groupKey(cfg *normalform.Config, r *layout.Record, by lang.GroupBy) (string, string) {
 	short := func(h normalform.Hash) (string, string) { return h.Hex(), h.Hex()[:18] + "…" }
 	switch by {
 	case lang.GroupFamily:

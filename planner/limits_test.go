@@ -17,12 +17,12 @@ import (
 // still be running at the deadline.
 type stuckSource struct{ *index.Index }
 
-func (stuckSource) ByBlocks(ctx context.Context, _ index.BlockRange, _ func(index.Ref) error) error {
+func (stuckSource) Fetch(ctx context.Context, _ index.Lookup, _ func(*index.Record) error) error {
 	<-ctx.Done()
 	return ctx.Err()
 }
 
-func (stuckSource) Records(ctx context.Context, _ index.BlockRange, _ func(*index.Record) error) error {
+func (stuckSource) Filter(ctx context.Context, _ index.BlockRange, _ bool, _ func(*index.Record) (bool, error), _ bool, _ func(*index.Record) error) error {
 	<-ctx.Done()
 	return ctx.Err()
 }

@@ -5,40 +5,41 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/block"
 )
 
-// Source is what the planner needs of an index. *index.Index satisfies it.
+// Source is what the planner needs of an index, written in package
+// layout's types (the planner links no store): a record by its
+// transaction, the records one secondary-key access path finds, a scan of
+// a block range that decides on each record's header, a bot's shapes, and
+// the block findings. Each access path of a plan runs through exactly one
+// of these. *layout.Index satisfies it (the tests check it: the planner
+// does not import index).
 type Source interface {
-	Get(tx normalform.Hash) (*index.Record, error)
-	ByHash(ctx context.Context, level normalform.Level, h normalform.Hash, blocks index.BlockRange, fn func(index.Ref) error) error
-	ByBot(ctx context.Context, bot normalform.Address, blocks index.BlockRange, fn func(shape normalform.Hash, r index.Ref) error) error
-	BotShapes(ctx context.Context, bot normalform.Address, fn func(shape normalform.Hash, first index.Ref) error) error
-	ByBlocks(ctx context.Context, blocks index.BlockRange, fn func(index.Ref) error) error
-	ByTier(ctx context.Context, v normalform.Verdict, t normalform.Tier, blocks index.BlockRange, fn func(index.Ref) error) error
-	ByVerdict(ctx context.Context, v normalform.Verdict, blocks index.BlockRange, fn func(t normalform.Tier, r index.Ref) error) error
-	ByProfit(ctx context.Context, side index.Side, tok normalform.Token, lo, hi *normalform.Signed, fn func(amount normalform.Signed, r index.Ref) error) error
-	ByAddress(ctx context.Context, a normalform.Address, blocks index.BlockRange, fn func(index.Ref) error) error
-	ByToken(ctx context.Context, tok normalform.Token, blocks index.BlockRange, fn func(index.Ref) error) error
-	Records(ctx context.Context, blocks index.BlockRange, fn func(*index.Record) error) error
+	// Get reads a transaction's record; an error wrapping
+	// layout.ErrNotFound when the transaction is not there.
+	Get(tx normalform.Hash) (*layout.Record, error)
+	// Fetch streams the records a lookup finds, in its order, each once
+	// (layout.Index.Fetch).
+	Fetch(ctx context.Context, lk layout.Lookup, fn func(*layout.Record) error) error
+	// Filter streams the records of a block range in position order
+	// whose header match accepts (nil: every record); match may run on
+	// several goroutines at once on a Partial record (with From, To and
+	// Recipient when addrs is set), fn on the caller's, with the record
+	// whole when whole is set (layout.Index.Filter).
+	Filter(ctx context.Context, blocks layout.BlockRange, addrs bool, match func(*layout.Record) (bool, error), whole bool, fn func(*layout.Record) error) error
+	// BotShapes streams the shapes a recipient has used, each with its
+	// first transaction, in shape-hash order.
+	BotShapes(ctx context.Context, bot normalform.Address, fn func(shape normalform.Hash, first layout.Ref) error) error
+	// BlockReports streams the stored block findings of a range, in
+	// block order.
+	BlockReports(ctx context.Context, blocks layout.BlockRange, fn func(*block.Report) error) error
+	// Dirty reports whether a block's findings wait to be computed.
+	Dirty(n uint64) (bool, error)
 }
-
-var _ Source = (*index.Index)(nil)
-
-// Fetcher is what a Source may offer beyond Source (*index.Index does):
-// the records a secondary-key access path finds, each read once in the
-// path's own read transaction (index.Index.Fetch), and a scan of a block
-// range that decides on each record's header before decoding it whole
-// (index.Index.Filter). The executor uses them when its source has them;
-// the rows are the same either way.
-type Fetcher interface {
-	Fetch(ctx context.Context, lk index.Lookup, fn func(*index.Record) error) error
-	Filter(ctx context.Context, blocks index.BlockRange, addrs bool, match func(*index.Record) (bool, error), whole bool, fn func(*index.Record) error) error
-}
-
-var _ Fetcher = (*index.Index)(nil)
 
 // Plan is a node of a query plan. Nodes are immutable once built.
 type Plan interface {
@@ -67,12 +68,12 @@ func Explain(p Plan) string {
 	return b.String()
 }
 
-func blocksText(b index.BlockRange) string {
-	if b == index.AllBlocks {
+func blocksText(b layout.BlockRange) string {
+	if b == layout.AllBlocks {
 		return ""
 	}
 	to := fmt.Sprint(b.To)
-	if b.To >= index.AllBlocks.To-1 {
+	if b.To >= layout.AllBlocks.To-1 {
 		to = "∞"
 	}
 	return fmt.Sprintf(" blocks %d..%s", b.From, to)
@@ -90,13 +91,13 @@ type Access interface {
 type HashLookup struct {
 	Level  normalform.Level
 	Hash   normalform.Hash
-	Blocks index.BlockRange
+	Blocks layout.BlockRange
 }
 
 // BotScan reads a bot's transactions (the bot index).
 type BotScan struct {
 	Bot    normalform.Address
-	Blocks index.BlockRange
+	Blocks layout.BlockRange
 }
 
 // AddressScan reads the transactions touching an address: as a sender,
@@ -104,20 +105,20 @@ type BotScan struct {
 type AddressScan struct {
 	Addr    normalform.Address
 	AsToken bool
-	Blocks  index.BlockRange
+	Blocks  layout.BlockRange
 }
 
 // TokenScan reads the transactions moving a token.
 type TokenScan struct {
 	Token  normalform.Token
 	Name   string
-	Blocks index.BlockRange
+	Blocks layout.BlockRange
 }
 
 // ProfitRange reads the transactions whose gross or net balance in a token
 // lies in a range, in amount order.
 type ProfitRange struct {
-	Side   index.Side
+	Side   layout.Side
 	Token  normalform.Token
 	Name   string
 	Lo, Hi *normalform.Signed
@@ -127,11 +128,26 @@ type ProfitRange struct {
 type TierScan struct {
 	Verdict normalform.Verdict
 	Tier    *normalform.Tier
-	Blocks  index.BlockRange
+	Blocks  layout.BlockRange
+}
+
+// KeyScan reads the transactions one secondary key kind of the index
+// finds (a layout.Lookup, its Blocks set by the planner): the access path
+// of a key kind without a node of its own. What names the key for
+// explain ("sender = 0x…").
+type KeyScan struct {
+	Lookup layout.Lookup
+	What   string
+}
+
+func (KeyScan) access()        {}
+func (KeyScan) Inputs() []Plan { return nil }
+func (p KeyScan) Describe() string {
+	return fmt.Sprintf("index scan: %s%s", p.What, blocksText(p.Lookup.Blocks))
 }
 
 // BlockScan reads a block range in position order.
-type BlockScan struct{ Blocks index.BlockRange }
+type BlockScan struct{ Blocks layout.BlockRange }
 
 // FullScan reads every record.
 type FullScan struct{}
@@ -170,7 +186,7 @@ func (p TokenScan) Describe() string {
 }
 func (p ProfitRange) Describe() string {
 	side := "gross"
-	if p.Side == index.Net {
+	if p.Side == layout.Net {
 		side = "net"
 	}
 	r := func(s *normalform.Signed) string {
@@ -284,7 +300,7 @@ func (p *MatchRef) Inputs() []Plan { return []Plan{p.Ref, p.Then} }
 type Anomalies struct {
 	Bot      normalform.Address
 	Since    *uint64
-	Baseline *index.BlockRange
+	Baseline *layout.BlockRange
 	Limit    int
 }
 
@@ -301,7 +317,7 @@ func (p *Anomalies) Describe() string {
 	return s
 }
 func (p *Anomalies) Inputs() []Plan {
-	return []Plan{BotShapesScan{Bot: p.Bot}, BotScan{Bot: p.Bot, Blocks: index.AllBlocks}}
+	return []Plan{BotShapesScan{Bot: p.Bot}, BotScan{Bot: p.Bot, Blocks: layout.AllBlocks}}
 }
 
 // BotShapesScan reads a bot's shapes with their first transaction.

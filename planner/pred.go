@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -25,9 +25,9 @@ type Pred struct {
 	lit   string
 	parts []*Pred
 
-	Eval func(r *index.Record) (bool, error)
+	Eval func(r *layout.Record) (bool, error)
 	// need says which fields of a record Eval reads: a header scan
-	// (index.Index.Filter) evaluates the predicate before decoding
+	// (layout.Index.Filter) evaluates the predicate before decoding
 	// records whole when it needs no more than the header.
 	need needs
 	// access is the index access that finds every record the predicate
@@ -35,11 +35,11 @@ type Pred struct {
 	// blocks the block range it pins exactly.
 	access Access
 	rank   int
-	blocks *index.BlockRange
+	blocks *layout.BlockRange
 }
 
 // needs are the fields of a record a predicate or a grouping reads: the
-// header's (index.Record.Partial), the header's with the principals'
+// header's (layout.Record.Partial), the header's with the principals'
 // addresses, or all of them (the zero value).
 type needs uint8
 
@@ -85,7 +85,7 @@ func andPreds(ps []*Pred) *Pred {
 	for _, p := range ps {
 		need = both(need, p.need)
 	}
-	return &Pred{parts: ps, need: need, Eval: func(r *index.Record) (bool, error) {
+	return &Pred{parts: ps, need: need, Eval: func(r *layout.Record) (bool, error) {
 		for _, p := range ps {
 			ok, err := p.Eval(r)
 			if err != nil || !ok {
@@ -102,7 +102,7 @@ func orPreds(ps []*Pred) *Pred {
 	for _, p := range ps {
 		need = both(need, p.need)
 	}
-	return &Pred{need: need, Eval: func(r *index.Record) (bool, error) {
+	return &Pred{need: need, Eval: func(r *layout.Record) (bool, error) {
 		for _, p := range ps {
 			if ok, err := p.Eval(r); err != nil || ok {
 				return ok, err
@@ -165,7 +165,7 @@ func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 	if neg {
 		text = strings.Replace(text, "=", "!=", 1)
 	}
-	p := &Pred{lit: text, need: needHeader, Eval: func(r *index.Record) (bool, error) {
+	p := &Pred{lit: text, need: needHeader, Eval: func(r *layout.Record) (bool, error) {
 		ok := r.Verdict == v && (t == nil || r.Tier == *t)
 		return ok != neg, nil
 	}}
@@ -177,9 +177,9 @@ func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 
 // amountOf returns a record's balance in a token: gross per token as
 // analysed, net with the wrapped native folded into the native asset.
-func amountOf(r *index.Record, side index.Side, tok normalform.Token) normalform.Signed {
+func amountOf(r *layout.Record, side layout.Side, tok normalform.Token) normalform.Signed {
 	as := r.Gross
-	if side == index.Net {
+	if side == layout.Net {
 		as = r.Net
 	}
 	for _, a := range as {
@@ -217,7 +217,7 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Pred{need: in.need, Eval: func(rec *index.Record) (bool, error) {
+		return &Pred{need: in.need, Eval: func(rec *layout.Record) (bool, error) {
 			ok, err := in.Eval(rec)
 			return !ok, err
 		}}, nil
@@ -228,12 +228,12 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 		switch x.Field {
 		case lang.FieldMode:
 			want := x.Mode
-			return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
+			return &Pred{need: needHeader, Eval: func(rec *layout.Record) (bool, error) {
 				return (rec.Mode == want) != neg, nil
 			}}, nil
 		case lang.FieldPath:
 			want := x.Path
-			return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
+			return &Pred{need: needHeader, Eval: func(rec *layout.Record) (bool, error) {
 				return (rec.Path == want) != neg, nil
 			}}, nil
 		case lang.FieldVerdict:
@@ -243,7 +243,7 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 		return verdictPred(t.Verdict(), &t, neg), nil
 	case *lang.HasReason:
 		r := x.Want
-		return &Pred{need: needHeader, Eval: func(rec *index.Record) (bool, error) {
+		return &Pred{need: needHeader, Eval: func(rec *layout.Record) (bool, error) {
 			return slices.Contains(rec.Reasons, r), nil
 		}}, nil
 	case *lang.InBlocks:
@@ -252,12 +252,12 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 		a := addrOf(x.Addr.Addr)
 		p := &Pred{need: needAddrs}
 		if x.Field == "bot" {
-			p.Eval = func(r *index.Record) (bool, error) { return (r.Recipient == a) != x.Neg, nil }
+			p.Eval = func(r *layout.Record) (bool, error) { return (r.Recipient == a) != x.Neg, nil }
 			if !x.Neg {
 				p.access, p.rank = &BotScan{Bot: a}, 1
 			}
 		} else {
-			p.Eval = func(r *index.Record) (bool, error) { return (r.HasFrom && r.From == a) != x.Neg, nil }
+			p.Eval = func(r *layout.Record) (bool, error) { return (r.HasFrom && r.From == a) != x.Neg, nil }
 			if !x.Neg {
 				p.access, p.rank = &AddressScan{Addr: a}, 2 // the sender is touched; the filter stays
 			}
@@ -266,7 +266,7 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 	case *lang.Touches:
 		if x.Target.Address != "" {
 			a := addrOf(x.Target.Address)
-			return &Pred{access: &AddressScan{Addr: a, AsToken: true}, rank: 2, Eval: func(r *index.Record) (bool, error) {
+			return &Pred{access: &AddressScan{Addr: a, AsToken: true}, rank: 2, Eval: func(r *layout.Record) (bool, error) {
 				return slices.Contains(r.Addresses, a) || slices.ContainsFunc(r.Tokens, func(y normalform.Token) bool { return y.Addr == a }), nil
 			}}, nil
 		}
@@ -274,11 +274,11 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Pred{access: &TokenScan{Token: tok, Name: x.Target.Symbol}, rank: 2, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{access: &TokenScan{Token: tok, Name: x.Target.Symbol}, rank: 2, Eval: func(r *layout.Record) (bool, error) {
 			return slices.Contains(r.Tokens, tok), nil
 		}}, nil
 	case *lang.FlashLoan:
-		return &Pred{Eval: func(r *index.Record) (bool, error) {
+		return &Pred{Eval: func(r *layout.Record) (bool, error) {
 			a, err := r.Analysis()
 			if err != nil {
 				return false, fmt.Errorf("tx %s: %w", r.Hash.Hex(), err)
@@ -296,7 +296,7 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 		if err != nil {
 			return nil, pl.errAt(x.Hash, "%v", err)
 		}
-		return &Pred{need: needHeader, access: &HashLookup{Level: lvl, Hash: h}, rank: 0, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{need: needHeader, access: &HashLookup{Level: lvl, Hash: h}, rank: 0, Eval: func(r *layout.Record) (bool, error) {
 			return r.Hashes.Of(lvl) == h, nil
 		}}, nil
 	}
@@ -309,7 +309,7 @@ func (pl *Planner) blocksPred(x *lang.InBlocks) (*Pred, error) {
 	if err != nil {
 		return nil, err
 	}
-	rng := index.BlockRange{From: from, To: from}
+	rng := layout.BlockRange{From: from, To: from}
 	exact := true
 	switch r.Op {
 	case 0:
@@ -327,23 +327,23 @@ func (pl *Planner) blocksPred(x *lang.InBlocks) (*Pred, error) {
 		rng.From = 0
 	case lang.OpLt:
 		if from == 0 {
-			rng = index.BlockRange{From: 1, To: 0}
+			rng = layout.BlockRange{From: 1, To: 0}
 		} else {
-			rng = index.BlockRange{From: 0, To: from - 1}
+			rng = layout.BlockRange{From: 0, To: from - 1}
 		}
 	case lang.OpNe:
 		exact = false
 	}
 	p := &Pred{need: needHeader}
 	if !exact {
-		p.Eval = func(rec *index.Record) (bool, error) {
-			return rec.Loc.Block != index.UnknownBlock && rec.Loc.Block != from, nil
+		p.Eval = func(rec *layout.Record) (bool, error) {
+			return rec.Loc.Block != layout.UnknownBlock && rec.Loc.Block != from, nil
 		}
 		return p, nil
 	}
-	p.Eval = func(rec *index.Record) (bool, error) {
+	p.Eval = func(rec *layout.Record) (bool, error) {
 		b := rec.Loc.Block
-		return b != index.UnknownBlock && rng.From <= b && b <= rng.To, nil
+		return b != layout.UnknownBlock && rng.From <= b && b <= rng.To, nil
 	}
 	p.blocks, p.rank = &rng, 5
 	return p, nil
@@ -358,7 +358,7 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 			return nil, pl.errAt(x.Value, "%s is out of range", word(x.Value.Number.Text))
 		}
 		get := countOf[m.Kind]
-		return &Pred{need: needHeader, Eval: func(r *index.Record) (bool, error) {
+		return &Pred{need: needHeader, Eval: func(r *layout.Record) (bool, error) {
 			n := uint64(get(r))
 			return x.Op.Holds(cmp.Compare(n, v)), nil
 		}}, nil
@@ -376,15 +376,15 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 	if err != nil {
 		return nil, err
 	}
-	side := index.Gross
+	side := layout.Gross
 	if m.Kind == lang.MetricNet {
-		side = index.Net
+		side = layout.Net
 		if tok.Kind == normalform.Fungible && pl.Cfg.IsWrappedNative(tok.Addr) {
 			tok = normalform.NativeToken // net balances fold the wrapped native
 		}
 	}
-	p := &Pred{Eval: func(r *index.Record) (bool, error) {
-		if side == index.Net && !r.CostsKnown {
+	p := &Pred{Eval: func(r *layout.Record) (bool, error) {
+		if side == layout.Net && !r.CostsKnown {
 			return false, nil // net unknown: no comparison holds
 		}
 		return x.Op.Holds(amountOf(r, side, tok).Cmp(amt)), nil
@@ -398,7 +398,7 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 			hi = &amt
 		}
 		name := ref.String()
-		if side == index.Net && tok.Kind == normalform.Native {
+		if side == layout.Net && tok.Kind == normalform.Native {
 			name = pl.Cfg.NativeSymbol + " (native and wrapped)"
 		}
 		p.access, p.rank = &ProfitRange{Side: side, Token: tok, Name: name, Lo: &lo, Hi: hi}, 3
@@ -407,25 +407,25 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 }
 
 // countOf reads a count metric from a record's header.
-var countOf = map[lang.MetricKind]func(*index.Record) int{
-	lang.MetricPools:     func(r *index.Record) int { return r.Counts.Pools },
-	lang.MetricHops:      func(r *index.Record) int { return r.Counts.Hops },
-	lang.MetricCycles:    func(r *index.Record) int { return r.Counts.Cycles },
-	lang.MetricLeftovers: func(r *index.Record) int { return r.Counts.Leftovers },
+var countOf = map[lang.MetricKind]func(*layout.Record) int{
+	lang.MetricPools:     func(r *layout.Record) int { return r.Counts.Pools },
+	lang.MetricHops:      func(r *layout.Record) int { return r.Counts.Hops },
+	lang.MetricCycles:    func(r *layout.Record) int { return r.Counts.Cycles },
+	lang.MetricLeftovers: func(r *layout.Record) int { return r.Counts.Leftovers },
 }
 
 // SortKey orders records.
 type SortKey struct {
 	Text string
-	Less func(a, b *index.Record) bool
+	Less func(a, b *layout.Record) bool
 }
 
 func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
 	switch {
 	case m.IsProfit():
-		side := index.Gross
+		side := layout.Gross
 		if m.Kind == lang.MetricNet {
-			side = index.Net
+			side = layout.Net
 		}
 		tok := normalform.NativeToken
 		if m.Token != nil {
@@ -434,14 +434,14 @@ func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
 				return nil, err
 			}
 		}
-		if side == index.Net && tok.Kind == normalform.Fungible && pl.Cfg.IsWrappedNative(tok.Addr) {
+		if side == layout.Net && tok.Kind == normalform.Fungible && pl.Cfg.IsWrappedNative(tok.Addr) {
 			tok = normalform.NativeToken
 		}
-		return &SortKey{Text: m.String(), Less: func(a, b *index.Record) bool {
+		return &SortKey{Text: m.String(), Less: func(a, b *layout.Record) bool {
 			return amountOf(a, side, tok).Cmp(amountOf(b, side, tok)) < 0
 		}}, nil
 	case m.Kind == lang.MetricBlock:
-		return &SortKey{Text: "block", Less: func(a, b *index.Record) bool {
+		return &SortKey{Text: "block", Less: func(a, b *layout.Record) bool {
 			if a.Loc.Block != b.Loc.Block {
 				return a.Loc.Block < b.Loc.Block
 			}
@@ -449,5 +449,5 @@ func (pl *Planner) sortKey(m *lang.Metric) (*SortKey, error) {
 		}}, nil
 	}
 	get := countOf[m.Kind]
-	return &SortKey{Text: m.Kind.String(), Less: func(a, b *index.Record) bool { return get(a) < get(b) }}, nil
+	return &SortKey{Text: m.Kind.String(), Less: func(a, b *layout.Record) bool { return get(a) < get(b) }}, nil
 }

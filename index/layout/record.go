@@ -1,0 +1,764 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// RecordVersion is the version of the record encoding below.
+const RecordVersion = 5
+
+// Record is what the index keeps of one analysed transaction. Every
+// secondary key of the transaction is a function of its Record (keys), so
+// a record can be replaced, or its keys checked, without the analysis.
+type Record struct {
+	Hash      normalform.Hash
+	Loc       Loc // block and index; UnknownBlock / UnknownIndex when the input did not give them
+	From      normalform.Address
+	To        normalform.Address // zero for a contract creation (HasTo false)
+	HasFrom   bool
+	HasTo     bool
+	Recipient normalform.Address // the bot: the transaction's to, or the created contract
+	Status    normalform.Status
+
+	Verdict normalform.Verdict
+	Tier    normalform.Tier
+	// Path is how the transaction's detections were found (normalform
+	// Analysis.Path); PathNone without detections.
+	Path normalform.Path
+	// Mode is what the analysis was made from: traces, or receipts alone
+	// (normalform Tx.Mode).
+	Mode    normalform.Mode
+	Reasons []normalform.Reason
+
+	// Gross is the balance at the principals per token; Net the balance
+	// after costs (native and wrapped native folded), meaningful only when
+	// CostsKnown.
+	Gross      []Amount
+	Net        []Amount
+	CostsKnown bool
+	GasUsed    uint64
+	Costs      uint256.Int // gas and builder payments, in the native asset
+
+	Counts normalform.Counts
+	Hashes normalform.Hashes
+	// AlgebraVersion is normalform.AlgebraVersion when the hashes and NF
+	// were made.
+	AlgebraVersion uint8
+
+	// Addresses and Tokens are what the transaction's transfers touch, and
+	// its from and to: sorted, without duplicates.
+	Addresses []normalform.Address
+	Tokens    []normalform.Token
+
+	// NF is normalform.EncodeNF of the analysis.
+	NF []byte
+	// Latency is the time the analysis took (normalization, hashes and
+	// encoding). It is the only measured value of a record, and the only
+	// field a re-ingest of the same transaction does not overwrite.
+	Latency time.Duration
+
+	// Partial is set on a record read by a header scan (Index.Filter):
+	// Hash, Loc, Status, Verdict, Tier, Path, Mode, Reasons, Counts, Hashes,
+	// CostsKnown, HasFrom, HasTo, AlgebraVersion and Latency are set, and
+	// From, To and Recipient when the scan asked for addresses; Gross,
+	// Net, GasUsed, Costs, Addresses, Tokens and NF are not.
+	Partial bool
+}
+
+// IDs are the dictionary ids of a record's shape, tokens and family
+// hashes (IDs[level]; IDs[0] unused).
+type IDs = [4]uint32
+
+// Amount is one component of a balance.
+type Amount struct {
+	Token  normalform.Token
+	Amount normalform.Signed
+}
+
+// ErrNoHash reports a transaction whose input did not give its hash: it
+// cannot be indexed.
+var ErrNoHash = errors.New("the input does not give the transaction's hash: it cannot be indexed")
+
+// NewRecord builds the record of an analysis.
+func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
+	m := &a.Tx.Meta
+	if !m.HasHash {
+		return nil, ErrNoHash
+	}
+	r := &Record{Hash: m.Hash, Loc: Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: m.Hash},
+		From: m.From, HasFrom: m.HasFrom, To: m.To, HasTo: m.HasTo, Recipient: a.Recipient, Status: m.Status,
+		Verdict: a.Verdict, Tier: a.Tier, Path: a.Path(), Mode: a.Tx.Mode(), Reasons: append([]normalform.Reason(nil), a.Reasons...),
+		CostsKnown: a.Costs.Known, GasUsed: a.Costs.GasUsed, Costs: a.Costs.Total,
+		Counts: a.Counts(), Hashes: a.Hashes(), AlgebraVersion: normalform.AlgebraVersion,
+		NF: normalform.EncodeNF(a), Latency: latency}
+	if m.HasBlock && m.Block <= MaxBlock { // a block past MaxBlock is kept in the NF, not in keys
+		r.Loc.Block = m.Block
+		if m.HasIndex && m.Index >= 0 && int64(m.Index) <= int64(MaxIndex) {
+			r.Loc.Index = uint32(m.Index)
+		}
+	}
+	r.Loc = r.Loc.normal()
+	r.Gross = amounts(a.Gross)
+	if a.Costs.Known {
+		r.Net = amounts(a.Net)
+	}
+	addrs := map[normalform.Address]bool{}
+	toks := map[normalform.Token]bool{}
+	if m.HasFrom {
+		addrs[m.From] = true
+	}
+	if m.HasTo {
+		addrs[m.To] = true
+	}
+	addrs[a.Recipient] = true
+	for i := range a.Tx.Transfers {
+		t := &a.Tx.Transfers[i]
+		addrs[t.From], addrs[t.To] = true, true
+		toks[NormalToken(t.Token)] = true
+	}
+	for x := range addrs {
+		r.Addresses = append(r.Addresses, x)
+	}
+	sort.Slice(r.Addresses, func(i, j int) bool { return bytes.Compare(r.Addresses[i][:], r.Addresses[j][:]) < 0 })
+	for t := range toks {
+		r.Tokens = append(r.Tokens, t)
+	}
+	sort.Slice(r.Tokens, func(i, j int) bool {
+		return bytes.Compare(appendToken(nil, r.Tokens[i]), appendToken(nil, r.Tokens[j])) < 0
+	})
+	return r, nil
+}
+
+// amounts keeps a balance's tokens and amounts: every entry of Gross and
+// Net is at the recipient.
+func amounts(d normalform.Delta) []Amount {
+	out := make([]Amount, 0, len(d))
+	for _, e := range d {
+		out = append(out, Amount{Token: e.Token, Amount: e.Amount})
+	}
+	return out
+}
+
+// Analysis decodes the record's normal form (normalform.DecodeNF).
+func (r *Record) Analysis() (*normalform.Analysis, error) { return normalform.DecodeNF(r.NF) }
+
+// KV is one key and its value.
+type KV struct{ K, V []byte }
+
+// Keys returns every key of the record that is a function of it alone:
+// the record's own first (value enc), then its secondary keys, which
+// carry no value. The txhash key (which lists every transaction whose
+// hash begins alike) and the bot's first-seen key (which depends on the
+// bot's other transactions) are not among them: put maintains them. ids
+// are the record's dictionary ids.
+func (r *Record) Keys(enc []byte, id IDs) []KV {
+	out := make([]KV, 0, 7+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
+	add := func(k Key) { out = append(out, KV{k.Bytes(), nil}) }
+	out = append(out, KV{TxKey(r.Loc).Bytes(), enc})
+	for l := normalform.Exact; l <= normalform.Family; l++ {
+		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc))
+	}
+	add(BotKey(r.Recipient, id[normalform.Shape], r.Loc))
+	add(VerdictKey(r.Verdict, r.Tier, r.Loc))
+	for _, a := range r.Gross {
+		add(ProfitKey(Gross, a.Token, a.Amount, r.Loc))
+	}
+	if r.CostsKnown {
+		for _, a := range r.Net {
+			add(ProfitKey(Net, a.Token, a.Amount, r.Loc))
+		}
+	}
+	for _, a := range r.Addresses {
+		add(AddrKey(a, r.Loc))
+	}
+	for _, t := range r.Tokens {
+		add(TokenKey(t, r.Loc))
+	}
+	return out
+}
+
+// --- encoding ----------------------------------------------------------------
+//
+// A record value (version 5) is a header, which scans decode to filter
+// and group without the rest, and a body:
+//
+//	u8      RecordVersion
+//	u8      AlgebraVersion
+//	uvarint Latency in nanoseconds (the bytes after it are the record's
+//	        content, compared on re-ingest)
+//	hash    the transaction hash
+//	u8      flags: 1 from known, 2 to known, 4 costs known, 8 recipient
+//	        differs from to (recipient follows)
+//	u8      status, u8 verdict, u8 tier, u8 path (normalform.Path), u8 mode
+//	        (normalform.Mode: 0 traces, 1 receipts)
+//	uvarint cycles, pools, hops, leftovers
+//	uvarint dictionary ids of the shape, tokens and family hashes
+//	hash    exact
+//	uvarint number of reasons, each: u8 code (reasonCodes), or 0 and a string
+//	-- the body
+//	u8, bytes NF: 1 and the NF without the transaction's hash
+//	        (normalform.NFHashAt says where it goes), or 0 and the NF
+//	aref    from, [aref to], [aref recipient]
+//	amounts gross
+//	when costs known: amounts net, uvarint gas used, uint costs
+//	uvarint number of addresses, each aref
+//	uvarint number of tokens, each tref
+//
+// The position is the record's key (keys.go), not part of the value.
+// aref and tref refer to the address and token tables at the head of the
+// NF (normalform.NFTables), which hold every address and token of the
+// record: uvarint i > 0 is entry i-1; 0 is followed by the address (20
+// bytes) or the token written out, which happens only for a record whose
+// NF does not have it (never for a record NewRecord made). amounts:
+// uvarint count, each tref and signed. token: u8 kind, addr, and for
+// ERC-721/1155 the id as uint. signed: u8 sign (0 or 1), uint. uint: u8
+// length and the minimal big-endian bytes (0..32). string and bytes:
+// uvarint length and the bytes. The encoding is deterministic: equal
+// records (with equal ids) have equal bytes.
+
+const (
+	flagFrom = 1 << iota
+	flagTo
+	flagCosts
+	flagRecipient
+)
+
+// reasonCodes are the one-byte codes of the reasons; append only.
+var reasonCodes = []normalform.Reason{"", normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
+	normalform.ReasonFinalMixed, normalform.ReasonCostsUnknown, normalform.ReasonInnerCycle, normalform.ReasonBalanceMixed,
+	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder,
+	normalform.ReasonPayout, normalform.ReasonUnexplained, normalform.ReasonUnwitnessed, normalform.ReasonReceiptsOnly}
+
+func reasonCode(r normalform.Reason) byte {
+	for i, c := range reasonCodes {
+		if i > 0 && c == r {
+			return byte(i)
+		}
+	}
+	return 0
+}
+
+// tables are the NF's address and token tables, by value.
+type tables struct {
+	addrs []normalform.Address
+	toks  []normalform.Token
+	ai    map[normalform.Address]int
+	ti    map[normalform.Token]int
+}
+
+func nfTables(nf []byte) *tables {
+	t := &tables{}
+	t.addrs, t.toks, _ = normalform.NFTables(nf) // an NF that does not decode has none
+	return t
+}
+
+func (t *tables) index() {
+	t.ai = make(map[normalform.Address]int, len(t.addrs))
+	for i, a := range t.addrs {
+		if _, ok := t.ai[a]; !ok {
+			t.ai[a] = i
+		}
+	}
+	t.ti = make(map[normalform.Token]int, len(t.toks))
+	for i, x := range t.toks {
+		if _, ok := t.ti[x]; !ok {
+			t.ti[x] = i
+		}
+	}
+}
+
+func (t *tables) appendAddr(b []byte, a normalform.Address) []byte {
+	if i, ok := t.ai[a]; ok {
+		return binary.AppendUvarint(b, uint64(i+1))
+	}
+	return append(append(b, 0), a[:]...)
+}
+
+func (t *tables) appendToken(b []byte, x normalform.Token) []byte {
+	if i, ok := t.ti[x]; ok {
+		return binary.AppendUvarint(b, uint64(i+1))
+	}
+	return appendRecToken(append(b, 0), x)
+}
+
+// Encoded is a record's value in two parts around the dictionary ids,
+// which only the writer knows: the analysers encode the parts, the
+// writer joins them (Join).
+type Encoded struct {
+	Pre  []byte // versions, latency, hash, flags, status, verdict, tier, counts
+	Post []byte // exact hash, reasons, body
+}
+
+// Join is the whole value with the record's ids.
+func (e *Encoded) Join(id IDs) []byte {
+	b := make([]byte, 0, len(e.Pre)+15+len(e.Post))
+	b = append(b, e.Pre...)
+	for l := normalform.Shape; l <= normalform.Family; l++ {
+		b = binary.AppendUvarint(b, uint64(id[l]))
+	}
+	return append(b, e.Post...)
+}
+
+func (r *Record) flags() byte {
+	var f byte
+	if r.HasFrom {
+		f |= flagFrom
+	}
+	if r.HasTo {
+		f |= flagTo
+	}
+	if r.CostsKnown {
+		f |= flagCosts
+	}
+	if !r.HasTo || r.Recipient != r.To {
+		f |= flagRecipient
+	}
+	return f
+}
+
+// Parts returns the record's value in its two parts.
+func (r *Record) Parts() *Encoded {
+	t := nfTables(r.NF)
+	t.index()
+	pre := make([]byte, 0, 64)
+	pre = append(pre, RecordVersion, r.AlgebraVersion)
+	pre = binary.AppendUvarint(pre, uint64(r.Latency))
+	pre = append(pre, r.Hash[:]...)
+	f := r.flags()
+	pre = append(pre, f, byte(r.Status), byte(r.Verdict), byte(r.Tier), byte(r.Path), byte(r.Mode))
+	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
+		pre = binary.AppendUvarint(pre, uint64(n))
+	}
+	b := make([]byte, 0, 128+len(r.NF))
+	b = append(b, r.Hashes.Exact[:]...)
+	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
+	for _, x := range r.Reasons {
+		c := reasonCode(x)
+		b = append(b, c)
+		if c == 0 {
+			b = appendBytes(b, []byte(x))
+		}
+	}
+	b = appendNF(b, r.NF, r.Hash)
+	b = t.appendAddr(b, r.From)
+	if f&flagTo != 0 {
+		b = t.appendAddr(b, r.To)
+	}
+	if f&flagRecipient != 0 {
+		b = t.appendAddr(b, r.Recipient)
+	}
+	b = t.appendAmounts(b, r.Gross)
+	if r.CostsKnown {
+		b = t.appendAmounts(b, r.Net)
+		b = binary.AppendUvarint(b, r.GasUsed)
+		b = appendUint(b, &r.Costs)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Addresses)))
+	for _, a := range r.Addresses {
+		b = t.appendAddr(b, a)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Tokens)))
+	for _, x := range r.Tokens {
+		b = t.appendToken(b, x)
+	}
+	return &Encoded{Pre: pre, Post: b}
+}
+
+// Encode returns the record's value bytes, with its hashes' dictionary
+// ids.
+func (r *Record) Encode(id IDs) []byte { return r.Parts().Join(id) }
+
+// appendNF writes the NF: u8 1 and the NF without the transaction hash
+// when it holds the record's hash (normalform.NFHashAt), else u8 0 and the
+// NF; as bytes.
+func appendNF(b, nf []byte, hash normalform.Hash) []byte {
+	if at, err := normalform.NFHashAt(nf); err == nil && at+32 <= len(nf) && bytes.Equal(nf[at:at+32], hash[:]) {
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(nf)-32))
+		b = append(b, nf[:at]...)
+		return append(b, nf[at+32:]...)
+	}
+	return appendBytes(append(b, 0), nf)
+}
+
+// nf reads what appendNF wrote.
+func (r *recReader) nf(hash normalform.Hash) []byte {
+	cut, b := r.nfRaw()
+	if r.err != nil || cut == 0 {
+		return append([]byte(nil), b...)
+	}
+	at, err := normalform.NFHashAt(b)
+	if err != nil || at > len(b) {
+		r.fail()
+		return nil
+	}
+	out := make([]byte, 0, len(b)+32)
+	return append(append(append(out, b[:at]...), hash[:]...), b[at:]...)
+}
+
+// nfRaw reads the NF's bytes as stored, without copying them.
+func (r *recReader) nfRaw() (byte, []byte) {
+	cut := r.u8()
+	b := r.take(r.count(1))
+	if cut > 1 {
+		r.fail()
+	}
+	return cut, b
+}
+
+func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+
+func appendUint(b []byte, x *uint256.Int) []byte {
+	v := x.Bytes()
+	return append(append(b, byte(len(v))), v...)
+}
+
+func appendRecToken(b []byte, t normalform.Token) []byte {
+	b = append(b, byte(t.Kind))
+	b = append(b, t.Addr[:]...)
+	if t.HasID() {
+		b = appendUint(b, &t.ID)
+	}
+	return b
+}
+
+func (t *tables) appendAmounts(b []byte, as []Amount) []byte {
+	b = binary.AppendUvarint(b, uint64(len(as)))
+	for _, a := range as {
+		b = t.appendToken(b, a.Token)
+		sign := byte(0)
+		if a.Amount.Neg && !a.Amount.Abs.IsZero() {
+			sign = 1
+		}
+		b = appendUint(append(b, sign), &a.Amount.Abs)
+	}
+	return b
+}
+
+// ContentOf is the record's content: the value after the versions and the
+// latency (nil when they do not read).
+func ContentOf(b []byte) []byte {
+	if len(b) < 3 {
+		return nil
+	}
+	_, n := binary.Uvarint(b[2:])
+	if n <= 0 {
+		return nil
+	}
+	return b[2+n:]
+}
+
+// SameContent reports whether two encoded records differ at most in their
+// latency.
+func SameContent(a, b []byte) bool {
+	ca, cb := ContentOf(a), ContentOf(b)
+	return ca != nil && cb != nil && a[0] == b[0] && a[1] == b[1] && bytes.Equal(ca, cb)
+}
+
+// HashOf reads the transaction hash from a record value.
+func HashOf(b []byte) (normalform.Hash, bool) {
+	var h normalform.Hash
+	c := ContentOf(b)
+	if len(c) < 32 || b[0] != RecordVersion {
+		return h, false
+	}
+	copy(h[:], c)
+	return h, true
+}
+
+// ErrBadRecord reports a record value that does not decode.
+var ErrBadRecord = errors.New("bad record encoding")
+
+type recReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recReader) fail() {
+	if r.err == nil {
+		r.err = ErrBadRecord
+	}
+}
+
+func (r *recReader) take(n int) []byte {
+	if r.err != nil || n < 0 || len(r.b) < n {
+		r.fail()
+		return make([]byte, max(n, 0))
+	}
+	out := r.b[:n]
+	r.b = r.b[n:]
+	return out
+}
+
+func (r *recReader) u8() byte { return r.take(1)[0] }
+
+func (r *recReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a list length, bounded by the bytes left (each element takes
+// at least min bytes).
+func (r *recReader) count(min int) int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)/min) {
+		r.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (r *recReader) addr() (a normalform.Address) {
+	copy(a[:], r.take(20))
+	return a
+}
+
+func (r *recReader) uint(x *uint256.Int) {
+	n := int(r.u8())
+	if n > 32 {
+		r.fail()
+		return
+	}
+	v := r.take(n)
+	if n > 0 && v[0] == 0 {
+		r.fail() // not minimal: two encodings of one value
+	}
+	x.SetBytes(v)
+}
+
+func (r *recReader) token() normalform.Token {
+	t := normalform.Token{Kind: normalform.TokenKind(r.u8()), Addr: r.addr()}
+	if t.Kind > normalform.Multi6909 {
+		r.fail()
+	}
+	if t.HasID() {
+		r.uint(&t.ID)
+	}
+	return t
+}
+
+// aref reads an address: an NF table entry, or written out when the table
+// does not have it.
+func (r *recReader) aref(t *tables) normalform.Address {
+	i := r.uvarint()
+	if i == 0 {
+		a := r.addr()
+		for _, x := range t.addrs {
+			if x == a {
+				r.fail() // not canonical: the table has it
+			}
+		}
+		return a
+	}
+	if i > uint64(len(t.addrs)) {
+		r.fail()
+		return normalform.Address{}
+	}
+	return t.addrs[i-1]
+}
+
+func (r *recReader) tref(t *tables) normalform.Token {
+	i := r.uvarint()
+	if i == 0 {
+		x := r.token()
+		for _, y := range t.toks {
+			if y == x {
+				r.fail()
+			}
+		}
+		return x
+	}
+	if i > uint64(len(t.toks)) {
+		r.fail()
+		return normalform.Token{}
+	}
+	return t.toks[i-1]
+}
+
+func (r *recReader) amounts(t *tables) []Amount {
+	n := r.count(3)
+	out := make([]Amount, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		a := Amount{Token: r.tref(t)}
+		sign := r.u8()
+		r.uint(&a.Amount.Abs)
+		if sign > 1 || (sign == 1 && a.Amount.Abs.IsZero()) {
+			r.fail()
+		}
+		a.Amount.Neg = sign == 1
+		out = append(out, a)
+	}
+	return out
+}
+
+// Names resolves a dictionary id of a level to its hash (false: the
+// dictionary has no such id at that level).
+type Names func(level normalform.Level, id uint32) (normalform.Hash, bool)
+
+// Depth is how much of a record a decode reads: a record's header only,
+// the header and the principals' addresses, or all of it.
+type Depth uint8
+
+// The decode depths.
+const (
+	DepthHeader Depth = iota // Record.Partial: the header's fields
+	DepthAddrs               // Record.Partial: the header's and From, To, Recipient
+	DepthFull                // the whole record
+)
+
+// DecodeRecord decodes a record value; loc is its key's position, names
+// resolves its dictionary ids.
+func DecodeRecord(loc Loc, b []byte, names Names) (*Record, error) {
+	return DecodeAt(loc, b, names, DepthFull)
+}
+
+// DecodeAt decodes a record value to depth d (DepthHeader, DepthAddrs:
+// a Partial record).
+func DecodeAt(loc Loc, b []byte, names Names, d Depth) (*Record, error) {
+	rec, _, err := DecodeRecordIDs(loc, b, names, d)
+	return rec, err
+}
+
+// DecodeRecordids decodes a record and its dictionary ids.
+func DecodeRecordIDs(loc Loc, b []byte, names Names, d Depth) (*Record, IDs, error) {
+	return DecodeInto(&Record{}, loc, b, names, d)
+}
+
+// DecodeInto decodes into rec (a scan's reused header: its Reasons'
+// array is reused).
+func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, IDs, error) {
+	var id IDs
+	r := &recReader{b: b}
+	*rec = Record{Loc: loc.normal(), Partial: d != DepthFull, Reasons: rec.Reasons[:0]}
+	if v := r.u8(); v != RecordVersion && r.err == nil {
+		return nil, id, fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, v, RecordVersion)
+	}
+	rec.AlgebraVersion = r.u8()
+	lat := r.uvarint()
+	if lat > math.MaxInt64 {
+		r.fail()
+	}
+	rec.Latency = time.Duration(lat)
+	copy(rec.Hash[:], r.take(32))
+	if !loc.Known() && loc.Tx != rec.Hash {
+		r.fail() // an unknown position's key holds the hash
+	}
+	f := r.u8()
+	if f >= flagRecipient<<1 {
+		r.fail()
+	}
+	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
+	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
+	rec.Path = normalform.Path(r.u8())
+	rec.Mode = normalform.Mode(r.u8())
+	if !rec.Verdict.Valid() || !rec.Tier.Valid() || !rec.Path.Valid() || !rec.Mode.Valid() {
+		r.fail()
+	}
+	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {
+		n := r.uvarint()
+		if n > math.MaxInt32 {
+			r.fail()
+		}
+		*p = int(n)
+	}
+	for l := normalform.Shape; l <= normalform.Family && r.err == nil; l++ {
+		n := r.uvarint()
+		if n == 0 || n > math.MaxUint32 {
+			r.fail()
+			break
+		}
+		id[l] = uint32(n)
+		h, ok := names(l, id[l])
+		if !ok {
+			if r.err == nil {
+				r.err = fmt.Errorf("%w: %s id %d is not in the dictionary", ErrBadRecord, l, n)
+			}
+			break
+		}
+		*[...]*normalform.Hash{nil, &rec.Hashes.Shape, &rec.Hashes.Tokens, &rec.Hashes.Family}[l] = h
+	}
+	copy(rec.Hashes.Exact[:], r.take(32))
+	n := r.count(1)
+	for i := 0; i < n && r.err == nil; i++ {
+		c := int(r.u8())
+		switch {
+		case c == 0:
+			s := r.take(r.count(1))
+			if reasonCode(normalform.Reason(s)) != 0 {
+				r.fail() // not canonical: it has a code
+			}
+			rec.Reasons = append(rec.Reasons, normalform.Reason(s))
+		case c < len(reasonCodes):
+			rec.Reasons = append(rec.Reasons, reasonCodes[c])
+		default:
+			r.fail()
+		}
+	}
+	if d == DepthHeader {
+		return rec.done(r, id)
+	}
+	var t *tables
+	if d == DepthAddrs {
+		_, nf := r.nfRaw()
+		t = nfTables(nf)
+	} else {
+		rec.NF = r.nf(rec.Hash)
+		t = nfTables(rec.NF)
+	}
+	rec.From = r.aref(t)
+	if rec.HasTo {
+		rec.To = r.aref(t)
+	}
+	rec.Recipient = rec.To
+	if f&flagRecipient != 0 {
+		rec.Recipient = r.aref(t)
+	} else if !rec.HasTo {
+		r.fail()
+	}
+	if d == DepthAddrs {
+		return rec.done(r, id)
+	}
+	rec.Gross = r.amounts(t)
+	if rec.CostsKnown {
+		rec.Net = r.amounts(t)
+		rec.GasUsed = r.uvarint()
+		r.uint(&rec.Costs)
+	}
+	n = r.count(1)
+	for i := 0; i < n && r.err == nil; i++ {
+		rec.Addresses = append(rec.Addresses, r.aref(t))
+	}
+	n = r.count(1)
+	for i := 0; i < n && r.err == nil; i++ {
+		rec.Tokens = append(rec.Tokens, r.tref(t))
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.fail()
+	}
+	return rec.done(r, id)
+}
+
+func (rec *Record) done(r *recReader, id IDs) (*Record, IDs, error) {
+	if r.err != nil {
+		return nil, id, fmt.Errorf("tx %s: %w", rec.Hash.Hex(), r.err)
+	}
+	return rec, id, nil
+}
