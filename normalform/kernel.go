@@ -461,7 +461,7 @@ func (k *kernel) leafCheck(f *Frame, s *siblings, i int32) int32 {
 // call has already tried. Two facts make this exact:
 //
 //  1. A node rule can only fire on a pair that meets at a junction in one
-//     token: R11 (two leaves) when d(x) = s(y) or d(y) = s(x) in their
+//     token (the junctions are the node rules' meets in ruleTable): R11 (two leaves) when d(x) = s(y) or d(y) = s(x) in their
 //     common token; R12 (a leaf ℓ and an open structural chain C) when
 //     d(C) = s(ℓ) in τ_out(C) = τ(ℓ), or d(ℓ) = s(C) in τ(ℓ) = τ_in(C);
 //     R13 (two open structural chains) when they share origin and τ_in.
@@ -524,7 +524,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 	if s.head >= 0 && int64(s.head) < u0 && len(fresh) > 0 {
 		limit := u0 - 1 // live nodes before u0 are numbered at most this
 		cands := tr.cands[:0]
-		var buf [4][]entry
+		var buf [maxPartnerLists][]entry
 		for _, b := range fresh {
 			for _, l := range tr.candidates(b, &buf) {
 				for _, e := range l {
@@ -554,7 +554,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		}
 	}
 	// Phase 2: the scan from u0, each node against its candidates after it.
-	var buf [4][]entry
+	var buf [maxPartnerLists][]entry
 	i := int32(-1)
 	if u0 < int64(len(s.ns)) {
 		i = int32(u0) // live: the watermark's first live slot, or a fresh node
@@ -641,6 +641,8 @@ type rootTracker struct {
 	fresh []*Node
 	wm    int64 // the watermark (see nodeStep)
 
+	partners *[2][]partnerList // partnerLists (a test's variant in tests)
+
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
 
@@ -651,7 +653,8 @@ type rootTracker struct {
 }
 
 func newRootTracker(kids []*Node) *rootTracker {
-	tr := &rootTracker{ids: make(map[junction]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids))}
+	tr := &rootTracker{ids: make(map[junction]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
+		partners: &partnerLists}
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -735,26 +738,22 @@ func (k *kernel) tracked(first, second, r *Node) {
 
 // candidates returns the partner lists (each in kids order) whose union
 // holds every node y such that nodeRule(x, y) or nodeRule(y, x) may fire
-// (a superset: nodeRule decides). The slices alias the index; callers
-// advance them, never write.
-func (tr *rootTracker) candidates(x *Node, buf *[4][]entry) [][]entry {
+// (a superset: nodeRule decides). The lists are partnerLists', derived
+// from the node rules' junctions in ruleTable: x's two junctions were
+// numbered when it was listed (add), and its partners are in the lists of
+// the kinds its kind meets at the same junctions. The slices alias the
+// index; callers advance them, never write.
+func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]entry {
 	out := buf[:0]
-	// x's two junctions were numbered when it was listed (add): its
-	// partners are in the lists of other kinds at the same junctions.
+	var pls []partnerList
 	switch {
 	case x.Leaf != nil:
-		from, to := &tr.lists[x.rootJ[0]], &tr.lists[x.rootJ[1]] // (s(x), τ), (d(x), τ)
-		out = append(out,
-			to[leafFrom],    // R11 (x, y): d(x) = s(y)
-			from[leafTo],    // R11 (y, x): d(y) = s(x)
-			from[chainDest], // R12 append: d(C) = s(ℓ), τ_out(C) = τ(ℓ)
-			to[chainOrig])   // R12 prepend: d(ℓ) = s(C), τ(ℓ) = τ_in(C)
+		pls = tr.partners[0]
 	case nodeCandidate(x):
-		orig, dest := &tr.lists[x.rootJ[0]], &tr.lists[x.rootJ[1]] // (s(C), τ_in), (d(C), τ_out)
-		out = append(out,
-			dest[leafFrom],  // R12 append
-			orig[leafTo],    // R12 prepend
-			orig[chainOrig]) // R13: same origin and τ_in
+		pls = tr.partners[1]
+	}
+	for _, p := range pls {
+		out = append(out, tr.lists[x.rootJ[p.slot]][p.kind])
 	}
 	return out
 }

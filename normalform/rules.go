@@ -316,6 +316,10 @@ var (
 	partnerLists [2][]partnerList
 )
 
+// maxPartnerLists is the number of partner lists a node's candidates are
+// drawn from, at most (the buffer candidates fills; more would allocate).
+const maxPartnerLists = 4
+
 // partnerList is one list of the root tracker's candidates for a node: the
 // list of kind kind at the node's junction in slot slot (0 its source or
 // origin, 1 its destination).

@@ -53,6 +53,28 @@ func TestRuleTable(t *testing.T) {
 			t.Errorf("%v.Parallel() = true", r)
 		}
 	}
+	// The root tracker's partner lists, derived from the node rules'
+	// junctions: what the hand-written lists were (R11 both ways, R12
+	// append and prepend; R13 at the origin), within candidates' buffer.
+	want := [2][]partnerList{
+		{{1, leafFrom}, {0, leafTo}, {0, chainDest}, {1, chainOrig}},
+		{{1, leafFrom}, {0, leafTo}, {0, chainOrig}},
+	}
+	for kind := range partnerLists {
+		got := partnerLists[kind]
+		if len(got) > maxPartnerLists || len(got) != len(want[kind]) {
+			t.Fatalf("partner lists of kind %d: %v, want %v", kind, got, want[kind])
+		}
+		for _, w := range want[kind] {
+			found := false
+			for _, g := range got {
+				found = found || g == w
+			}
+			if !found {
+				t.Errorf("partner lists of kind %d: %v lacks %v", kind, got, w)
+			}
+		}
+	}
 	// The leaf stage's priority on two leaves, and the rules that reach
 	// across closed chains (the package documentation states both).
 	var order, across []Rule
