@@ -818,9 +818,7 @@ func predictConfig(chainID uint64, wrapped []Address) *Config {
 }
 
 // stepGist is what the kernel's gist says of a chain under a label.
-func stepGist(cfg *Config, c *Chain, l Label) string {
-	return l.String() + " " + ShortAddr(c.Origin()) + "→" + ShortAddr(c.Dest()) + " " + cfg.TokenName(c.TokIn()) + "→" + cfg.TokenName(c.TokOut())
-}
+func stepGist(cfg *Config, c *Chain, l Label) string { return gistText(cfg, c, l) }
 
 // chainsByID indexes the inner chains of a normal form.
 func chainsByID(nf *Node) map[int32]*Chain {
@@ -857,7 +855,8 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 			b = appendName(b, op)
 		}
 		b = appendName(b, st.Result)
-		if st.Note == "" {
+		note := st.NoteText()
+		if note == "" {
 			b = append(b, noteEmpty)
 			continue
 		}
@@ -867,14 +866,14 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 				cfg = predictConfig(a.cfg.ChainID, a.cfg.WrappedNative())
 			}
 			if c := chains[int32(id)]; c != nil {
-				if l, ok := gistLabel(cfg, c, st.Note); ok {
+				if l, ok := gistLabel(cfg, c, note); ok {
 					b = append(b, noteGist, byte(l))
-					b = appendLit(b, st.Note[len(stepGist(cfg, c, l)):])
+					b = appendLit(b, note[len(stepGist(cfg, c, l)):])
 					continue
 				}
 			}
 		}
-		b = appendLit(append(b, noteLit), st.Note)
+		b = appendLit(append(b, noteLit), note)
 	}
 	return b
 }

@@ -9,19 +9,27 @@ import (
 )
 
 // Step is one entry of the rewrite log: the rule, where it fired, its
-// operands and its result.
+// operands and its result, and what its note says.
+//
+// The kernel does not write notes while it rewrites: a step it logs
+// carries the chain it built or relabelled and the label it had then
+// (note), and NoteText renders the gist (label, endpoints, tokens) when
+// the step is shown or stored. Note, when set, is the note's text as
+// given (a decoded step's, or one written by a stage after the kernel)
+// and is shown as it is.
 type Step struct {
 	Rule     Rule
 	Frame    int32    // index of the frame node where it fired
 	Operands []string // "#3" for transfer 3, "C5" for chain 5, "frame 12" for a lift
 	Result   string   // the chain it built or relabelled, or what a lift moved
-	Note     string   // a readable gist: endpoints, tokens, label
+	Note     string   // a readable gist given as text (see NoteText)
+	note     stepNote // the note's structured data, rendered by NoteText
 }
 
 func (s Step) String() string {
 	op := strings.Join(s.Operands, ", ")
-	if s.Note != "" {
-		return fmt.Sprintf("%-8s at frame %d: %s -> %s  %s", s.Rule, s.Frame, op, s.Result, s.Note)
+	if note := s.NoteText(); note != "" {
+		return fmt.Sprintf("%-8s at frame %d: %s -> %s  %s", s.Rule, s.Frame, op, s.Result, note)
 	}
 	return fmt.Sprintf("%-8s at frame %d: %s -> %s", s.Rule, s.Frame, op, s.Result)
 }
@@ -197,23 +205,13 @@ func chainName(c *Chain) string {
 }
 
 func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
-	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res), Note: k.gist(res)})
+	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res),
+		note: stepNote{cfg: k.cfg, chain: res, label: res.Label, kind: gistNote}})
 }
 
-// gist renders a chain's endpoints and tokens for the step log.
-func (k *kernel) gist(c *Chain) string {
-	b := make([]byte, 0, 64)
-	b = append(b, c.Label.String()...)
-	b = append(b, ' ')
-	b = appendShortAddr(b, c.Origin())
-	b = append(b, "→"...)
-	b = appendShortAddr(b, c.Dest())
-	b = append(b, ' ')
-	b = append(b, k.cfg.TokenName(c.TokIn())...)
-	b = append(b, "→"...)
-	b = append(b, k.cfg.TokenName(c.TokOut())...)
-	return string(b)
-}
+// gist renders a chain's endpoints and tokens, under its label, as a
+// step's note says them (for stages that write their notes as text).
+func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 
 // build creates the chain of rule's conclusion from operands a, b (in
 // sequence order) at frame f.
@@ -839,7 +837,8 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 				if r.one(k.cfg, c) {
 					c.Label = r.label
 					name := k.chainName(c)
-					k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name, Note: k.gist(c)})
+					k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
+						note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: gistNote}})
 					changed = true
 					break
 				}
@@ -899,9 +898,8 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 			}
 			c.Label, c.Downgraded = r.label, true
 			name := k.chainName(c)
-			d := c.BalanceAt(c.Origin(), c.TokIn())
 			k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
-				Note: fmt.Sprintf("%s: δ[%s, %s] = %s", k.gist(c), ShortAddr(c.Origin()), k.cfg.TokenName(c.TokIn()), d)})
+				note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: balanceNote}})
 			break
 		}
 	}
