@@ -146,7 +146,7 @@ func bodyTerm(c *Chain, prev **Token) []*Term {
 		*prev = &tok
 		return out
 	}
-	if c.Merged && (c.Rule == R7 || c.Rule == R13) {
+	if c.Merged && c.Rule.Parallel() {
 		arms := flattenPar(c, nil)
 		sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
 		par := &Term{Kind: TPar}
@@ -164,7 +164,7 @@ func bodyTerm(c *Chain, prev **Token) []*Term {
 
 // flattenPar is κ's flattening of nested parallel merges.
 func flattenPar(c *Chain, dst []*Chain) []*Chain {
-	if c.Leaf == nil && c.Merged && (c.Rule == R7 || c.Rule == R13) {
+	if c.Leaf == nil && c.Merged && c.Rule.Parallel() {
 		return flattenPar(c.Right, flattenPar(c.Left, dst))
 	}
 	return append(dst, c)
@@ -457,7 +457,7 @@ func writeChain(b *strings.Builder, c *Chain) {
 		writeTransfer(b, c.Leaf)
 		return
 	}
-	if c.Merged && (c.Rule == R7 || c.Rule == R13) {
+	if c.Merged && c.Rule.Parallel() {
 		arms := flattenPar(c, nil)
 		sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
 		b.WriteString("par(")

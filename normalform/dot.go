@@ -217,7 +217,7 @@ func chainSwaps(c *Chain, prev **Token, out map[int32]*Term) {
 		*prev = &tok
 		return
 	}
-	if c.Merged && (c.Rule == R7 || c.Rule == R13) {
+	if c.Merged && c.Rule.Parallel() {
 		start := *prev
 		for _, arm := range flattenPar(c, nil) {
 			p := start
@@ -249,7 +249,7 @@ func starReturn(c *Chain) int32 {
 			}
 			tok := t.Token
 			prev = &tok
-		case c.Merged && (c.Rule == R7 || c.Rule == R13):
+		case c.Merged && c.Rule.Parallel():
 			last, lastPos = &Term{Kind: TPar}, -1
 			o := c.TokOut()
 			prev = &o
@@ -579,7 +579,7 @@ func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
 				note = "⇄ " + d.c.swapText(s)
 				if p.Leaf.Pos == e.ret {
 					note = "↩ return " + d.c.swapText(s)
-					if i > 0 && ps[i-1].Merged && (ps[i-1].Rule == R7 || ps[i-1].Rule == R13) && ps[i-1].Dest() == p.Leaf.From {
+					if i > 0 && ps[i-1].Merged && ps[i-1].Rule.Parallel() && ps[i-1].Dest() == p.Leaf.From {
 						note += "\nhub: the arms converge here"
 					}
 				}
@@ -588,7 +588,7 @@ func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
 			continue
 		}
 		id := fmt.Sprintf("%s.%d", parent, i+1)
-		par := p.Rule == R7 || p.Rule == R13
+		par := p.Rule.Parallel()
 		var ops []*Chain
 		var label, class, opName string
 		if par {

@@ -401,11 +401,64 @@ func (e *encoder) chain(b []byte, c *Chain) []byte {
 			f |= 1 << i
 		}
 	}
-	b = append(b, byte(c.Label), byte(c.Rule), f)
+	b = append(b, byte(c.Label), storedRule(c.Rule), f)
 	b = binary.AppendUvarint(b, uint64(c.Frame))
 	b = binary.AppendUvarint(b, e.ai(c.FrameSender))
 	b = e.chain(b, c.Left)
 	return e.chain(b, c.Right)
+}
+
+// --- stored values of rules -------------------------------------------------
+
+// ruleStored is the byte a rule is stored as, in a chain (the rule that
+// built it) and in a step. The values are fixed here, not taken from the
+// Rule constants' order: a rule added anywhere in the table or the
+// constants takes a new byte and changes no stored one. A value is never
+// reused or renumbered (TestRuleStoredValues holds them).
+var ruleStored = map[Rule]byte{
+	NoRule: 0,
+	R1:     1, R2: 2, R3: 3, R4: 4, R5: 5, R6: 6, R7: 7, R8: 8,
+	R9: 9, R10: 10, R11: 11, R12: 12, R13: 13, R14: 14, R15: 15, R16: 16,
+	Lift: 17, Connect: 18, Promote: 19, Specular: 20, Complementary: 21, Detect: 22,
+}
+
+// ruleArray and ruleOfByte are ruleStored as arrays, both ways (ok false
+// for a byte no rule is stored as).
+var (
+	ruleArray  [Detect + 1]byte
+	ruleOfByte [256]struct {
+		r  Rule
+		ok bool
+	}
+)
+
+func init() {
+	for r, b := range ruleStored {
+		ruleArray[r] = b
+		ruleOfByte[b].r, ruleOfByte[b].ok = r, true
+	}
+}
+
+// storedRule is the byte r is stored as.
+func storedRule(r Rule) byte {
+	if int(r) < len(ruleArray) {
+		return ruleArray[r]
+	}
+	return 0xff // no rule is stored as it: the decoder rejects it
+}
+
+// rule reads a stored rule byte.
+func (d *decoder) rule() Rule {
+	b := d.byte1()
+	if d.err != nil {
+		return NoRule
+	}
+	x := ruleOfByte[b]
+	if !x.ok {
+		d.fail(fmt.Errorf("unknown rule byte %d", b))
+		return NoRule
+	}
+	return x.r
 }
 
 // --- decoding ---------------------------------------------------------------
@@ -643,7 +696,7 @@ func (d *decoder) chain(depth int) *Chain {
 		return leafChain(d.transfer())
 	}
 	id := int32(d.u())
-	label, rule, f := Label(d.byte1()), Rule(d.byte1()), d.byte1()
+	label, rule, f := Label(d.byte1()), d.rule(), d.byte1()
 	frame := int32(d.u())
 	fs := d.addr()
 	left := d.chain(depth + 1)
@@ -765,9 +818,7 @@ func predictConfig(chainID uint64, wrapped []Address) *Config {
 }
 
 // stepGist is what the kernel's gist says of a chain under a label.
-func stepGist(cfg *Config, c *Chain, l Label) string {
-	return l.String() + " " + ShortAddr(c.Origin()) + "→" + ShortAddr(c.Dest()) + " " + cfg.TokenName(c.TokIn()) + "→" + cfg.TokenName(c.TokOut())
-}
+func stepGist(cfg *Config, c *Chain, l Label) string { return gistText(cfg, c, l) }
 
 // chainsByID indexes the inner chains of a normal form.
 func chainsByID(nf *Node) map[int32]*Chain {
@@ -797,14 +848,15 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 	var chains map[int32]*Chain
 	var cfg *Config
 	for _, st := range a.Steps {
-		b = append(b, byte(st.Rule))
+		b = append(b, storedRule(st.Rule))
 		b = binary.AppendUvarint(b, uint64(st.Frame))
 		b = binary.AppendUvarint(b, uint64(len(st.Operands)))
 		for _, op := range st.Operands {
 			b = appendName(b, op)
 		}
 		b = appendName(b, st.Result)
-		if st.Note == "" {
+		note := st.NoteText()
+		if note == "" {
 			b = append(b, noteEmpty)
 			continue
 		}
@@ -814,14 +866,14 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 				cfg = predictConfig(a.cfg.ChainID, a.cfg.WrappedNative())
 			}
 			if c := chains[int32(id)]; c != nil {
-				if l, ok := gistLabel(cfg, c, st.Note); ok {
+				if l, ok := gistLabel(cfg, c, note); ok {
 					b = append(b, noteGist, byte(l))
-					b = appendLit(b, st.Note[len(stepGist(cfg, c, l)):])
+					b = appendLit(b, note[len(stepGist(cfg, c, l)):])
 					continue
 				}
 			}
 		}
-		b = appendLit(append(b, noteLit), st.Note)
+		b = appendLit(append(b, noteLit), note)
 	}
 	return b
 }
@@ -873,7 +925,7 @@ func (d *decoder) name(inList bool) string {
 func (d *decoder) steps(a *Analysis) {
 	var chains map[int32]*Chain
 	for n := d.small(len(d.b)); n > 0 && d.err == nil; n-- {
-		st := Step{Rule: Rule(d.byte1()), Frame: int32(d.u())}
+		st := Step{Rule: d.rule(), Frame: int32(d.u())}
 		for k := d.small(len(d.b)); k > 0 && d.err == nil; k-- {
 			st.Operands = append(st.Operands, d.name(false))
 		}

@@ -98,7 +98,7 @@ func TestStepLogCompact(t *testing.T) {
 	a := analyze(t, b.Tx("EOA", "SC", 100000, gen.TxR(b, txRArms, "BEAN", "BEAN/WETH")))
 	notes := 0
 	for _, s := range a.Steps {
-		if s.Note != "" {
+		if s.NoteText() != "" {
 			notes++
 		}
 	}
@@ -118,9 +118,9 @@ func TestStepLogCompact(t *testing.T) {
 	odd.Steps[0].Result = "C2 #1"
 	odd.Steps[1].Note = "free text → with arrows"
 	odd.Steps[2].Result = "C999999"
-	odd.Steps[2].Note = "chaining " + odd.Steps[2].Note
+	odd.Steps[2].Note = "chaining " + odd.Steps[2].NoteText()
 	last := len(odd.Steps) - 1
-	odd.Steps[last].Note += " and more"
+	odd.Steps[last].Note = odd.Steps[last].NoteText() + " and more"
 	roundTrip(t, &odd)
 	if n := len(EncodeNF(&odd)); n <= len(enc) {
 		t.Errorf("literal texts cost nothing (%d bytes, %d predicted)", n, len(enc))

@@ -9,25 +9,35 @@ import (
 )
 
 // Step is one entry of the rewrite log: the rule, where it fired, its
-// operands and its result.
+// operands and its result, and what its note says.
+//
+// The kernel does not write notes while it rewrites: a step it logs
+// carries the chain it built or relabelled and the label it had then
+// (note), and NoteText renders the gist (label, endpoints, tokens) when
+// the step is shown or stored. Note, when set, is the note's text as
+// given (a decoded step's, or one written by a stage after the kernel)
+// and is shown as it is.
 type Step struct {
 	Rule     Rule
 	Frame    int32    // index of the frame node where it fired
 	Operands []string // "#3" for transfer 3, "C5" for chain 5, "frame 12" for a lift
 	Result   string   // the chain it built or relabelled, or what a lift moved
-	Note     string   // a readable gist: endpoints, tokens, label
+	Note     string   // a readable gist given as text (see NoteText)
+	note     stepNote // the note's structured data, rendered by NoteText
 }
 
 func (s Step) String() string {
 	op := strings.Join(s.Operands, ", ")
-	if s.Note != "" {
-		return fmt.Sprintf("%-8s at frame %d: %s -> %s  %s", s.Rule, s.Frame, op, s.Result, s.Note)
+	if note := s.NoteText(); note != "" {
+		return fmt.Sprintf("%-8s at frame %d: %s -> %s  %s", s.Rule, s.Frame, op, s.Result, note)
 	}
 	return fmt.Sprintf("%-8s at frame %d: %s -> %s", s.Rule, s.Frame, op, s.Result)
 }
 
-// kernel is the deterministic rewriting kernel. Its policy (the package
-// documentation states it in full):
+// kernel is the deterministic rewriting kernel. The rules, their
+// premises, operands, orientations, labels and priority are ruleTable's
+// (rules.go): the kernel reads which rules to try, in what order, from it.
+// Its policy (the package documentation states it in full):
 //
 //   - leaf stage, bottom-up: a frame's child frames are reduced first and
 //     their children lifted into it, in place and in order; then its
@@ -195,23 +205,13 @@ func chainName(c *Chain) string {
 }
 
 func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
-	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res), Note: k.gist(res)})
+	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res),
+		note: stepNote{cfg: k.cfg, chain: res, label: res.Label, kind: gistNote}})
 }
 
-// gist renders a chain's endpoints and tokens for the step log.
-func (k *kernel) gist(c *Chain) string {
-	b := make([]byte, 0, 64)
-	b = append(b, c.Label.String()...)
-	b = append(b, ' ')
-	b = appendShortAddr(b, c.Origin())
-	b = append(b, "→"...)
-	b = appendShortAddr(b, c.Dest())
-	b = append(b, ' ')
-	b = append(b, k.cfg.TokenName(c.TokIn())...)
-	b = append(b, "→"...)
-	b = append(b, k.cfg.TokenName(c.TokOut())...)
-	return string(b)
-}
+// gist renders a chain's endpoints and tokens, under its label, as a
+// step's note says them (for stages that write their notes as text).
+func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 
 // build creates the chain of rule's conclusion from operands a, b (in
 // sequence order) at frame f.
@@ -245,51 +245,118 @@ func structural(n *Node) bool {
 	return n.Chain != nil && (n.Chain.Label.Unlabelled() || n.Chain.Label == TokenBurn || n.Chain.Label == TokenMint)
 }
 
+// pairKind is the kind of operands a pair of siblings is, for the binary
+// rules (ok false: no binary rule applies to it). Chains take part when
+// structural; a chain a single transfer would extend must be open.
+func pairKind(x, y *Node) (operands, bool) {
+	switch {
+	case x.Leaf != nil && y.Leaf != nil:
+		return twoLeaves, true
+	case x.Leaf != nil && structural(y):
+		return leafAndChain, !y.Chain.Closed()
+	case structural(x) && y.Leaf != nil:
+		return leafAndChain, !x.Chain.Closed()
+	case structural(x) && structural(y):
+		return twoChains, true
+	}
+	return 0, false
+}
+
 // leafRule tries the leaf rules on the pair (x, y), x before y among the
 // siblings, and returns the conclusion, or nil.
 func (k *kernel) leafRule(f *Frame, x, y *Node) *Node {
-	switch {
-	case x.Leaf != nil && y.Leaf != nil:
-		return k.leafLeaf(f, x, y, false)
-	case x.Leaf != nil && structural(y), structural(x) && y.Leaf != nil:
+	ops, ok := pairKind(x, y)
+	if !ok {
+		return nil
+	}
+	return k.apply(f, stageRules[leafStage][ops], x, y)
+}
+
+// nodeRule tries the node rules on (x, y).
+func (k *kernel) nodeRule(f *Frame, x, y *Node) *Node {
+	ops, ok := pairKind(x, y)
+	if !ok {
+		return nil
+	}
+	return k.apply(f, stageRules[nodeStage][ops], x, y)
+}
+
+// leafLeaf tries the leaf rules on two leaves (when throughClosed is set,
+// only those that reach across closed chains: R2, R3, R1).
+func (k *kernel) leafLeaf(f *Frame, x, y *Node, throughClosed bool) *Node {
+	rules := stageRules[leafStage][twoLeaves]
+	if throughClosed {
+		rules = acrossRules
+	}
+	return k.apply(f, rules, x, y)
+}
+
+// apply tries rules, in order, on the pair (x, y), x before y among the
+// siblings, all of the pair's kind, and builds the conclusion of the first
+// whose premise holds; nil when none does.
+func (k *kernel) apply(f *Frame, rules []*ruleSpec, x, y *Node) *Node {
+	for _, r := range rules {
+		if a, b := k.premise(r, x, y); a != nil {
+			return k.build(f, r.rule, r.label, r.merged, a, b)
+		}
+	}
+	return nil
+}
+
+// premise reports whether r's premise holds on the pair (x, y) in an
+// orientation r allows, and returns the operands in the conclusion's
+// order (nil, nil when it does not hold). It has no side effects.
+//
+// When a premise holds both ways (the pair closes a loop either way), the
+// loop is rooted as rootPair (two leaves) or rootAppend (a leaf and a
+// chain: appending keeps the chain's origin) says.
+func (k *kernel) premise(r *ruleSpec, x, y *Node) (first, second *Node) {
+	switch r.ops {
+	case twoLeaves:
+		a, b := x.Leaf, y.Leaf
+		ab := r.leaves(k.cfg, a, b)
+		if r.orient == symmetric || (ab && r.orient == forwardFirst) {
+			if ab {
+				return x, y
+			}
+			return nil, nil
+		}
+		ba := r.leaves(k.cfg, b, a)
+		if ab && ba && r.orient == eitherRooted {
+			// (a, b) is rooted at a.From, (b, a) at b.From.
+			ab = k.rootPair(a, b)
+			ba = !ab
+		}
+		if ab {
+			return x, y
+		}
+		if ba {
+			return y, x
+		}
+	case leafAndChain:
 		l, c := x, y
 		if x.Chain != nil {
 			l, c = y, x
 		}
-		if c.Chain.Closed() {
-			return nil
-		}
-		// R6: d(C)=s(ℓ) appends ℓ, d(ℓ)=s(C) prepends it; when both hold
-		// (ℓ closes the chain either way), see rootAppend.
-		app, pre := c.Chain.Dest() == l.Leaf.From, l.Leaf.To == c.Chain.Origin()
+		app, pre := r.attach(c.Chain, l.Leaf)
 		if app && pre {
 			app = k.rootAppend(c.Chain.Origin(), l.Leaf.From, l.Leaf.Pos > c.Chain.First.Pos)
 		}
 		if app {
-			return k.build(f, R6, Chaining, false, c, l)
+			return c, l
 		}
 		if pre {
-			return k.build(f, R6, Chaining, false, l, c)
+			return l, c
 		}
-	case structural(x) && structural(y):
-		c1, c2 := x.Chain, y.Chain
-		if r7(c1, c2) {
-			return k.build(f, R7, Merging, true, x, y)
+	case twoChains:
+		if r.chains(k.cfg, x.Chain, y.Chain) {
+			return x, y
 		}
-		if r8(k.cfg, c1, c2) {
-			return k.build(f, R8, Merging, true, x, y)
-		}
-		if r9(k.cfg, c1, c2) {
-			return k.build(f, R9, Merging, true, x, y)
-		}
-		if r10(k.cfg, c1, c2) {
-			return k.build(f, R10, Chaining, false, x, y)
-		}
-		if r10(k.cfg, c2, c1) {
-			return k.build(f, R10, Chaining, false, y, x)
+		if r.orient != symmetric && r.chains(k.cfg, y.Chain, x.Chain) {
+			return y, x
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // rootAppend decides where a loop that a transfer closes either way is
@@ -303,47 +370,6 @@ func (k *kernel) rootAppend(chainOrigin, leafSource Address, leafLater bool) boo
 		return a
 	}
 	return leafLater
-}
-
-// leafLeaf tries R2, R3, R1, R4, R5 (or, when throughClosed is set, only
-// the different-token and burn/mint rules R2, R3, R1) on two leaves.
-// When a rule holds in both orientations (the pair closes a loop either
-// way), the loop is rooted as rootAppend says.
-func (k *kernel) leafLeaf(f *Frame, x, y *Node, throughClosed bool) *Node {
-	a, b := x.Leaf, y.Leaf
-	type lr struct {
-		rule  Rule
-		label Label
-		ok    func(a, b *Transfer) bool
-	}
-	// R2 and R3 first: a burn or mint flag is evidence R1 does not weigh,
-	// and WETH9 emits Withdrawal after the value it sends, so R1 on the
-	// reversed pair would chain an unwrap backwards.
-	rules := []lr{
-		{R2, TokenBurn, r2},
-		{R3, TokenMint, r3},
-		{R1, Chaining, r1},
-		{R4, Chaining, func(a, b *Transfer) bool { return r4(k.cfg, a, b) }},
-		{R5, Chaining, func(a, b *Transfer) bool { return r5(k.cfg, a, b) }},
-	}
-	if throughClosed {
-		rules = rules[:3]
-	}
-	for _, r := range rules {
-		ab, ba := r.ok(a, b), r.ok(b, a)
-		if ab && ba {
-			// (a, b) is rooted at a.From, (b, a) at b.From.
-			ab = k.rootPair(a, b)
-			ba = !ab
-		}
-		if ab {
-			return k.build(f, r.rule, r.label, false, x, y)
-		}
-		if ba {
-			return k.build(f, r.rule, r.label, false, y, x)
-		}
-	}
-	return nil
 }
 
 // rootPair decides where the loop of two transfers a: A→B and b: B→A is
@@ -362,49 +388,6 @@ func (k *kernel) rootPair(a, b *Transfer) bool {
 		}
 	}
 	return k.rootAppend(a.From, b.From, a.Pos > b.Pos)
-}
-
-// nodeRule tries the node rules on (x, y).
-func (k *kernel) nodeRule(f *Frame, x, y *Node) *Node {
-	switch {
-	case x.Leaf != nil && y.Leaf != nil:
-		ab, ba := r11(k.cfg, x.Leaf, y.Leaf), r11(k.cfg, y.Leaf, x.Leaf)
-		if ab && ba {
-			ab = k.rootPair(x.Leaf, y.Leaf)
-			ba = !ab
-		}
-		if ab {
-			return k.build(f, R11, Chaining, false, x, y)
-		}
-		if ba {
-			return k.build(f, R11, Chaining, false, y, x)
-		}
-	case x.Leaf != nil && structural(y), structural(x) && y.Leaf != nil:
-		l, c := x, y
-		if x.Chain != nil {
-			l, c = y, x
-		}
-		ch, t := c.Chain, l.Leaf
-		if ch.Closed() {
-			return nil
-		}
-		app := ch.Dest() == t.From && ch.TokOut() == t.Token
-		pre := t.To == ch.Origin() && t.Token == ch.TokIn()
-		if app && pre {
-			app = k.rootAppend(ch.Origin(), t.From, t.Pos > ch.First.Pos)
-		}
-		if app {
-			return k.build(f, R12, Chaining, false, c, l)
-		}
-		if pre {
-			return k.build(f, R12, Chaining, false, l, c)
-		}
-	case structural(x) && structural(y):
-		if r13(x.Chain, y.Chain) {
-			return k.build(f, R13, Merging, true, x, y)
-		}
-	}
-	return nil
 }
 
 // leafPass runs the leaf rules over adjacent siblings to a fixpoint. Two
@@ -476,7 +459,7 @@ func (k *kernel) leafCheck(f *Frame, s *siblings, i int32) int32 {
 // call has already tried. Two facts make this exact:
 //
 //  1. A node rule can only fire on a pair that meets at a junction in one
-//     token: R11 (two leaves) when d(x) = s(y) or d(y) = s(x) in their
+//     token (the junctions are the node rules' meets in ruleTable): R11 (two leaves) when d(x) = s(y) or d(y) = s(x) in their
 //     common token; R12 (a leaf ℓ and an open structural chain C) when
 //     d(C) = s(ℓ) in τ_out(C) = τ(ℓ), or d(ℓ) = s(C) in τ(ℓ) = τ_in(C);
 //     R13 (two open structural chains) when they share origin and τ_in.
@@ -539,7 +522,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 	if s.head >= 0 && int64(s.head) < u0 && len(fresh) > 0 {
 		limit := u0 - 1 // live nodes before u0 are numbered at most this
 		cands := tr.cands[:0]
-		var buf [4][]entry
+		var buf [maxPartnerLists][]entry
 		for _, b := range fresh {
 			for _, l := range tr.candidates(b, &buf) {
 				for _, e := range l {
@@ -569,7 +552,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		}
 	}
 	// Phase 2: the scan from u0, each node against its candidates after it.
-	var buf [4][]entry
+	var buf [maxPartnerLists][]entry
 	i := int32(-1)
 	if u0 < int64(len(s.ns)) {
 		i = int32(u0) // live: the watermark's first live slot, or a fresh node
@@ -656,6 +639,8 @@ type rootTracker struct {
 	fresh []*Node
 	wm    int64 // the watermark (see nodeStep)
 
+	partners *[2][]partnerList // partnerLists (a test's variant in tests)
+
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
 
@@ -666,7 +651,8 @@ type rootTracker struct {
 }
 
 func newRootTracker(kids []*Node) *rootTracker {
-	tr := &rootTracker{ids: make(map[junction]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids))}
+	tr := &rootTracker{ids: make(map[junction]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
+		partners: &partnerLists}
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -750,26 +736,22 @@ func (k *kernel) tracked(first, second, r *Node) {
 
 // candidates returns the partner lists (each in kids order) whose union
 // holds every node y such that nodeRule(x, y) or nodeRule(y, x) may fire
-// (a superset: nodeRule decides). The slices alias the index; callers
-// advance them, never write.
-func (tr *rootTracker) candidates(x *Node, buf *[4][]entry) [][]entry {
+// (a superset: nodeRule decides). The lists are partnerLists', derived
+// from the node rules' junctions in ruleTable: x's two junctions were
+// numbered when it was listed (add), and its partners are in the lists of
+// the kinds its kind meets at the same junctions. The slices alias the
+// index; callers advance them, never write.
+func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]entry {
 	out := buf[:0]
-	// x's two junctions were numbered when it was listed (add): its
-	// partners are in the lists of other kinds at the same junctions.
+	var pls []partnerList
 	switch {
 	case x.Leaf != nil:
-		from, to := &tr.lists[x.rootJ[0]], &tr.lists[x.rootJ[1]] // (s(x), τ), (d(x), τ)
-		out = append(out,
-			to[leafFrom],    // R11 (x, y): d(x) = s(y)
-			from[leafTo],    // R11 (y, x): d(y) = s(x)
-			from[chainDest], // R12 append: d(C) = s(ℓ), τ_out(C) = τ(ℓ)
-			to[chainOrig])   // R12 prepend: d(ℓ) = s(C), τ(ℓ) = τ_in(C)
+		pls = tr.partners[0]
 	case nodeCandidate(x):
-		orig, dest := &tr.lists[x.rootJ[0]], &tr.lists[x.rootJ[1]] // (s(C), τ_in), (d(C), τ_out)
-		out = append(out,
-			dest[leafFrom],  // R12 append
-			orig[leafTo],    // R12 prepend
-			orig[chainOrig]) // R13: same origin and τ_in
+		pls = tr.partners[1]
+	}
+	for _, p := range pls {
+		out = append(out, tr.lists[x.rootJ[p.slot]][p.kind])
 	}
 	return out
 }
@@ -851,17 +833,15 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 			if c == nil || !c.Label.Unlabelled() || !c.Closed() {
 				continue
 			}
-			switch {
-			case r14(k.cfg, c):
-				c.Label = Arbitrage
-				name := k.chainName(c)
-				k.steps = append(k.steps, Step{Rule: R14, Frame: root.Index, Operands: k.one(name), Result: name, Note: k.gist(c)})
-				changed = true
-			case r15(c) || c.Rule == Connect:
-				c.Label = Cycle
-				name := k.chainName(c)
-				k.steps = append(k.steps, Step{Rule: R15, Frame: root.Index, Operands: k.one(name), Result: name, Note: k.gist(c)})
-				changed = true
+			for _, r := range stageRules[annotation][oneChain] {
+				if r.one(k.cfg, c) {
+					c.Label = r.label
+					name := k.chainName(c)
+					k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
+						note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: gistNote}})
+					changed = true
+					break
+				}
 			}
 		}
 		// Connection: the first pair (i, j), i < j, that is connectable
@@ -902,19 +882,25 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 	return kids, passes
 }
 
-// validate is R16: an arbitrage whose balance at its origin, in its entry
-// token, is not positive becomes a cycle. Skipped for self-calls.
+// validate runs the validation rules (R16: an arbitrage whose balance at
+// its origin, in its entry token, is not positive becomes a cycle) on the
+// root's chains, each downgrading the chain it relabels. Skipped for
+// self-calls.
 func (k *kernel) validate(root *Frame, kids []*Node) {
 	for _, n := range kids {
 		c := n.Chain
-		if c == nil || c.Label != Arbitrage {
+		if c == nil {
 			continue
 		}
-		if d := c.BalanceAt(c.Origin(), c.TokIn()); d.Sign() <= 0 {
-			c.Label, c.Downgraded = Cycle, true
+		for _, r := range stageRules[validation][oneChain] {
+			if !r.one(k.cfg, c) {
+				continue
+			}
+			c.Label, c.Downgraded = r.label, true
 			name := k.chainName(c)
-			k.steps = append(k.steps, Step{Rule: R16, Frame: root.Index, Operands: k.one(name), Result: name,
-				Note: fmt.Sprintf("%s: δ[%s, %s] = %s", k.gist(c), ShortAddr(c.Origin()), k.cfg.TokenName(c.TokIn()), d)})
+			k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
+				note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: balanceNote}})
+			break
 		}
 	}
 }

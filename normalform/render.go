@@ -266,3 +266,58 @@ func (c *Config) TokenName(t Token) string {
 	}
 	return s
 }
+
+// --- step notes -------------------------------------------------------------
+
+// noteKind is what a step's structured note says.
+type noteKind uint8
+
+const (
+	noNote      noteKind = iota
+	gistNote             // the chain's gist under the label
+	balanceNote          // the gist, then the balance R16 read: δ at the origin in the entry token
+)
+
+// stepNote is a step's note as data: the chain the step built or
+// relabelled, its label then, and the configuration whose token names the
+// note uses. Chains' endpoints, tokens and balances do not change once
+// built, so rendering later says what rendering then would have.
+type stepNote struct {
+	cfg   *Config
+	chain *Chain
+	label Label
+	kind  noteKind
+}
+
+// NoteText is the step's note for people: Note when it is set, else the
+// note rendered from the step's data ("" when it has none).
+func (s Step) NoteText() string {
+	if s.Note != "" || s.note.kind == noNote {
+		return s.Note
+	}
+	n := s.note
+	c := n.chain
+	switch n.kind {
+	case balanceNote:
+		d := c.BalanceAt(c.Origin(), c.TokIn())
+		return fmt.Sprintf("%s: δ[%s, %s] = %s", gistText(n.cfg, c, n.label), ShortAddr(c.Origin()), n.cfg.TokenName(c.TokIn()), d)
+	default:
+		return gistText(n.cfg, c, n.label)
+	}
+}
+
+// gistText renders a chain's label (l), endpoints and tokens: "cycle
+// 0x1234…abcd→0x1234…abcd WETH→WETH".
+func gistText(cfg *Config, c *Chain, l Label) string {
+	b := make([]byte, 0, 64)
+	b = append(b, l.String()...)
+	b = append(b, ' ')
+	b = appendShortAddr(b, c.Origin())
+	b = append(b, "→"...)
+	b = appendShortAddr(b, c.Dest())
+	b = append(b, ' ')
+	b = append(b, cfg.TokenName(c.TokIn())...)
+	b = append(b, "→"...)
+	b = append(b, cfg.TokenName(c.TokOut())...)
+	return string(b)
+}

@@ -425,7 +425,7 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 	}
 	if steps {
 		for _, s := range a.Steps {
-			j.Steps = append(j.Steps, StepJSON{Rule: s.Rule.String(), Frame: s.Frame, Operands: s.Operands, Result: s.Result, Note: s.Note})
+			j.Steps = append(j.Steps, StepJSON{Rule: s.Rule.String(), Frame: s.Frame, Operands: s.Operands, Result: s.Result, Note: s.NoteText()})
 		}
 	}
 	return json.Marshal(j)

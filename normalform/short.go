@@ -315,6 +315,7 @@ func (c *Config) StepTexts(a *Analysis) []string {
 	out := make([]string, len(a.Steps))
 	var chains map[int32]*Chain
 	for i, s := range a.Steps {
+		s.Note = s.NoteText()
 		if c.short == nil || s.Note == "" {
 			out[i] = s.String()
 			continue
