@@ -34,7 +34,9 @@
 // named as the one it corrects.
 //
 // A block given partly (transaction indexes with a gap, or not starting
-// at 0) says so, and no finding spans a missing index.
+// at 0) says so, and no finding spans a missing index: a sandwich needs
+// every index from its front to its back, a back-run every index from 0
+// to its own (the swap it corrects is the largest of all earlier ones).
 package block
 
 import (
@@ -312,8 +314,11 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 	}
 
 	// Back-runs.
+	// The swap a back-run corrects is the largest of every earlier
+	// transaction's: a back-run is found only when all of them are given
+	// (indexes 0 to its own).
 	for pos, a := range txs {
-		if len(a.Detections) == 0 {
+		if len(a.Detections) == 0 || !whole(0, pos) || txs[0].Tx.Meta.Index != 0 {
 			continue
 		}
 		var br *Backrun
@@ -326,7 +331,7 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 				if e.pos >= pos {
 					break
 				}
-				if e.in != s.out || e.out != s.in || sameAttacker(e, s) || !whole(e.pos, pos) {
+				if e.in != s.out || e.out != s.in || sameAttacker(e, s) {
 					continue
 				}
 				if best == nil || e.amtIn.Cmp(&best.amtIn) >= 0 {

@@ -315,3 +315,40 @@ func TestAnalyzeRefusesOtherBlocks(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestBackrunNeedsEveryEarlierTx: a back-run names the largest earlier
+// swap it corrects, a claim about every earlier transaction; with one of
+// them missing (here the large swap, index 0) the block says it is
+// partial and names no back-run, rather than the smaller swap it sees.
+func TestBackrunNeedsEveryEarlierTx(t *testing.T) {
+	large := swapTx(t, 0, "U1", "BOTU1", "P1", "30000", "USDT", "9", "WETH")
+	small := swapTx(t, 1, "U2", "BOTU2", "P1", "300", "USDT", "0.1", "WETH")
+	arb := arbTx(t, 2)
+	whole, err := block.Analyze(7, []*normalform.Analysis{large, small, arb}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Backruns) != 1 || whole.Backruns[0].Corrects[0].Index != 0 {
+		t.Fatalf("whole block: back-runs %+v, want one correcting tx 0", whole.Backruns)
+	}
+	for _, c := range []struct {
+		name string
+		txs  []*normalform.Analysis
+	}{
+		{"large swap missing", []*normalform.Analysis{small, arb}},
+		{"only the arbitrage", []*normalform.Analysis{arb}},
+	} {
+		r, err := block.Analyze(7, c.txs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Partial || len(r.Backruns) != 0 {
+			t.Errorf("%s: partial %v missing %v back-runs %+v; want partial and none", c.name, r.Partial, r.Missing, r.Backruns)
+		}
+		for _, row := range r.Txs {
+			if len(row.Roles) != 0 {
+				t.Errorf("%s: tx %d roles %v", c.name, row.Index, row.Roles)
+			}
+		}
+	}
+}
