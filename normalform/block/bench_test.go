@@ -13,7 +13,8 @@ import (
 
 // BenchmarkBlock: block.Analyze over one block per iteration (the normal
 // forms are computed once, before the timer): the scenario sandwich
-// block, a generated block of 150 transactions, and blocks of 1,250 to
+// block, the corpus's mainnet block 11017338 (124 transactions, 3
+// sandwiches), a generated block of 150 transactions, and blocks of 1,250 to
 // 5,000 one-swap transactions on 50 pools (growth). It reports wall and
 // CPU (getrusage: user + system, every thread) per block. BENCHMARKS.md,
 // "Block analysis", has the command and the figures.
@@ -26,6 +27,9 @@ func BenchmarkBlock(b *testing.B) {
 			txs = append(txs, analyzeFile(b, filepath.Join(scenarios, "geth", n+".json")))
 		}
 		benchBlock(b, 137, txs, 1)
+	})
+	b.Run("mainnet-11017338", func(b *testing.B) {
+		benchBlock(b, 11017338, analyzeBlockFile(b, mainnetBlock), 3)
 	})
 	b.Run("txs=150", func(b *testing.B) {
 		txs, want := block150(b)
