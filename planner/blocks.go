@@ -733,7 +733,25 @@ func (x *Executor) showBlock(ctx context.Context, p *ShowBlock, emit func(Row) e
 		return err
 	}
 	block := fmt.Sprint(p.Block)
+	// A block ingested partly shows each missing index as a row of its
+	// own (no finding spans it).
+	missing := rep.Missing
+	emitMissing := func(upTo int) error {
+		for len(missing) > 0 && missing[0] < upTo {
+			idx := fmt.Sprint(missing[0])
+			missing = missing[1:]
+			if err := emit(Row{{"block", block, block}, {"index", idx, idx}, {"tx", "(not in the index)", "(not in the index)"},
+				{"sender", "", ""}, {"bot", "", ""}, {"verdict", "missing", "missing"}, {"tier", "", ""}, {"path", "", ""},
+				{"roles", "partial block", "partial block"}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, t := range rep.Txs {
+		if err := emitMissing(t.Index); err != nil {
+			return err
+		}
 		roles := strings.Join(t.Roles, ",")
 		idx := fmt.Sprint(t.Index)
 		path := paths[t.Tx]

@@ -13,7 +13,8 @@ import (
 
 // BenchmarkBlock: block.Analyze over one block per iteration (the normal
 // forms are computed once, before the timer): the scenario sandwich
-// block, a generated block of 150 transactions, and blocks of 1,250 to
+// block, the corpus's mainnet block 11017338 (124 transactions, 3
+// sandwiches), a generated block of 150 transactions, and blocks of 1,250 to
 // 5,000 one-swap transactions on 50 pools (growth). It reports wall and
 // CPU (getrusage: user + system, every thread) per block. BENCHMARKS.md,
 // "Block analysis", has the command and the figures.
@@ -27,10 +28,28 @@ func BenchmarkBlock(b *testing.B) {
 		}
 		benchBlock(b, 137, txs, 1)
 	})
+	b.Run("mainnet-11017338", func(b *testing.B) {
+		benchBlock(b, 11017338, analyzeBlockFile(b, mainnetBlock), 3)
+	})
 	b.Run("txs=150", func(b *testing.B) {
 		txs, want := block150(b)
 		benchBlock(b, 7, txs, want)
 	})
+	// Back-runs on one pool pair (the worst case: each arbitrage looks
+	// back over every earlier swap of its pools).
+	for _, n := range []int{1250, 2500} {
+		b.Run(fmt.Sprintf("backruns=%d/pools=2", n), func(b *testing.B) {
+			txs := make([]*normalform.Analysis, 0, 2*n)
+			for i := 0; i < n; i++ {
+				txs = append(txs, swapTx(b, 2*i, fmt.Sprintf("U%d", i), fmt.Sprintf("UB%d", i), "P1", "30000", "USDT", "9", "WETH"), arbTx(b, 2*i+1))
+			}
+			r, err := block.Analyze(7, txs, nil)
+			if err != nil || len(r.Backruns) != n {
+				b.Fatalf("%d back-runs, want %d (%v)", len(r.Backruns), n, err)
+			}
+			benchBlock(b, 7, txs, 0)
+		})
+	}
 	for _, n := range []int{1250, 2500, 5000} {
 		b.Run(fmt.Sprintf("swaps=%d/pools=50", n), func(b *testing.B) {
 			txs, want := swapsOnPools(b, n, 50)

@@ -34,7 +34,9 @@
 // named as the one it corrects.
 //
 // A block given partly (transaction indexes with a gap, or not starting
-// at 0) says so, and no finding spans a missing index.
+// at 0) says so, and no finding spans a missing index: a sandwich needs
+// every index from its front to its back, a back-run every index from 0
+// to its own (the swap it corrects is the largest of all earlier ones).
 package block
 
 import (
@@ -203,13 +205,10 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 		r.Partial = len(r.Missing) > 0
 	}
 	// whole reports whether every index from tx position i to j is present.
+	// (r.Missing is sorted: the first missing index at or after i's.)
 	whole := func(i, j int) bool {
-		for k := txs[i].Tx.Meta.Index; k <= txs[j].Tx.Meta.Index; k++ {
-			if !present[k] {
-				return false
-			}
-		}
-		return true
+		k := sort.SearchInts(r.Missing, txs[i].Tx.Meta.Index)
+		return k == len(r.Missing) || r.Missing[k] > txs[j].Tx.Meta.Index
 	}
 	roles := make([][]string, len(txs))
 	addRole := func(pos int, role string) {
@@ -224,9 +223,11 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 	// Swaps, per transaction in order, pools in address order.
 	var all []*swap
 	byPool := map[normalform.Address][]*swap{}
+	swapsAt := make([][]*swap, len(txs))
 	var builderPay, prio uint256.Int
 	for pos, a := range txs {
-		for _, s := range swapsOf(pos, a, cfg) {
+		swapsAt[pos] = swapsOf(pos, a, cfg)
+		for _, s := range swapsAt[pos] {
 			all = append(all, s)
 			byPool[s.pool] = append(byPool[s.pool], s)
 		}
@@ -254,18 +255,44 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 		pools = append(pools, p)
 	}
 	sort.Slice(pools, func(i, j int) bool { return strings.Compare(hexOf(pools[i]), hexOf(pools[j])) < 0 })
+	// Each front's closing swap is the attacker's first reverse swap on
+	// the pool after it, found through the pool's swaps per sender and per
+	// bot and direction (positions in the pool's list, ascending).
+	type who struct {
+		a       normalform.Address
+		in, out normalform.Token
+	}
+	next := func(l []int, i int) int {
+		if k := sort.SearchInts(l, i+1); k < len(l) {
+			return l[k]
+		}
+		return -1
+	}
 	for _, p := range pools {
 		list := byPool[p]
+		bySender, byBot := map[who][]int{}, map[who][]int{}
+		for j, s := range list {
+			if s.hasSender {
+				bySender[who{s.sender, s.in, s.out}] = append(bySender[who{s.sender, s.in, s.out}], j)
+			}
+			byBot[who{s.bot, s.in, s.out}] = append(byBot[who{s.bot, s.in, s.out}], j)
+		}
 		usedBack := map[*swap]bool{}
 		for i, f := range list {
 			if usedBack[f] {
 				continue
 			}
-			for j := i + 1; j < len(list); j++ {
-				b := list[j]
-				if b.pos == f.pos || !sameAttacker(f, b) || b.in != f.out || b.out != f.in {
-					continue
+			j := -1
+			if f.hasSender {
+				j = next(bySender[who{f.sender, f.out, f.in}], i)
+			}
+			if !f.router {
+				if k := next(byBot[who{f.bot, f.out, f.in}], i); k >= 0 && (j < 0 || k < j) {
+					j = k
 				}
+			}
+			if j >= 0 {
+				b := list[j]
 				var victims []*swap
 				for k := i + 1; k < j; k++ {
 					v := list[k]
@@ -292,7 +319,6 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 					addRole(f.pos, RoleFront)
 					addRole(b.pos, RoleBack)
 				}
-				break // the attacker's first reverse swap closes its front
 			}
 		}
 	}
@@ -311,43 +337,53 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 		r.Sandwiches = append(r.Sandwiches, *sw)
 	}
 
-	// Back-runs.
+	// Back-runs. The swap a back-run corrects is the largest of every
+	// earlier transaction's: a back-run is found only when all of them
+	// are given (indexes 0 to its own). The earlier swaps are kept per
+	// pool and direction, largest amount in first (the later first among
+	// equals), so that the one corrected is the first not by the same
+	// attacker.
+	type dir struct {
+		pool    normalform.Address
+		in, out normalform.Token
+	}
+	earlier := map[dir][]*swap{}
 	for pos, a := range txs {
-		if len(a.Detections) == 0 {
-			continue
-		}
-		var br *Backrun
-		for _, s := range all {
-			if s.pos != pos {
-				continue
-			}
-			var best *swap
-			for _, e := range byPool[s.pool] {
-				if e.pos >= pos {
-					break
+		if len(a.Detections) > 0 && (len(r.Missing) == 0 || r.Missing[0] > a.Tx.Meta.Index) {
+			var br *Backrun
+			for _, s := range swapsAt[pos] {
+				var best *swap
+				for _, e := range earlier[dir{s.pool, s.out, s.in}] {
+					if !sameAttacker(e, s) {
+						best = e
+						break
+					}
 				}
-				if e.in != s.out || e.out != s.in || sameAttacker(e, s) || !whole(e.pos, pos) {
+				if best == nil {
 					continue
 				}
-				if best == nil || e.amtIn.Cmp(&best.amtIn) >= 0 {
-					best = e
+				if br == nil {
+					d := a.Detections[0]
+					br = &Backrun{Ref: ref(txs, pos), Sender: hexOf(a.Sender), Bot: hexOf(a.Recipient),
+						Token: cfg.Unit(d.Token).Key(), Gain: d.Gain.String()}
 				}
+				br.Swaps = append(br.Swaps, render(txs, s))
+				br.Corrects = append(br.Corrects, render(txs, best))
+				addRole(best.pos, RoleCorrected)
 			}
-			if best == nil {
-				continue
+			if br != nil {
+				addRole(pos, RoleBackrun)
+				r.Backruns = append(r.Backruns, *br)
 			}
-			if br == nil {
-				d := a.Detections[0]
-				br = &Backrun{Ref: ref(txs, pos), Sender: hexOf(a.Sender), Bot: hexOf(a.Recipient),
-					Token: cfg.Unit(d.Token).Key(), Gain: d.Gain.String()}
-			}
-			br.Swaps = append(br.Swaps, render(txs, s))
-			br.Corrects = append(br.Corrects, render(txs, best))
-			addRole(best.pos, RoleCorrected)
 		}
-		if br != nil {
-			addRole(pos, RoleBackrun)
-			r.Backruns = append(r.Backruns, *br)
+		for _, s := range swapsAt[pos] {
+			k := dir{s.pool, s.in, s.out}
+			l := earlier[k]
+			i := sort.Search(len(l), func(i int) bool { return l[i].amtIn.Cmp(&s.amtIn) <= 0 })
+			l = append(l, nil)
+			copy(l[i+1:], l[i:])
+			l[i] = s
+			earlier[k] = l
 		}
 	}
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -313,5 +314,119 @@ func TestAnalyzeRefusesOtherBlocks(t *testing.T) {
 	b := swapTx(t, 0, "U", "BOTU", "POOL", "3", "WETH", "300", "TKN")
 	if _, err := block.Analyze(7, []*normalform.Analysis{a, b}, nil); err == nil || !strings.Contains(err.Error(), "index order") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// TestBackrunNeedsEveryEarlierTx: a back-run names the largest earlier
+// swap it corrects, a claim about every earlier transaction; with one of
+// them missing (here the large swap, index 0) the block says it is
+// partial and names no back-run, rather than the smaller swap it sees.
+func TestBackrunNeedsEveryEarlierTx(t *testing.T) {
+	large := swapTx(t, 0, "U1", "BOTU1", "P1", "30000", "USDT", "9", "WETH")
+	small := swapTx(t, 1, "U2", "BOTU2", "P1", "300", "USDT", "0.1", "WETH")
+	arb := arbTx(t, 2)
+	whole, err := block.Analyze(7, []*normalform.Analysis{large, small, arb}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Backruns) != 1 || whole.Backruns[0].Corrects[0].Index != 0 {
+		t.Fatalf("whole block: back-runs %+v, want one correcting tx 0", whole.Backruns)
+	}
+	for _, c := range []struct {
+		name string
+		txs  []*normalform.Analysis
+	}{
+		{"large swap missing", []*normalform.Analysis{small, arb}},
+		{"only the arbitrage", []*normalform.Analysis{arb}},
+	} {
+		r, err := block.Analyze(7, c.txs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Partial || len(r.Backruns) != 0 {
+			t.Errorf("%s: partial %v missing %v back-runs %+v; want partial and none", c.name, r.Partial, r.Missing, r.Backruns)
+		}
+		for _, row := range r.Txs {
+			if len(row.Roles) != 0 {
+				t.Errorf("%s: tx %d roles %v", c.name, row.Index, row.Roles)
+			}
+		}
+	}
+}
+
+const mainnetBlock = "../trace/testdata/corpus/mev-inspect-rs/res/11017338.data.json"
+
+// analyzeBlockFile decodes a whole-block file and analyses each of its
+// transactions, in index order.
+func analyzeBlockFile(t testing.TB, path string) []*normalform.Analysis {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := trace.Decode(data, trace.Options{Source: path})
+	if len(res.Errors) > 0 {
+		t.Fatalf("%s: %v", path, res.Errors)
+	}
+	var txs []*normalform.Analysis
+	for _, tx := range res.Txs {
+		a, err := normalform.Analyze(tx, normalform.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		txs = append(txs, a)
+	}
+	sort.SliceStable(txs, func(i, j int) bool { return txs[i].Tx.Meta.Index < txs[j].Tx.Meta.Index })
+	return txs
+}
+
+// TestMainnetBlock11017338: the corpus's whole mainnet block (124
+// transactions, Parity traces with logs) holds three WETH sandwiches on
+// Uniswap V2 pairs, each with one victim trading through Router02, and no
+// back-run (no transaction of the block is an arbitrage). Two attackers
+// send their back leg from another account than the front, to the same
+// bot. Each gain is what the back leg bought less what the front sold
+// (one pool, every token bought sold back).
+func TestMainnetBlock11017338(t *testing.T) {
+	txs := analyzeBlockFile(t, mainnetBlock)
+	r, err := block.Analyze(11017338, txs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Partial || len(r.Txs) != 124 || len(r.Backruns) != 0 {
+		t.Fatalf("partial %v, %d txs, back-runs %+v", r.Partial, len(r.Txs), r.Backruns)
+	}
+	router := "0x7a250d5630b4cf539739df2c5dacb4c659f2488d"
+	want := []struct {
+		front, victim, back int
+		bot, pool, tok      string
+		gain                string
+		sameSender          bool
+	}{
+		{1, 41, 42, "0x5f3e759d09e1059e4c46d6984f07cbb36a73bdf1", "0x164ed0df02b3747315b50b806b79962ad9517578", "0x468ab3b1f63a1c14b361bc367c3cc92277588da1", "308149869734581526", false},
+		{13, 16, 17, "0x8be4db5926232bc5b02b841dbede8161924495c4", "0xdc7d8cc3a22fe0ec69770e02931f43451b7b975e", "0x178c820f862b14f316509ec36b13123da19a6054", "137754556540143430", false},
+		{82, 86, 97, "0xafe0e7de1ff45bc31618b39dfe42dd9439eebb32", "0x9b7dad79fc16106b47a3dab791f389c167e15eb0", "0x967da4048cd07ab37855c090aaf366e4ce1b9f48", "60198174049200506", true},
+	}
+	if len(r.Sandwiches) != len(want) {
+		t.Fatalf("%d sandwiches, want %d: %+v", len(r.Sandwiches), len(want), r.Sandwiches)
+	}
+	weth := "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
+	for i, w := range want {
+		s := r.Sandwiches[i]
+		if s.Front.Index != w.front || s.Back.Index != w.back || len(s.Victims) != 1 || s.Victims[0].Index != w.victim {
+			t.Errorf("sandwich %d: front %d back %d victims %+v; want %d, %d, [%d]", i, s.Front.Index, s.Back.Index, s.Victims, w.front, w.back, w.victim)
+			continue
+		}
+		f, b, v := s.FrontSwaps[0], s.BackSwaps[0], s.Victims[0]
+		if s.Bot != w.bot || (f.Sender == b.Sender) != w.sameSender || !reflect.DeepEqual(s.Pools, []string{w.pool}) || s.Token != weth {
+			t.Errorf("sandwich %d: bot %s senders %s %s pools %v token %s", i, s.Bot, f.Sender, b.Sender, s.Pools, s.Token)
+		}
+		if f.In != weth || f.Out != w.tok || v.In != weth || v.Out != w.tok || b.In != w.tok || b.Out != weth || v.Bot != router {
+			t.Errorf("sandwich %d: directions front %+v victim %+v back %+v", i, f, v, b)
+		}
+		gain := new(big.Int).Sub(dec(t, b.AmountOut), dec(t, f.AmountIn))
+		if s.Gain != w.gain || gain.String() != w.gain || b.AmountIn != f.AmountOut || len(s.Left) != 0 {
+			t.Errorf("sandwich %d: gain %s (back bought %s, front sold %s), sold back %s of %s bought, left %v; want %s", i, s.Gain, b.AmountOut, f.AmountIn, b.AmountIn, f.AmountOut, s.Left, w.gain)
+		}
 	}
 }
