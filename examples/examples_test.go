@@ -98,7 +98,7 @@ func TestTour(t *testing.T) {
 	}
 	for _, want := range []string{
 		"flowq> count by verdict\n",
-		"arbitrage  21",
+		"arbitrage  22",
 		"0x68b13bc05b6e29566d5e8148af022d9d38fd35f8ea342b403ff3e4fdc4011f06", // the one arbitrage through three pools
 		"yes         family",
 		"index range: net profit",

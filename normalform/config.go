@@ -17,7 +17,13 @@ type Network struct {
 	NativeSymbol  string
 	WrappedNative []Address
 	Routers       []Address
-	Tokens        map[Address]TokenInfo
+	// PoolManagers are the chain's Uniswap V4 PoolManager singletons.
+	// flowq reads no protocol events of theirs (ARCHITECTURE.md, "Uniswap
+	// V4: how far the standard events carry"): they are listed so that a
+	// reader of a V4 transaction knows the contract whose settle and take
+	// are the only transfers of a route through several V4 pools.
+	PoolManagers []Address
+	Tokens       map[Address]TokenInfo
 }
 
 // TokenInfo is what flowq knows about a token for display.
@@ -34,13 +40,17 @@ func a(s string) Address { return common.HexToAddress(s) }
 //     0x4200...0006 on OP-stack chains (Optimism, Base), WPOL (ex-WMATIC)
 //     on Polygon PoS;
 //   - routers: the Uniswap V4 Universal Router of each chain, as listed on
-//     Uniswap's "v4 deployments" page (the paper's deployment holds exactly
-//     this one address, on Ethereum).
+//     Uniswap's "v4 deployments" page (docs.uniswap.org/contracts/v4/deployments,
+//     the row "Universal Router"; the paper's deployment holds exactly this
+//     one address, on Ethereum);
+//   - pool managers: the Uniswap V4 PoolManager of each chain, the row
+//     "PoolManager" of the same page.
 var Networks = map[uint64]*Network{
 	1: {
 		ID: 1, Name: "ethereum", NativeSymbol: "ETH",
 		WrappedNative: []Address{a("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2")},
 		Routers:       []Address{a("0x66a9893cC07D91D95644AEDD05D03f95e1dBA8Af")},
+		PoolManagers:  []Address{a("0x000000000004444c5dc75cB358380D2e3dE08A90")},
 		Tokens: map[Address]TokenInfo{
 			a("0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"): {"WETH", 18},
 			a("0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"): {"USDC", 6},
@@ -53,30 +63,35 @@ var Networks = map[uint64]*Network{
 		ID: 10, Name: "optimism", NativeSymbol: "ETH",
 		WrappedNative: []Address{a("0x4200000000000000000000000000000000000006")},
 		Routers:       []Address{a("0x851116D9223fabED8E56C0E6b8Ad0c31d98B3507")},
+		PoolManagers:  []Address{a("0x9a13f98cb987694c9f086b1f5eb990eea8264ec3")},
 		Tokens:        map[Address]TokenInfo{a("0x4200000000000000000000000000000000000006"): {"WETH", 18}},
 	},
 	56: {
 		ID: 56, Name: "bsc", NativeSymbol: "BNB",
 		WrappedNative: []Address{a("0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c")},
 		Routers:       []Address{a("0x1906c1d672b88cD1B9aC7593301cA990F94Eae07")},
+		PoolManagers:  []Address{a("0x28e2ea090877bf75740558f6bfb36a5ffee9e9df")},
 		Tokens:        map[Address]TokenInfo{a("0xbb4CdB9CBd36B01bD1cBaEBF2De08d9173bc095c"): {"WBNB", 18}},
 	},
 	137: {
 		ID: 137, Name: "polygon", NativeSymbol: "POL",
 		WrappedNative: []Address{a("0x0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270")},
 		Routers:       []Address{a("0x1095692A6237d83C6a72F3F5eFEdb9A670C49223")},
+		PoolManagers:  []Address{a("0x67366782805870060151383f4bbff9dab53e5cd6")},
 		Tokens:        map[Address]TokenInfo{a("0x0d500B1d8E8eF31E21C99d1Db9A6444d3ADf1270"): {"WPOL", 18}},
 	},
 	8453: {
 		ID: 8453, Name: "base", NativeSymbol: "ETH",
 		WrappedNative: []Address{a("0x4200000000000000000000000000000000000006")},
 		Routers:       []Address{a("0x6fF5693b99212Da76ad316178A184AB56D299b43")},
+		PoolManagers:  []Address{a("0x498581ff718922c3f8e6a244956af099b2652b2b")},
 		Tokens:        map[Address]TokenInfo{a("0x4200000000000000000000000000000000000006"): {"WETH", 18}},
 	},
 	42161: {
 		ID: 42161, Name: "arbitrum", NativeSymbol: "ETH",
 		WrappedNative: []Address{a("0x82aF49447D8a07e3bd95BD0d56f35241523fBab1")},
 		Routers:       []Address{a("0xA51afAFe0263b40EdaEf0Df8781eA9aa03E381a3")},
+		PoolManagers:  []Address{a("0x360e68faccca8ca495c1b759fd9eee466db9fb32")},
 		Tokens:        map[Address]TokenInfo{a("0x82aF49447D8a07e3bd95BD0d56f35241523fBab1"): {"WETH", 18}},
 	},
 }

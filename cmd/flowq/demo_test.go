@@ -39,7 +39,7 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"flowq> count by verdict",
-		"arbitrage  21",
+		"arbitrage  22",
 		"flowq> arbitrages with profit over 0.01 WETH through at least three pools",
 		"flowq repl --index " + idx,
 	} {
@@ -100,7 +100,7 @@ func TestDemoOldSchema(t *testing.T) {
 	setSchema(t, own, 2, 2)
 	out, errs, code := flowq(t, env, "", "demo")
 	if code != 0 || !strings.Contains(errs, "built by an earlier flowq (schema 2); building it again") ||
-		!strings.Contains(errs, fmt.Sprintf("%d transactions stored", demoTxs(t))) || !strings.Contains(out, "arbitrage  21") {
+		!strings.Contains(errs, fmt.Sprintf("%d transactions stored", demoTxs(t))) || !strings.Contains(out, "arbitrage  22") {
 		t.Fatalf("demo over an old index: exit %d\n%s\n%s", code, errs, out)
 	}
 

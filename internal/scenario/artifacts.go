@@ -60,6 +60,11 @@ var artifactFiles = map[string]string{
 	"PoolSwapTest":            "node_modules/@uniswap/v4-core/out/PoolSwapTest.sol/PoolSwapTest.json",
 	"PoolModifyLiquidityTest": "node_modules/@uniswap/v4-core/out/PoolModifyLiquidityTest.sol/PoolModifyLiquidityTest.json",
 	"V4Bot":                   "build/V4Bot.json",
+	// The fourth phase: V4's PositionManager (@uniswap/v4-periphery,
+	// Foundry's foundry-out/) and the Universal Router
+	// (@uniswap/universal-router, Hardhat's artifacts/).
+	"PositionManager": "node_modules/@uniswap/v4-periphery/foundry-out/PositionManager.sol/PositionManager.json",
+	"UniversalRouter": "node_modules/@uniswap/universal-router/artifacts/contracts/UniversalRouter.sol/UniversalRouter.json",
 }
 
 // NPMDir is the directory holding package.json, node_modules and build:

@@ -196,6 +196,9 @@ func (e *Env) Truth(ctx context.Context) (t *Truth, err error) {
 		WrappedNative: lower(MainnetWETH), Coinbase: lower(evmnode.Coinbase),
 		Names: map[string]string{},
 	}
+	if ur, ok := w.addr["universalRouter"]; ok {
+		t.Routers = []string{lower(ur)}
+	}
 	for _, a := range addrs {
 		t.Addresses = append(t.Addresses, lower(a))
 		t.Names[lower(a)] = w.Names[a]

@@ -49,6 +49,7 @@ func phases() []phase {
 		{(*World).setup, baseScenarios()},
 		{(*World).setupFlows, flowScenarios()},
 		{(*World).setupV4, v4Scenarios()},
+		{(*World).setupV4Router, v4RouterScenarios()},
 	}
 }
 

@@ -29,6 +29,10 @@ type Truth struct {
 	ChainID       uint64 `json:"chain_id"`
 	WrappedNative string `json:"wrapped_native"`
 	Coinbase      string `json:"coinbase"`
+	// Routers are the scenario chain's routers for rule R5 (the Universal
+	// Router the fourth phase deploys): the scenario chain's configuration
+	// lists them as Ethereum's lists the mainnet Universal Router.
+	Routers []string `json:"routers,omitempty"`
 	// Names maps lowercase addresses to the names the scenarios use.
 	Names map[string]string `json:"names"`
 	// Addresses and Tokens are what was read at every block: every gross

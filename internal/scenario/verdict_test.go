@@ -181,18 +181,30 @@ var expectedVerdicts = map[string]expectation{
 	"v4_triangle_net": noArb.with(func(e *expectation) { e.hidden = true }),
 	// A user's swap whose output is kept as ERC-6909 claims: no arbitrage.
 	"v4_user_swap_claims": noArb,
+
+	// The fourth phase (v4router.go): the real Universal Router. The
+	// user's swap (V4 then V2): no arbitrage. The searcher's V4 → V2
+	// arbitrage through the router's commands, paid in ETH and paid back
+	// in ETH by UNWRAP_WETH: with the router in R5's set, a cycle at the
+	// searcher with the chain's gross.
+	"v4_ur_user_swap": noArb,
+	"v4_ur_v2_arb":    confirmedArb.with(func(e *expectation) { e.origin = "searcher" }),
 }
 
 // scenarioConfig is the engine's configuration for the scenario chain:
-// its WETH9 is the wrapped native token; there are no routers for R5 (the
-// chain has no Universal Router).
+// its WETH9 is the wrapped native token; R5's routers are the truth's
+// (the Universal Router the fourth phase deploys).
 func scenarioConfig(tr *Truth) *normalform.Config {
 	weth := common.HexToAddress(tr.WrappedNative)
+	routers := []normalform.Address{} // none but the scenario chain's own (truth.json's routers)
+	for _, r := range tr.Routers {
+		routers = append(routers, common.HexToAddress(r))
+	}
 	return normalform.NewConfig(&normalform.Network{
 		ID: tr.ChainID, Name: "flowq-scenarios", NativeSymbol: "ETH",
 		WrappedNative: []normalform.Address{weth},
 		Tokens:        map[normalform.Address]normalform.TokenInfo{weth: {Symbol: "WETH", Decimals: 18}},
-	}, nil, []normalform.Address{})
+	}, nil, routers)
 }
 
 // analyzeFile decodes a bundle with cfg and runs the engine on its single
