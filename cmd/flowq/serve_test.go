@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,7 @@ func TestServeClients(t *testing.T) {
 	srv := startServe(t, dir)
 
 	_, errs, code := flowq(t, nil, "", "ingest", "--index", dir, "../../examples/mainnet", "../../examples/scenarios/geth")
-	if code != 0 || !strings.Contains(errs, "served by flowq serve") || !strings.Contains(errs, "44 transactions stored") {
+	if code != 0 || !strings.Contains(errs, "served by flowq serve") || !strings.Contains(errs, fmt.Sprintf("%d transactions stored", demoTxs(t))) {
 		t.Fatalf("ingest through the server: exit %d: %s", code, errs)
 	}
 	const stmts = "count by verdict; find arbitrages order by net profit desc limit 3"
@@ -67,7 +68,7 @@ func TestServeClients(t *testing.T) {
 		t.Errorf("repl script through the server: exit %d: %s\n%s", code, out, errs)
 	}
 	out, errs, code = flowq(t, nil, "", "export", "--index", dir, "--format", "csv")
-	if code != 0 || strings.Count(out, "\n") != 45 || !strings.Contains(errs, "44 transactions written") {
+	if code != 0 || strings.Count(out, "\n") != demoTxs(t)+1 || !strings.Contains(errs, fmt.Sprintf("%d transactions written", demoTxs(t))) {
 		t.Errorf("export through the server: exit %d: %s\n%.300s", code, errs, out)
 	}
 	tx := "0x3db1a776c9b6aa721514c563ffa0a609ca243bc16a2c46e16e31c46936b9dcfa"
@@ -95,7 +96,7 @@ func TestServeClients(t *testing.T) {
 	// The next server opens the index the killed one left.
 	startServe(t, dir)
 	out, errs, code = flowq(t, nil, "", "query", "--index", dir, "--format", "csv", "count transactions by mode")
-	if code != 0 || !strings.Contains(out, "traces,44,") {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("traces,%d,", demoTxs(t))) {
 		t.Errorf("query through the next server: exit %d: %s\n%s", code, errs, out)
 	}
 	if _, errs, code := flowq(t, nil, "", "serve", "--index", dir, "--listen", "127.0.0.1:0"); code != 1 || !strings.Contains(errs, "already served by") {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -44,6 +45,21 @@ func startServer(t *testing.T) (*Server, *Client, string) {
 		t.Fatalf("Find: %v, %v", c, err)
 	}
 	return srv, c, dir
+}
+
+// bundles counts the example transactions the tests ingest (one bundle
+// a transaction).
+func bundles(t *testing.T) int {
+	t.Helper()
+	n := 0
+	for _, sub := range []string{"mainnet", "scenarios/geth"} {
+		fs, err := filepath.Glob(filepath.Join(examples(t, sub), "*.json"))
+		if err != nil || len(fs) == 0 {
+			t.Fatalf("examples/%s: %d bundles, %v", sub, len(fs), err)
+		}
+		n += len(fs)
+	}
+	return n
 }
 
 func examples(t *testing.T, sub string) string {
@@ -154,11 +170,11 @@ func TestServeIngestDuringQueries(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if j.State != "done" || j.Summary.Stored != 44 || !strings.Contains(j.Progress, "inputs") {
+	if j.State != "done" || j.Summary.Stored != bundles(t) || !strings.Contains(j.Progress, "inputs") {
 		t.Fatalf("job: %+v", j)
 	}
 	var out bytes.Buffer
-	if err := c.Query(ctx, QueryRequest{Format: "csv"}, "count transactions by mode", &out); err != nil || !strings.Contains(out.String(), "traces,44,") {
+	if err := c.Query(ctx, QueryRequest{Format: "csv"}, "count transactions by mode", &out); err != nil || !strings.Contains(out.String(), fmt.Sprintf("traces,%d,", bundles(t))) {
 		t.Fatalf("after the ingest: %v\n%s", err, out.String())
 	}
 }
