@@ -212,7 +212,9 @@ const (
 )
 
 // keysAt lists the keys of the object at offset off with their value
-// offsets. It does not decode the values.
+// offsets. It does not decode the values, and it steps over them with
+// skipLax: it only finds where they are. The scanner that reads the object
+// afterwards (decoding it, or skipDecoded) validates every byte of it.
 func (d *decoder) keysAt(off int) (map[string]int, *scanError) {
 	s := newScanner(d.data, off)
 	s.anyDepth = true
@@ -222,7 +224,7 @@ func (d *decoder) keysAt(off int) (map[string]int, *scanError) {
 	}
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
 		keys[string(key)] = s.here()
-		s.skip()
+		s.skipLax()
 	}
 	return keys, s.err
 }
@@ -315,8 +317,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\
 
 // resync is called after each element of a list. If the element failed,
 // it reports the error (charged to the element's transaction when that can
-// be read) and skips the element structurally, so that the next one can be
-// read. It returns false when the list cannot be read further (a syntax
+// be read) and skips the element structurally (skipLax: the element has
+// failed already, so its grammar is not checked again), so that the next
+// one can be read. It returns false when the list cannot be read further (a syntax
 // error: the input is truncated or is not JSON), after reporting it.
 func (d *decoder) resync(s *scanner, depth, off int, g *group) bool {
 	if s.err == nil {
@@ -329,9 +332,7 @@ func (d *decoder) resync(s *scanner, depth, off int, g *group) bool {
 	s.err = nil
 	s.path = s.path[:depth]
 	s.i = off
-	s.anyDepth = true
-	s.skip()
-	s.anyDepth = false
+	s.skipLax()
 	syntax := s.err != nil
 	tx := d.txHashAt(off)
 	if g != nil {
@@ -364,7 +365,18 @@ func (d *decoder) object(s *scanner, g *group) {
 		s.err = err
 		return
 	}
-	switch k := classify(keys); k {
+	k := classify(keys)
+	if k == kEnvelope || k == kTracetest {
+		// Its values are read by scanners of their own, at the offsets
+		// keysAt found: validate the whole object first, so that a
+		// malformed part nobody decodes (a tracer test's "genesis") fails
+		// the object before anything is taken from it.
+		skipDecoded(s)
+		if s.err != nil {
+			return
+		}
+	}
+	switch k {
 	case kEnvelope:
 		if eo, ok := keys["error"]; ok && d.data[eo] != 'n' {
 			msg := "the node answered with a JSON-RPC error"
@@ -376,7 +388,6 @@ func (d *decoder) object(s *scanner, g *group) {
 				msg += ": " + d.text(eo)
 			}
 			g.failed(nil, errAt(eo, msg))
-			skipDecoded(s)
 			return
 		}
 		if ro, ok := keys["result"]; ok {
@@ -384,7 +395,6 @@ func (d *decoder) object(s *scanner, g *group) {
 				// A node answers null for a transaction or block it does not
 				// have (unknown hash, pruned state, a block not yet mined).
 				g.failed(nil, errAt(ro, "the node returned null: it does not have this transaction or block (unknown hash, or pruned history?)"))
-				skipDecoded(s)
 				return
 			}
 			sub := newScanner(d.data, ro)
@@ -394,10 +404,8 @@ func (d *decoder) object(s *scanner, g *group) {
 				return
 			}
 		}
-		skipDecoded(s)
 	case kTracetest:
 		d.tracetest(keys, g)
-		skipDecoded(s)
 	case kBundle:
 		d.bundle(s, g)
 	default:
@@ -405,8 +413,9 @@ func (d *decoder) object(s *scanner, g *group) {
 	}
 }
 
-// skipDecoded steps over an object that was decoded through scanners of
-// its own, whatever its depth: the decoding checked it.
+// skipDecoded steps over, and validates, an object that is decoded through
+// scanners of their own, whatever its depth: the decoding checks the depth
+// of what it reads.
 func skipDecoded(s *scanner) {
 	s.anyDepth = true
 	s.skip()
@@ -424,8 +433,7 @@ func (d *decoder) text(off int) string {
 	}
 	s = newScanner(d.data, off)
 	start := s.here()
-	s.anyDepth = true
-	s.skip()
+	s.skipLax()
 	return clip(d.data[start:s.i])
 }
 
@@ -678,7 +686,7 @@ func (d *decoder) txHashAt(off int) *normalform.Hash {
 			}
 			return &h
 		}
-		s.skip()
+		s.skipLax()
 	}
 	return nil
 }
