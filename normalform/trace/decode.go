@@ -215,22 +215,54 @@ const (
 // offsets. It does not decode the values, and it steps over them with
 // skipLax: it only finds where they are. The scanner that reads the object
 // afterwards (decoding it, or skipDecoded) validates every byte of it.
-func (d *decoder) keysAt(off int) (map[string]int, *scanError) {
+func (d *decoder) keysAt(off int) (keySet, *scanError) {
 	s := newScanner(d.data, off)
 	s.anyDepth = true
-	keys := map[string]int{}
+	var keys keySet
 	if !s.objBegin() {
 		return nil, s.err
 	}
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
-		keys[string(key)] = s.here()
+		keys = append(keys, keyOff{key, s.here()})
 		s.skipLax()
 	}
 	return keys, s.err
 }
 
-func classify(keys map[string]int) kind {
-	has := func(k string) bool { _, ok := keys[k]; return ok }
+// keySet is an object's keys with the offsets of their values, in input
+// order: a handful of keys, searched linearly, without allocating a string
+// per key.
+type keySet []keyOff
+
+type keyOff struct {
+	key []byte
+	off int
+}
+
+// at returns the offset of the value of key k (the last one when k
+// repeats, as a map would keep).
+func (ks keySet) at(k string) (int, bool) {
+	for i := len(ks) - 1; i >= 0; i-- {
+		if string(ks[i].key) == k {
+			return ks[i].off, true
+		}
+	}
+	return 0, false
+}
+
+// distinct is the number of different keys.
+func (ks keySet) distinct() int {
+	n := 0
+	for i := range ks {
+		if off, _ := ks[i:].at(string(ks[i].key)); off == ks[i].off {
+			n++ // the last key of its name: each name counted once
+		}
+	}
+	return n
+}
+
+func classify(keys keySet) kind {
+	has := func(k string) bool { _, ok := keys.at(k); return ok }
 	switch {
 	case has("jsonrpc") || (has("id") && (has("result") || has("error"))):
 		return kEnvelope
@@ -244,7 +276,7 @@ func classify(keys map[string]int) kind {
 		return kLog
 	case has("action") || has("traceAddress"):
 		return kParityFrame
-	case has("txHash") || (has("result") && len(keys) <= 3):
+	case has("txHash") || (has("result") && keys.distinct() <= 3):
 		return kGethItem
 	case has("from") && (has("type") || has("calls") || has("gas")):
 		// before bundles: a callTracer frame traced withLog has "logs"
@@ -378,10 +410,10 @@ func (d *decoder) object(s *scanner, g *group) {
 	}
 	switch k {
 	case kEnvelope:
-		if eo, ok := keys["error"]; ok && d.data[eo] != 'n' {
+		if eo, ok := keys.at("error"); ok && d.data[eo] != 'n' {
 			msg := "the node answered with a JSON-RPC error"
 			if ek, _ := d.keysAt(eo); ek != nil {
-				if mo, ok := ek["message"]; ok {
+				if mo, ok := ek.at("message"); ok {
 					msg += ": " + d.text(mo)
 				}
 			} else {
@@ -390,7 +422,7 @@ func (d *decoder) object(s *scanner, g *group) {
 			g.failed(nil, errAt(eo, msg))
 			return
 		}
-		if ro, ok := keys["result"]; ok {
+		if ro, ok := keys.at("result"); ok {
 			if d.data[ro] == 'n' {
 				// A node answers null for a transaction or block it does not
 				// have (unknown hash, pruned state, a block not yet mined).
@@ -615,9 +647,10 @@ func (d *decoder) bundle(s *scanner, g *group) {
 // tracetest reads a go-ethereum tracer test file: {"genesis", "context",
 // "input", "result"}. The transaction hash is the hash of the raw signed
 // transaction in "input"; the block number and miner come from "context".
-func (d *decoder) tracetest(keys map[string]int, g *group) {
-	gt := gethTx{off: keys["result"]}
-	if io, ok := keys["input"]; ok {
+func (d *decoder) tracetest(keys keySet, g *group) {
+	ro, _ := keys.at("result")
+	gt := gethTx{off: ro}
+	if io, ok := keys.at("input"); ok {
 		s := newScanner(d.data, io)
 		raw := s.hexBytes()
 		if s.err != nil {
@@ -627,7 +660,7 @@ func (d *decoder) tracetest(keys map[string]int, g *group) {
 		gt.hash = normalform.Hash(crypto.Keccak256Hash(raw))
 		gt.hasHash = true
 	}
-	if co, ok := keys["context"]; ok {
+	if co, ok := keys.at("context"); ok {
 		s := newScanner(d.data, co)
 		h := &header{}
 		if s.objBegin() {
@@ -654,7 +687,7 @@ func (d *decoder) tracetest(keys map[string]int, g *group) {
 		}
 		g.headers = append(g.headers, h)
 	}
-	s := newScanner(d.data, keys["result"])
+	s := newScanner(d.data, ro)
 	gt.root = gethFrame(s, 0)
 	if s.err != nil {
 		g.failed(gtHash(&gt), s.err)
@@ -987,6 +1020,9 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 			return nil, errAt(p.off, fmt.Sprintf("frame %v is missing its sibling %v", p.addr, append(append([]int{}, p.addr[:depth-1]...), len(parent.calls))))
 		}
 		f.depth = depth
+		if parent.calls == nil && parent.subtr > 0 {
+			parent.calls = make([]*frame, 0, min(parent.subtr, len(sorted)))
+		}
 		parent.calls = append(parent.calls, f)
 		stack = append(stack, f)
 	}

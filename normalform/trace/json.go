@@ -46,6 +46,34 @@ type scanner struct {
 	// skip is iterative, so any depth is safe.
 	anyDepth bool
 	tooDeep  bool // the error is about depth (skipNested)
+
+	// Chunks the readers allocate from (newPframe, ints): a block's
+	// frames cost one allocation per chunk rather than one each.
+	pframes []pframe
+	intBuf  []int
+}
+
+// newPframe returns a zero Parity frame from the scanner's chunk.
+func (s *scanner) newPframe() *pframe {
+	if len(s.pframes) == 0 {
+		s.pframes = make([]pframe, 32)
+	}
+	p := &s.pframes[0]
+	s.pframes = s.pframes[1:]
+	return p
+}
+
+// ints copies a into the scanner's chunk of ints (nil when a is empty).
+func (s *scanner) ints(a []int) []int {
+	if len(a) == 0 {
+		return nil
+	}
+	if cap(s.intBuf)-len(s.intBuf) < len(a) {
+		s.intBuf = make([]int, 0, max(256, len(a)))
+	}
+	start := len(s.intBuf)
+	s.intBuf = append(s.intBuf, a...)
+	return s.intBuf[start:len(s.intBuf):len(s.intBuf)]
 }
 
 type pathElem struct {

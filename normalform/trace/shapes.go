@@ -219,7 +219,7 @@ type pframe struct {
 }
 
 func parityFrame(s *scanner) *pframe {
-	p := &pframe{}
+	p := s.newPframe()
 	p.off = s.here()
 	p.subtr = -1
 	if !s.objBegin() {
@@ -293,9 +293,12 @@ func parityFrame(s *scanner) *pframe {
 			}
 		case "traceAddress":
 			if s.arrBegin() {
+				var buf [16]int
+				a := buf[:0]
 				for s.arrNext() {
-					p.addr = append(p.addr, s.count())
+					a = append(a, s.count())
 				}
+				p.addr = s.ints(a)
 			}
 			if len(p.addr) > maxCallDepth {
 				s.failf("traceAddress deeper than the EVM allows (%d)", maxCallDepth)
