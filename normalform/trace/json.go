@@ -862,6 +862,21 @@ func parseQuantity(txt []byte, v *uint256.Int) string {
 	if len(txt) == 0 {
 		return "empty quantity"
 	}
+	if len(txt) <= 19 {
+		// Fits in 64 bits: no big-number parsing.
+		var n uint64
+		for _, c := range txt {
+			if c < '0' || c > '9' {
+				n = math.MaxUint64
+				break
+			}
+			n = n*10 + uint64(c-'0')
+		}
+		if n != math.MaxUint64 {
+			v.SetUint64(n)
+			return ""
+		}
+	}
 	for _, c := range txt {
 		if c < '0' || c > '9' {
 			if c == '-' {
