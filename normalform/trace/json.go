@@ -948,6 +948,26 @@ func (s *scanner) fixedHex(dst []byte, what string) {
 	if s.err != nil {
 		return
 	}
+	// Fast path: "0x", the digits and the closing quote, decoded in one
+	// pass (hex digits need no other validation inside a string).
+	if s.peek() == '"' {
+		b, st := s.buf, s.i+1
+		if end := st + 2 + 2*len(dst); end < len(b) && b[end] == '"' && b[st] == '0' && (b[st+1] == 'x' || b[st+1] == 'X') {
+			ok := true
+			for k := range dst {
+				hi, lo := unhex(b[st+2+2*k]), unhex(b[st+3+2*k])
+				if hi|lo > 15 {
+					ok = false
+					break
+				}
+				dst[k] = hi<<4 | lo
+			}
+			if ok {
+				s.i = end + 1
+				return
+			}
+		}
+	}
 	txt := s.rawString()
 	if s.err != nil {
 		return
