@@ -2,8 +2,9 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/holiman/uint256"
@@ -46,7 +47,7 @@ func attribute(root *frame, logs []rlog) *scanError {
 		return nil
 	}
 	if allIndexed(logs) {
-		sort.SliceStable(logs, func(i, j int) bool { return logs[i].index < logs[j].index })
+		slices.SortStableFunc(logs, func(a, b rlog) int { return cmp.Compare(a.index, b.index) })
 	}
 	type slot struct {
 		f   *frame

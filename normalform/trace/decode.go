@@ -1,8 +1,9 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -178,9 +179,10 @@ func Decode(data []byte, opt Options) *Result {
 }
 
 type decoder struct {
-	data []byte
-	opt  Options
-	res  *Result
+	data    []byte
+	opt     Options
+	res     *Result
+	keyScan scanner // keysAt's, reused
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -216,9 +218,9 @@ const (
 // skipLax: it only finds where they are. The scanner that reads the object
 // afterwards (decoding it, or skipDecoded) validates every byte of it.
 func (d *decoder) keysAt(off int) (keySet, *scanError) {
-	s := newScanner(d.data, off)
-	s.anyDepth = true
-	var keys keySet
+	s := &d.keyScan
+	*s = scanner{buf: d.data, i: off, baseOff: off, path: s.path[:0], anyDepth: true}
+	keys := make(keySet, 0, 16)
 	if !s.objBegin() {
 		return nil, s.err
 	}
@@ -921,15 +923,15 @@ func (g *group) assemble() {
 		// No trace: receipts-only mode (receipts.go).
 		g.receiptsOnly(rcpt, body, emit)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].tx.Meta, out[j].tx.Meta
+	slices.SortStableFunc(out, func(x, y item) int {
+		a, b := &x.tx.Meta, &y.tx.Meta
 		if a.HasBlock && b.HasBlock && a.Block != b.Block {
-			return a.Block < b.Block
+			return cmp.Compare(a.Block, b.Block)
 		}
 		if a.HasIndex && b.HasIndex && a.HasBlock == b.HasBlock && a.Block == b.Block {
-			return a.Index < b.Index
+			return cmp.Compare(a.Index, b.Index)
 		}
-		return out[i].order < out[j].order
+		return cmp.Compare(x.order, y.order)
 	})
 	for _, it := range out {
 		g.d.res.Txs = append(g.d.res.Txs, it.tx)
@@ -996,7 +998,7 @@ func (g *group) meta(tx *normalform.Tx, rcpt map[normalform.Hash]*receipt, body 
 func linkParity(frames []*pframe) (*frame, *scanError) {
 	sorted := make([]*pframe, len(frames))
 	copy(sorted, frames)
-	sort.SliceStable(sorted, func(i, j int) bool { return lessAddr(sorted[i].addr, sorted[j].addr) })
+	slices.SortStableFunc(sorted, func(a, b *pframe) int { return slices.Compare(a.addr, b.addr) })
 	if len(sorted[0].addr) != 0 {
 		return nil, errAt(sorted[0].off, "the transaction has no top-level frame (traceAddress [])")
 	}
@@ -1044,13 +1046,4 @@ func sameAddr(a, b []int) bool {
 		}
 	}
 	return true
-}
-
-func lessAddr(a, b []int) bool {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return len(a) < len(b)
 }

@@ -176,8 +176,13 @@ func readLog(s *scanner, wantPos bool) rlog {
 			l.addr = s.address()
 		case "topics":
 			if s.arrBegin() {
+				var buf [4]normalform.Hash // LOG0 to LOG4: one allocation, exact
+				a := buf[:0]
 				for s.arrNext() {
-					l.topics = append(l.topics, s.hash())
+					a = append(a, s.hash())
+				}
+				if len(a) > 0 {
+					l.topics = append([]normalform.Hash(nil), a...)
 				}
 			}
 		case "data":
