@@ -132,3 +132,55 @@ func BenchmarkValidRatio(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValidShares splits the pipeline on block 11017338, interleaved
+// with encoding/json.Valid in one process: in each round, Valid, the
+// scanner's validating skip over the whole document (the floor of any
+// decoder that validates), Decode, and Analyze over the decoded
+// transactions, each run five times and timed in CPU time. It reports the
+// median, over the rounds, of each one's CPU time over Valid's.
+//
+//	go test ./normalform/trace -run '^$' -bench ValidShares -benchtime 40x
+func BenchmarkValidShares(b *testing.B) {
+	data, err := os.ReadFile("testdata/corpus/mev-inspect-rs/res/11017338.data.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := normalform.DefaultConfig()
+	txs := Decode(data, Options{Config: cfg}).Txs
+	stages := []struct {
+		name string
+		f    func()
+	}{
+		{"valid", func() { json.Valid(data) }},
+		{"skip", func() { s := newScanner(data, 0); s.skip() }},
+		{"decode", func() { Decode(data, Options{Config: cfg}) }},
+		{"analyze", func() {
+			for _, tx := range txs {
+				if _, err := normalform.Analyze(tx, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}},
+	}
+	shares := make([][]float64, len(stages))
+	for i := 0; i < b.N; i++ {
+		cpu := make([]time.Duration, len(stages))
+		for k, st := range stages {
+			c := processCPU()
+			for r := 0; r < 5; r++ {
+				st.f()
+			}
+			cpu[k] = processCPU() - c
+		}
+		for k := range stages {
+			shares[k] = append(shares[k], float64(cpu[k])/float64(cpu[0]))
+		}
+	}
+	b.StopTimer()
+	for k, st := range stages[1:] {
+		x := shares[k+1]
+		sort.Float64s(x)
+		b.ReportMetric(x[len(x)/2], st.name+"/valid-med")
+	}
+}
