@@ -219,3 +219,32 @@ func FuzzDecodeValid(f *testing.F) {
 		}
 	})
 }
+
+// TestRawStringUnescapes: a decoded string with escapes reads as
+// encoding/json reads it (surrogate pairs joined, a lone surrogate
+// U+FFFD, invalid UTF-8 passed through), and one that json.Valid rejects
+// fails.
+func TestRawStringUnescapes(t *testing.T) {
+	for _, in := range []string{
+		`"plain"`, `"tr\u0061ces"`, `"\"\\\/\b\f\n\r\t"`, `"\ud83d\ude00!"`, `"\ud83d"`, `"\ude00x"`,
+		`"\ud83d\u0041"`, `"a\u00e9b"`, "\"\xff\xfe\"", `"0x\u0030\u0031"`, `"tail\\"`,
+		`"\q"`, `"\u12"`, `"\u12g4"`, "\"a\x01\"", `"abc`, `"\`, `"\u`,
+	} {
+		var want string
+		werr := json.Unmarshal([]byte(in), &want)
+		s := newScanner([]byte(in), 0)
+		got := s.rawString()
+		if werr != nil {
+			if s.err == nil {
+				t.Errorf("%q: encoding/json rejects it (%v), the scanner read %q", in, werr, got)
+			}
+			continue
+		}
+		// encoding/json turns invalid UTF-8 into U+FFFD; the scanner,
+		// like json.Valid, passes raw bytes through unchecked.
+		rawNonASCII := strings.ContainsFunc(in, func(r rune) bool { return r >= 0x80 })
+		if s.err != nil || (string(got) != want && !rawNonASCII) {
+			t.Errorf("%q: got %q (%v), want %q", in, got, s.err, want)
+		}
+	}
+}
