@@ -42,6 +42,7 @@ import (
 var Targets = []struct{ Pkg, Name string }{
 	{"./normalform/trace", "FuzzDecode"},        // traces, every shape
 	{"./normalform/trace", "FuzzDecodeBundles"}, // block bundles (header, receipts, traces), under limits
+	{"./normalform/trace", "FuzzDecodeValid"},   // never accepts what encoding/json.Valid rejects
 	{"./normalform/trace", "FuzzNF"},            // binary normal forms, from the real corpus
 	{"./normalform", "FuzzDecodeNF"},            // binary normal forms, from random routes
 	{"./lang", "FuzzParse"},                     // the query language

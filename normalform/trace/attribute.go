@@ -2,8 +2,9 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/holiman/uint256"
@@ -46,7 +47,7 @@ func attribute(root *frame, logs []rlog) *scanError {
 		return nil
 	}
 	if allIndexed(logs) {
-		sort.SliceStable(logs, func(i, j int) bool { return logs[i].index < logs[j].index })
+		slices.SortStableFunc(logs, func(a, b rlog) int { return cmp.Compare(a.index, b.index) })
 	}
 	type slot struct {
 		f   *frame
@@ -57,6 +58,9 @@ func attribute(root *frame, logs []rlog) *scanError {
 		chain []*frame
 	}
 	var slots []slot
+	// Chains are cut from one growing arena (a chain, once made, is never
+	// written again, so an arena that moves leaves the old ones intact).
+	var arena []*frame
 	var walk func(f *frame, chain []*frame)
 	walk = func(f *frame, chain []*frame) {
 		// A STATICCALL frame and everything below it cannot emit logs (the
@@ -65,11 +69,12 @@ func attribute(root *frame, logs []rlog) *scanError {
 		if f.failed || f.typ == normalform.SelfDestruct || f.typ == normalform.StaticCall {
 			return
 		}
+		start := len(arena)
 		if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
-			chain = append(chain[:len(chain):len(chain)], f)
-		} else {
-			chain = []*frame{f}
+			arena = append(arena, chain...)
 		}
+		arena = append(arena, f)
+		chain = arena[start:len(arena):len(arena)]
 		for g := 0; g <= len(f.calls); g++ {
 			slots = append(slots, slot{f, g, chain})
 			if g < len(f.calls) {
@@ -97,13 +102,19 @@ func attribute(root *frame, logs []rlog) *scanError {
 		return a.d >= b.d
 	}
 	rows := make([][]cell, len(logs))
+	ncells := 0
+	for i := range logs {
+		ncells += len(byCtx[logs[i].addr])
+	}
+	cells := make([]cell, ncells) // every row's cells, in one allocation
 	for i := range logs {
 		l := &logs[i]
 		cands := byCtx[l.addr]
 		if len(cands) == 0 {
 			return errAt(l.off, fmt.Sprintf("log %s of %s: no frame of the trace runs at that address, so no frame can have emitted it", logName(l, i), l.addr.Hex()))
 		}
-		row := make([]cell, len(cands))
+		row := cells[:len(cands):len(cands)]
+		cells = cells[len(cands):]
 		var prev []cell
 		if i > 0 {
 			prev = rows[i-1]

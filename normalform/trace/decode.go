@@ -1,8 +1,9 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -178,9 +179,10 @@ func Decode(data []byte, opt Options) *Result {
 }
 
 type decoder struct {
-	data []byte
-	opt  Options
-	res  *Result
+	data    []byte
+	opt     Options
+	res     *Result
+	keyScan scanner // keysAt's, reused
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -212,23 +214,57 @@ const (
 )
 
 // keysAt lists the keys of the object at offset off with their value
-// offsets. It does not decode the values.
-func (d *decoder) keysAt(off int) (map[string]int, *scanError) {
-	s := newScanner(d.data, off)
-	s.anyDepth = true
-	keys := map[string]int{}
+// offsets. It does not decode the values, and it steps over them with
+// skipLax: it only finds where they are. The scanner that reads the object
+// afterwards (decoding it, or skipDecoded) validates every byte of it.
+func (d *decoder) keysAt(off int) (keySet, *scanError) {
+	s := &d.keyScan
+	*s = scanner{buf: d.data, i: off, baseOff: off, path: s.path[:0], anyDepth: true}
+	keys := make(keySet, 0, 16)
 	if !s.objBegin() {
 		return nil, s.err
 	}
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
-		keys[string(key)] = s.here()
-		s.skip()
+		keys = append(keys, keyOff{key, s.here()})
+		s.skipLax()
 	}
 	return keys, s.err
 }
 
-func classify(keys map[string]int) kind {
-	has := func(k string) bool { _, ok := keys[k]; return ok }
+// keySet is an object's keys with the offsets of their values, in input
+// order: a handful of keys, searched linearly, without allocating a string
+// per key.
+type keySet []keyOff
+
+type keyOff struct {
+	key []byte
+	off int
+}
+
+// at returns the offset of the value of key k (the last one when k
+// repeats, as a map would keep).
+func (ks keySet) at(k string) (int, bool) {
+	for i := len(ks) - 1; i >= 0; i-- {
+		if string(ks[i].key) == k {
+			return ks[i].off, true
+		}
+	}
+	return 0, false
+}
+
+// distinct is the number of different keys.
+func (ks keySet) distinct() int {
+	n := 0
+	for i := range ks {
+		if off, _ := ks[i:].at(string(ks[i].key)); off == ks[i].off {
+			n++ // the last key of its name: each name counted once
+		}
+	}
+	return n
+}
+
+func classify(keys keySet) kind {
+	has := func(k string) bool { _, ok := keys.at(k); return ok }
 	switch {
 	case has("jsonrpc") || (has("id") && (has("result") || has("error"))):
 		return kEnvelope
@@ -242,7 +278,7 @@ func classify(keys map[string]int) kind {
 		return kLog
 	case has("action") || has("traceAddress"):
 		return kParityFrame
-	case has("txHash") || (has("result") && len(keys) <= 3):
+	case has("txHash") || (has("result") && keys.distinct() <= 3):
 		return kGethItem
 	case has("from") && (has("type") || has("calls") || has("gas")):
 		// before bundles: a callTracer frame traced withLog has "logs"
@@ -315,8 +351,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\
 
 // resync is called after each element of a list. If the element failed,
 // it reports the error (charged to the element's transaction when that can
-// be read) and skips the element structurally, so that the next one can be
-// read. It returns false when the list cannot be read further (a syntax
+// be read) and skips the element structurally (skipLax: the element has
+// failed already, so its grammar is not checked again), so that the next
+// one can be read. It returns false when the list cannot be read further (a syntax
 // error: the input is truncated or is not JSON), after reporting it.
 func (d *decoder) resync(s *scanner, depth, off int, g *group) bool {
 	if s.err == nil {
@@ -329,9 +366,7 @@ func (d *decoder) resync(s *scanner, depth, off int, g *group) bool {
 	s.err = nil
 	s.path = s.path[:depth]
 	s.i = off
-	s.anyDepth = true
-	s.skip()
-	s.anyDepth = false
+	s.skipLax()
 	syntax := s.err != nil
 	tx := d.txHashAt(off)
 	if g != nil {
@@ -364,27 +399,36 @@ func (d *decoder) object(s *scanner, g *group) {
 		s.err = err
 		return
 	}
-	switch k := classify(keys); k {
+	k := classify(keys)
+	if k == kEnvelope || k == kTracetest {
+		// Its values are read by scanners of their own, at the offsets
+		// keysAt found: validate the whole object first, so that a
+		// malformed part nobody decodes (a tracer test's "genesis") fails
+		// the object before anything is taken from it.
+		skipDecoded(s)
+		if s.err != nil {
+			return
+		}
+	}
+	switch k {
 	case kEnvelope:
-		if eo, ok := keys["error"]; ok && d.data[eo] != 'n' {
+		if eo, ok := keys.at("error"); ok && d.data[eo] != 'n' {
 			msg := "the node answered with a JSON-RPC error"
 			if ek, _ := d.keysAt(eo); ek != nil {
-				if mo, ok := ek["message"]; ok {
+				if mo, ok := ek.at("message"); ok {
 					msg += ": " + d.text(mo)
 				}
 			} else {
 				msg += ": " + d.text(eo)
 			}
 			g.failed(nil, errAt(eo, msg))
-			skipDecoded(s)
 			return
 		}
-		if ro, ok := keys["result"]; ok {
+		if ro, ok := keys.at("result"); ok {
 			if d.data[ro] == 'n' {
 				// A node answers null for a transaction or block it does not
 				// have (unknown hash, pruned state, a block not yet mined).
 				g.failed(nil, errAt(ro, "the node returned null: it does not have this transaction or block (unknown hash, or pruned history?)"))
-				skipDecoded(s)
 				return
 			}
 			sub := newScanner(d.data, ro)
@@ -394,10 +438,8 @@ func (d *decoder) object(s *scanner, g *group) {
 				return
 			}
 		}
-		skipDecoded(s)
 	case kTracetest:
 		d.tracetest(keys, g)
-		skipDecoded(s)
 	case kBundle:
 		d.bundle(s, g)
 	default:
@@ -405,8 +447,9 @@ func (d *decoder) object(s *scanner, g *group) {
 	}
 }
 
-// skipDecoded steps over an object that was decoded through scanners of
-// its own, whatever its depth: the decoding checked it.
+// skipDecoded steps over, and validates, an object that is decoded through
+// scanners of their own, whatever its depth: the decoding checks the depth
+// of what it reads.
 func skipDecoded(s *scanner) {
 	s.anyDepth = true
 	s.skip()
@@ -424,8 +467,7 @@ func (d *decoder) text(off int) string {
 	}
 	s = newScanner(d.data, off)
 	start := s.here()
-	s.anyDepth = true
-	s.skip()
+	s.skipLax()
 	return clip(d.data[start:s.i])
 }
 
@@ -607,9 +649,10 @@ func (d *decoder) bundle(s *scanner, g *group) {
 // tracetest reads a go-ethereum tracer test file: {"genesis", "context",
 // "input", "result"}. The transaction hash is the hash of the raw signed
 // transaction in "input"; the block number and miner come from "context".
-func (d *decoder) tracetest(keys map[string]int, g *group) {
-	gt := gethTx{off: keys["result"]}
-	if io, ok := keys["input"]; ok {
+func (d *decoder) tracetest(keys keySet, g *group) {
+	ro, _ := keys.at("result")
+	gt := gethTx{off: ro}
+	if io, ok := keys.at("input"); ok {
 		s := newScanner(d.data, io)
 		raw := s.hexBytes()
 		if s.err != nil {
@@ -619,7 +662,7 @@ func (d *decoder) tracetest(keys map[string]int, g *group) {
 		gt.hash = normalform.Hash(crypto.Keccak256Hash(raw))
 		gt.hasHash = true
 	}
-	if co, ok := keys["context"]; ok {
+	if co, ok := keys.at("context"); ok {
 		s := newScanner(d.data, co)
 		h := &header{}
 		if s.objBegin() {
@@ -646,7 +689,7 @@ func (d *decoder) tracetest(keys map[string]int, g *group) {
 		}
 		g.headers = append(g.headers, h)
 	}
-	s := newScanner(d.data, keys["result"])
+	s := newScanner(d.data, ro)
 	gt.root = gethFrame(s, 0)
 	if s.err != nil {
 		g.failed(gtHash(&gt), s.err)
@@ -678,7 +721,7 @@ func (d *decoder) txHashAt(off int) *normalform.Hash {
 			}
 			return &h
 		}
-		s.skip()
+		s.skipLax()
 	}
 	return nil
 }
@@ -880,15 +923,15 @@ func (g *group) assemble() {
 		// No trace: receipts-only mode (receipts.go).
 		g.receiptsOnly(rcpt, body, emit)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].tx.Meta, out[j].tx.Meta
+	slices.SortStableFunc(out, func(x, y item) int {
+		a, b := &x.tx.Meta, &y.tx.Meta
 		if a.HasBlock && b.HasBlock && a.Block != b.Block {
-			return a.Block < b.Block
+			return cmp.Compare(a.Block, b.Block)
 		}
 		if a.HasIndex && b.HasIndex && a.HasBlock == b.HasBlock && a.Block == b.Block {
-			return a.Index < b.Index
+			return cmp.Compare(a.Index, b.Index)
 		}
-		return out[i].order < out[j].order
+		return cmp.Compare(x.order, y.order)
 	})
 	for _, it := range out {
 		g.d.res.Txs = append(g.d.res.Txs, it.tx)
@@ -955,7 +998,7 @@ func (g *group) meta(tx *normalform.Tx, rcpt map[normalform.Hash]*receipt, body 
 func linkParity(frames []*pframe) (*frame, *scanError) {
 	sorted := make([]*pframe, len(frames))
 	copy(sorted, frames)
-	sort.SliceStable(sorted, func(i, j int) bool { return lessAddr(sorted[i].addr, sorted[j].addr) })
+	slices.SortStableFunc(sorted, func(a, b *pframe) int { return slices.Compare(a.addr, b.addr) })
 	if len(sorted[0].addr) != 0 {
 		return nil, errAt(sorted[0].off, "the transaction has no top-level frame (traceAddress [])")
 	}
@@ -979,6 +1022,9 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 			return nil, errAt(p.off, fmt.Sprintf("frame %v is missing its sibling %v", p.addr, append(append([]int{}, p.addr[:depth-1]...), len(parent.calls))))
 		}
 		f.depth = depth
+		if parent.calls == nil && parent.subtr > 0 {
+			parent.calls = make([]*frame, 0, min(parent.subtr, len(sorted)))
+		}
 		parent.calls = append(parent.calls, f)
 		stack = append(stack, f)
 	}
@@ -1000,13 +1046,4 @@ func sameAddr(a, b []int) bool {
 		}
 	}
 	return true
-}
-
-func lessAddr(a, b []int) bool {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return len(a) < len(b)
 }

@@ -60,7 +60,7 @@
 // Every failure is an *Error naming the input, the transaction when it can
 // be known, the JSON path and the byte offset. A bad transaction is left out
 // and the others of the same file or block are still decoded. The JSON
-// scanner checks the structure of what it skips (balanced brackets,
-// terminated strings, literals) but not the characters inside skipped
-// strings: that is what makes decoding cheaper than validating.
+// scanner validates everything it reads past, decoded or skipped, as
+// encoding/json.Valid does (UTF-8 inside strings unchecked, as there): an
+// input Valid rejects always gets an error.
 package trace

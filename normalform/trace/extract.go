@@ -71,6 +71,37 @@ type builder struct {
 	receipts bool
 	paid     *uint256.Int
 	payer    normalform.Address
+
+	nodes                 []normalform.Node  // newNode's chunk
+	frameBuf              []normalform.Frame // newFrame's chunk
+	nodeChunk, frameChunk int
+}
+
+// Nodes and frames are allocated in chunks (newNode, newFrame): a
+// transaction's tree is built and dropped whole, and one allocation per
+// chunk costs the allocator and the collector less than one per node.
+const maxChunk = 256
+
+// newNode returns a zero node from the builder's current chunk.
+func (b *builder) newNode() *normalform.Node {
+	if len(b.nodes) == 0 {
+		b.nodeChunk = min(max(2*b.nodeChunk, 8), maxChunk)
+		b.nodes = make([]normalform.Node, b.nodeChunk)
+	}
+	n := &b.nodes[0]
+	b.nodes = b.nodes[1:]
+	return n
+}
+
+// newFrame returns a zero frame from the builder's current chunk.
+func (b *builder) newFrame() *normalform.Frame {
+	if len(b.frameBuf) == 0 {
+		b.frameChunk = min(max(2*b.frameChunk, 4), maxChunk)
+		b.frameBuf = make([]normalform.Frame, b.frameChunk)
+	}
+	f := &b.frameBuf[0]
+	b.frameBuf = b.frameBuf[1:]
+	return f
 }
 
 type pendingLeaf struct {
@@ -88,7 +119,7 @@ func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
 		b.tx.Stats.Degenerate++
 	}
 	b.transfers = append(b.transfers, t)
-	n := &normalform.Node{}
+	n := b.newNode()
 	b.leaves = append(b.leaves, pendingLeaf{n, len(b.transfers) - 1})
 	return n
 }
@@ -120,7 +151,10 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 	if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
 		sigma = parentSigma
 	}
-	node := &normalform.Node{Frame: &normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth), Sender: sigma}}
+	node := b.newNode()
+	node.Frame = b.newFrame()
+	*node.Frame = normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth), Sender: sigma}
+	node.Children = make([]*normalform.Node, 0, len(f.calls)+len(f.logs)+1)
 	// Native value enters with the call: its leaf comes first, beside the
 	// events the receiving frame emits (WETH's Deposit, for one).
 	if f.hasValue && !f.value.IsZero() {

@@ -2,11 +2,15 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/holiman/uint256"
 
@@ -19,11 +23,16 @@ import (
 const maxJSONDepth = 4096
 
 // scanner is a pull parser over one JSON document held in memory. It decodes
-// only the fields the caller asks for and skips the rest structurally: a
-// skipped string costs one bytes.IndexByte, which is why decoding a trace is
-// cheaper than validating it. Errors are sticky: after the first one every
-// method returns zero values, and err carries the JSON path and byte offset
-// where decoding stopped.
+// only the fields the caller asks for and skips the rest, but every byte it
+// reads past, decoded or skipped, is checked against the grammar of RFC 8259
+// exactly as encoding/json.Valid checks it: commas and colons, string
+// contents (no raw control byte, only the escapes JSON has), numbers (no
+// leading zero, a digit after '.', 'e' and '-'), literals and whitespace.
+// Like json.Valid, it does not check that strings are valid UTF-8. Strings
+// are scanned eight bytes at a time (scanStr), which is why validating while
+// decoding costs less than json.Valid's byte-at-a-time state machine.
+// Errors are sticky: after the first one every method returns zero values,
+// and err carries the JSON path and byte offset where decoding stopped.
 type scanner struct {
 	buf     []byte
 	i       int
@@ -36,6 +45,35 @@ type scanner struct {
 	// where the value is decoded, so that one too-deep value fails alone.
 	// skip is iterative, so any depth is safe.
 	anyDepth bool
+	tooDeep  bool // the error is about depth (skipNested)
+
+	// Chunks the readers allocate from (newPframe, ints): a block's
+	// frames cost one allocation per chunk rather than one each.
+	pframes []pframe
+	intBuf  []int
+}
+
+// newPframe returns a zero Parity frame from the scanner's chunk.
+func (s *scanner) newPframe() *pframe {
+	if len(s.pframes) == 0 {
+		s.pframes = make([]pframe, 32)
+	}
+	p := &s.pframes[0]
+	s.pframes = s.pframes[1:]
+	return p
+}
+
+// ints copies a into the scanner's chunk of ints (nil when a is empty).
+func (s *scanner) ints(a []int) []int {
+	if len(a) == 0 {
+		return nil
+	}
+	if cap(s.intBuf)-len(s.intBuf) < len(a) {
+		s.intBuf = make([]int, 0, max(256, len(a)))
+	}
+	start := len(s.intBuf)
+	s.intBuf = append(s.intBuf, a...)
+	return s.intBuf[start:len(s.intBuf):len(s.intBuf)]
 }
 
 type pathElem struct {
@@ -120,7 +158,7 @@ func locate(buf []byte, target int) string {
 					found = true
 					break
 				}
-				s.skip()
+				s.skipLax()
 			}
 			if !found {
 				return s.pathString()
@@ -135,7 +173,7 @@ func locate(buf []byte, target int) string {
 					found = true
 					break
 				}
-				s.skip()
+				s.skipLax()
 			}
 			if !found {
 				return s.pathString()
@@ -154,7 +192,7 @@ func locate(buf []byte, target int) string {
 // target, leaving the position unchanged.
 func (s *scanner) contains(target int) bool {
 	start := s.i
-	s.skip()
+	s.skipLax()
 	end := s.i
 	s.i, s.err = start, nil
 	return target > start && target < end
@@ -169,15 +207,26 @@ func (s *scanner) here() int {
 }
 
 func (s *scanner) ws() {
-	for s.i < len(s.buf) {
-		switch s.buf[s.i] {
-		case ' ', '\n', '\t', '\r':
-			s.i++
+	i, b := s.i, s.buf
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\r':
+			i++
+		case '\n':
+			// Indented JSON: a newline and a run of spaces, eight at a time.
+			i++
+			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == spaces8 {
+				i += 8
+			}
 		default:
+			s.i = i
 			return
 		}
 	}
+	s.i = i
 }
+
+const spaces8 = 0x2020202020202020
 
 // peek returns the first byte of the next value, or 0 at the end of input.
 func (s *scanner) peek() byte {
@@ -342,7 +391,8 @@ func (s *scanner) arrNext() bool {
 }
 
 // rawString reads a string and returns its content. Strings without escapes
-// are returned as a sub-slice of the input (no copy).
+// are returned as a sub-slice of the input (no copy); a string with escapes
+// is unescaped into a new slice. Either way its content is validated.
 func (s *scanner) rawString() []byte {
 	if s.err != nil {
 		return nil
@@ -352,52 +402,153 @@ func (s *scanner) rawString() []byte {
 		return nil
 	}
 	start := s.i + 1
-	j := bytes.IndexByte(s.buf[start:], '"')
-	if j < 0 {
-		s.i = len(s.buf)
-		s.failf("unterminated string (truncated JSON?)")
-		return nil
+	k := scanStr(s.buf, start)
+	if k < len(s.buf) && s.buf[k] == '"' {
+		s.i = k + 1
+		return s.buf[start:k]
 	}
-	end := start + j
-	if bytes.IndexByte(s.buf[start:end], '\\') < 0 {
-		s.i = end + 1
-		return s.buf[start:end]
-	}
-	// Slow path: the string has escapes. Find the real closing quote and
-	// unquote it with the standard library.
-	k := start
+	return s.unescape(start, k)
+}
+
+// unescape decodes the rest of a string whose content starts at start and
+// whose first special byte (quote, backslash or control byte) is at k, as
+// encoding/json does: \uXXXX escapes of a surrogate pair make one rune, a
+// lone surrogate becomes U+FFFD.
+func (s *scanner) unescape(start, k int) []byte {
+	b := s.buf
+	out := make([]byte, 0, k-start+16)
+	out = append(out, b[start:k]...)
 	for {
-		if k >= len(s.buf) {
-			s.i = len(s.buf)
+		if k >= len(b) {
+			s.i = len(b)
 			s.failf("unterminated string (truncated JSON?)")
 			return nil
 		}
-		c := s.buf[k]
-		if c == '\\' {
-			k += 2
+		switch c := b[k]; {
+		case c == '"':
+			s.i = k + 1
+			return out
+		case c < 0x20:
+			s.i = k
+			s.failf("control character %#02x inside a string (JSON wants it escaped)", c)
+			return nil
+		case c != '\\':
+			out = append(out, c)
+			k++
 			continue
 		}
-		if c == '"' {
-			break
-		}
-		k++
-	}
-	out, err := strconv.Unquote(string(s.buf[start-1 : k+1]))
-	if err != nil {
-		// JSON escapes are a subset of Go's except \/ ; handle it.
-		out, err = strconv.Unquote(strings.ReplaceAll(string(s.buf[start-1:k+1]), `\/`, `/`))
-		if err != nil {
-			s.failf("invalid string escape")
+		n := s.escape(k)
+		if n == 0 {
 			return nil
 		}
+		if e := b[k+1]; e != 'u' {
+			out = append(out, unescapeTable[e])
+			k += n
+			continue
+		}
+		r := rune(hex4(b[k+2:]))
+		k += 6
+		if utf16.IsSurrogate(r) {
+			r2 := rune(-1)
+			if k+6 <= len(b) && b[k] == '\\' && b[k+1] == 'u' && hex4(b[k+2:]) >= 0 {
+				r2 = rune(hex4(b[k+2:]))
+			}
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				r = d
+				k += 6
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		out = utf8.AppendRune(out, r)
 	}
-	s.i = k + 1
-	return []byte(out)
 }
 
-// skip skips one value of any kind, checking its structure (balanced
-// brackets, terminated strings, well-formed literals) but not the content of
-// strings and numbers.
+// escape checks the escape sequence at b[k] == '\\' and returns its length
+// (2, or 6 for \uXXXX), or 0 after recording the error.
+func (s *scanner) escape(k int) int {
+	b := s.buf
+	if k+1 >= len(b) {
+		s.i = len(b)
+		s.failf("unterminated string (truncated JSON?)")
+		return 0
+	}
+	e := b[k+1]
+	if e != 'u' {
+		if unescapeTable[e] == 0 {
+			s.i = k
+			s.failf("invalid escape %q inside a string", b[k:k+2])
+			return 0
+		}
+		return 2
+	}
+	if k+6 > len(b) {
+		for j := k + 2; j < len(b); j++ {
+			if unhex(b[j]) > 15 {
+				s.i = k
+				s.failf("invalid escape %q inside a string: want \\u and four hex digits", b[k:j+1])
+				return 0
+			}
+		}
+		s.i = len(b)
+		s.failf("unterminated string (truncated JSON?)")
+		return 0
+	}
+	if hex4(b[k+2:]) < 0 {
+		s.i = k
+		s.failf("invalid escape %q inside a string: want \\u and four hex digits", b[k:k+6])
+		return 0
+	}
+	return 6
+}
+
+// hex4 is the value of the four hex digits at the start of b, -1 if they
+// are not four hex digits. b holds at least four bytes.
+func hex4(b []byte) int {
+	a, c, d, e := unhex(b[0]), unhex(b[1]), unhex(b[2]), unhex(b[3])
+	if a|c|d|e > 15 {
+		return -1
+	}
+	return int(a)<<12 | int(c)<<8 | int(d)<<4 | int(e)
+}
+
+// unescapeTable maps the byte after a backslash to what the escape stands
+// for, 0 when JSON has no such escape (\u is handled apart).
+var unescapeTable = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// Words of eight equal bytes, for scanning eight bytes at a time.
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+)
+
+// specialMask sets the high bit of each byte of w that is '"', '\\' or
+// below 0x20. A byte above the lowest flagged one may be flagged wrongly
+// (a borrow), never the lowest: the first special byte is exact.
+func specialMask(w uint64) uint64 {
+	q := w ^ (lsb8 * '"')
+	bs := w ^ (lsb8 * '\\')
+	return ((q-lsb8)&^q | (bs-lsb8)&^bs | (w-lsb8*0x20)&^w) & msb8
+}
+
+// scanStr returns the offset of the first '"', '\\' or control byte at or
+// after k, or len(b): eight bytes at a time, then byte by byte.
+func scanStr(b []byte, k int) int {
+	for k+8 <= len(b) {
+		if m := specialMask(binary.LittleEndian.Uint64(b[k:])); m != 0 {
+			return k + bits.TrailingZeros64(m)>>3
+		}
+		k += 8
+	}
+	for ; k < len(b); k++ {
+		if c := b[k]; c == '"' || c == '\\' || c < 0x20 {
+			return k
+		}
+	}
+	return k
+}
+
+// skip skips one value of any kind, validating it as json.Valid would.
 func (s *scanner) skip() {
 	if s.err != nil {
 		return
@@ -433,82 +584,207 @@ func (s *scanner) literal(lit string) {
 	s.i += len(lit)
 }
 
+// skipString steps over a string, checking its content: no raw control
+// byte, only JSON's escapes. Like json.Valid, it does not check UTF-8.
 func (s *scanner) skipString() {
 	k := s.i + 1
 	for {
-		j := bytes.IndexByte(s.buf[k:], '"')
-		if j < 0 {
+		k = scanStr(s.buf, k)
+		if k >= len(s.buf) {
 			s.i = len(s.buf)
 			s.failf("unterminated string (truncated JSON?)")
 			return
 		}
-		k += j
-		// Count the backslashes before the quote: an odd number escapes it.
-		bs := 0
-		for m := k - 1; m > s.i && s.buf[m] == '\\'; m-- {
-			bs++
-		}
-		if bs%2 == 0 {
+		switch c := s.buf[k]; c {
+		case '"':
 			s.i = k + 1
 			return
+		case '\\':
+			n := s.escape(k)
+			if n == 0 {
+				return
+			}
+			k += n
+		default:
+			s.i = k
+			s.failf("control character %#02x inside a string (JSON wants it escaped)", c)
+			return
 		}
-		k++
 	}
 }
 
+// skipNested steps over an object or array, validating all of it without
+// recursion: a stack of the open containers, one byte each. An error
+// inside it (not the end of input) is reported at the path of the byte
+// that is wrong, computed from its offset when the error is reported; one
+// about depth, at the path of the value skipped.
 func (s *scanner) skipNested() {
+	s.nested()
+	if s.err != nil && s.i < len(s.buf) && !s.tooDeep {
+		s.err.path = ""
+	}
+}
+
+func (s *scanner) nested() {
 	var stack [64]byte
 	st := stack[:0]
-	for s.i < len(s.buf) {
-		c := s.buf[s.i]
-		switch c {
-		case '"':
+	// eof reports the end of input inside the value being skipped.
+	eof := func() {
+		s.i = len(s.buf)
+		s.failf("unexpected end of input inside %s (truncated JSON?)", map[bool]string{true: "an object", false: "an array"}[st[0] == '{'])
+	}
+	// key reads `"key" :` after '{' or ','.
+	key := func() bool {
+		switch c := s.peek(); {
+		case c == '"':
 			s.skipString()
 			if s.err != nil {
-				return
+				return false
 			}
-			continue
-		case '{', '[':
+		case s.i >= len(s.buf):
+			eof()
+			return false
+		default:
+			s.unexpected("an object key")
+			return false
+		}
+		if s.peek() != ':' {
+			if s.i >= len(s.buf) {
+				eof()
+			} else {
+				s.unexpected("':'")
+			}
+			return false
+		}
+		s.i++
+		return true
+	}
+	for {
+		// A value starts here.
+		c := s.peek()
+		switch {
+		case c == '{' || c == '[':
 			if len(st)+len(s.path) >= maxJSONDepth && !s.anyDepth {
 				s.failf("JSON nested deeper than %d levels", maxJSONDepth)
+				s.tooDeep = true
 				return
 			}
 			st = append(st, c)
-		case '}', ']':
-			if len(st) == 0 || (c == '}') != (st[len(st)-1] == '{') {
-				s.failf("mismatched %q", c)
-				return
-			}
-			st = st[:len(st)-1]
-			if len(st) == 0 {
+			s.i++
+			if d := s.peek(); d == c+2 { // '{'+2 == '}', '['+2 == ']'
 				s.i++
+				st = st[:len(st)-1]
+				break
+			}
+			if c == '{' && !key() {
 				return
 			}
+			continue
+		case c == '"':
+			s.skipString()
+		case c == 't':
+			s.literal("true")
+		case c == 'f':
+			s.literal("false")
+		case c == 'n':
+			s.literal("null")
+		case c == '-' || (c >= '0' && c <= '9'):
+			s.number()
+		case s.i >= len(s.buf):
+			eof()
+			return
+		case c == '}' || c == ']':
+			if c == st[len(st)-1]+2 {
+				s.failf("expected a value, found %q", c)
+			} else {
+				s.failf("mismatched %q", c)
+			}
+			return
+		default:
+			s.unexpected("a value")
+			return
 		}
-		s.i++
+		if s.err != nil {
+			return
+		}
+		// After a value: ',' and the next, or the container closes.
+		for {
+			if len(st) == 0 {
+				return
+			}
+			top := st[len(st)-1]
+			c := s.peek()
+			if c == ',' {
+				s.i++
+				if top == '{' && !key() {
+					return
+				}
+				break
+			}
+			if c == top+2 {
+				s.i++
+				st = st[:len(st)-1]
+				continue
+			}
+			switch {
+			case s.i >= len(s.buf):
+				eof()
+			case c == '}' || c == ']':
+				s.failf("mismatched %q", c)
+			default:
+				s.unexpected(fmt.Sprintf("',' or %q", top+2))
+			}
+			return
+		}
 	}
-	s.failf("unexpected end of input inside %s (truncated JSON?)", map[bool]string{true: "an object", false: "an array"}[len(st) > 0 && st[0] == '{'])
 }
 
-// number reads a JSON number and returns its text.
+// number reads a JSON number and returns its text:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (s *scanner) number() []byte {
-	start := s.i
-	if s.i < len(s.buf) && s.buf[s.i] == '-' {
-		s.i++
-	}
-	for s.i < len(s.buf) {
-		c := s.buf[s.i]
-		if (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
-			s.i++
-			continue
+	b, start := s.buf, s.i
+	i := start
+	digits := func() bool {
+		if i >= len(b) {
+			s.i = i
+			s.failf("unexpected end of input inside a number (truncated JSON?)")
+			return false
 		}
-		break
+		if b[i] < '0' || b[i] > '9' {
+			s.i = i
+			s.failf("invalid number %q: expected a digit", clip(b[start:i+1]))
+			return false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return true
 	}
-	if s.i == start {
-		s.unexpected("a number")
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if !digits() {
 		return nil
 	}
-	return s.buf[start:s.i]
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return nil
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return nil
+		}
+	}
+	s.i = i
+	return b[start:i]
 }
 
 // end checks that only whitespace remains.
@@ -586,6 +862,21 @@ func parseQuantity(txt []byte, v *uint256.Int) string {
 	if len(txt) == 0 {
 		return "empty quantity"
 	}
+	if len(txt) <= 19 {
+		// Fits in 64 bits: no big-number parsing.
+		var n uint64
+		for _, c := range txt {
+			if c < '0' || c > '9' {
+				n = math.MaxUint64
+				break
+			}
+			n = n*10 + uint64(c-'0')
+		}
+		if n != math.MaxUint64 {
+			v.SetUint64(n)
+			return ""
+		}
+	}
 	for _, c := range txt {
 		if c < '0' || c > '9' {
 			if c == '-' {
@@ -656,6 +947,26 @@ func (s *scanner) count() int {
 func (s *scanner) fixedHex(dst []byte, what string) {
 	if s.err != nil {
 		return
+	}
+	// Fast path: "0x", the digits and the closing quote, decoded in one
+	// pass (hex digits need no other validation inside a string).
+	if s.peek() == '"' {
+		b, st := s.buf, s.i+1
+		if end := st + 2 + 2*len(dst); end < len(b) && b[end] == '"' && b[st] == '0' && (b[st+1] == 'x' || b[st+1] == 'X') {
+			ok := true
+			for k := range dst {
+				hi, lo := unhex(b[st+2+2*k]), unhex(b[st+3+2*k])
+				if hi|lo > 15 {
+					ok = false
+					break
+				}
+				dst[k] = hi<<4 | lo
+			}
+			if ok {
+				s.i = end + 1
+				return
+			}
+		}
 	}
 	txt := s.rawString()
 	if s.err != nil {
@@ -733,3 +1044,78 @@ func (s *scanner) rawHex() []byte {
 
 // str reads a string as a Go string.
 func (s *scanner) str() string { return string(s.rawString()) }
+
+// --- resynchronising after a bad element --------------------------------
+
+// skipLax steps over one value checking only its structure (balanced
+// brackets, terminated strings), not its grammar: the decoder uses it only
+// to find where a list element that has already failed ends, so that the
+// next element can be read. The failed element's error is reported either
+// way, so the input is never taken for valid; the elements after it are
+// read, and validated, as usual.
+func (s *scanner) skipLax() {
+	if s.err != nil {
+		return
+	}
+	switch c := s.peek(); {
+	case c == '"':
+		s.laxString()
+	case c == '{' || c == '[':
+		s.laxNested()
+	default:
+		s.skip()
+	}
+}
+
+func (s *scanner) laxString() {
+	k := s.i + 1
+	for {
+		j := bytes.IndexByte(s.buf[k:], '"')
+		if j < 0 {
+			s.i = len(s.buf)
+			s.failf("unterminated string (truncated JSON?)")
+			return
+		}
+		k += j
+		// Count the backslashes before the quote: an odd number escapes it.
+		bs := 0
+		for m := k - 1; m > s.i && s.buf[m] == '\\'; m-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			s.i = k + 1
+			return
+		}
+		k++
+	}
+}
+
+func (s *scanner) laxNested() {
+	var stack [64]byte
+	st := stack[:0]
+	for s.i < len(s.buf) {
+		c := s.buf[s.i]
+		switch c {
+		case '"':
+			s.laxString()
+			if s.err != nil {
+				return
+			}
+			continue
+		case '{', '[':
+			st = append(st, c)
+		case '}', ']':
+			if len(st) == 0 || c != st[len(st)-1]+2 {
+				s.failf("mismatched %q", c)
+				return
+			}
+			st = st[:len(st)-1]
+			if len(st) == 0 {
+				s.i++
+				return
+			}
+		}
+		s.i++
+	}
+	s.failf("unexpected end of input inside %s (truncated JSON?)", map[bool]string{true: "an object", false: "an array"}[len(st) > 0 && st[0] == '{'])
+}

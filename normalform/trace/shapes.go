@@ -176,8 +176,13 @@ func readLog(s *scanner, wantPos bool) rlog {
 			l.addr = s.address()
 		case "topics":
 			if s.arrBegin() {
+				var buf [4]normalform.Hash // LOG0 to LOG4: one allocation, exact
+				a := buf[:0]
 				for s.arrNext() {
-					l.topics = append(l.topics, s.hash())
+					a = append(a, s.hash())
+				}
+				if len(a) > 0 {
+					l.topics = append([]normalform.Hash(nil), a...)
 				}
 			}
 		case "data":
@@ -219,7 +224,7 @@ type pframe struct {
 }
 
 func parityFrame(s *scanner) *pframe {
-	p := &pframe{}
+	p := s.newPframe()
 	p.off = s.here()
 	p.subtr = -1
 	if !s.objBegin() {
@@ -293,9 +298,12 @@ func parityFrame(s *scanner) *pframe {
 			}
 		case "traceAddress":
 			if s.arrBegin() {
+				var buf [16]int
+				a := buf[:0]
 				for s.arrNext() {
-					p.addr = append(p.addr, s.count())
+					a = append(a, s.count())
 				}
+				p.addr = s.ints(a)
 			}
 			if len(p.addr) > maxCallDepth {
 				s.failf("traceAddress deeper than the EVM allows (%d)", maxCallDepth)
