@@ -28,9 +28,9 @@ const SchemaVersion = "1"
 // hashes are fixed-width binary (20 and 32 bytes; DuckDB reads them as BLOB:
 // compare with from_hex('...'), print with '0x' || lower(hex(x))).
 type Row struct {
-	Chain   string  `parquet:"chain,dict"`
-	Block   uint64  `parquet:"block"`
-	TxIndex *uint32 `parquet:"tx_index,optional"` // null when the input did not give it
+	Chain   string   `parquet:"chain,dict"`
+	Block   uint64   `parquet:"block"`
+	TxIndex *uint32  `parquet:"tx_index,optional"` // null when the input did not give it
 	TxHash  [32]byte `parquet:"tx_hash"`
 	// From is the sender (null when unknown); To the transaction's to (null
 	// for a creation); Bot the recipient of the analysis (the to, or the
