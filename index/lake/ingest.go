@@ -44,17 +44,18 @@ type IngestOptions struct {
 
 // Summary is what an ingest did.
 type Summary struct {
-	Sources  int      // inputs read
-	Rows     int      // rows written
-	Outside  int      // rows of ranges other workers (shards) write
-	Unplaced int      // transactions without a hash or a block number: not in a lake
-	Failed   int      // failures (inputs, transactions)
-	Files    []string // the range files written, in order
+	Sources    int      // inputs read
+	Rows       int      // rows written
+	Duplicates int      // rows of a transaction hash a range already had (Dedupe)
+	Outside    int      // rows of ranges other workers (shards) write
+	Unplaced   int      // transactions without a hash or a block number: not in a lake
+	Failed     int      // failures (inputs, transactions)
+	Files      []string // the range files written, in order
 }
 
 func (s Summary) String() string {
-	return fmt.Sprintf("%d transactions written in %d range files, %d of other shards' ranges skipped, %d without a block or hash, %d failures; %d inputs",
-		s.Rows, len(s.Files), s.Outside, s.Unplaced, s.Failed, s.Sources)
+	return fmt.Sprintf("%d transactions written in %d range files, %d repeated transactions dropped, %d of other shards' ranges skipped, %d without a block or hash, %d failures; %d inputs",
+		s.Rows, len(s.Files), s.Duplicates, s.Outside, s.Unplaced, s.Failed, s.Sources)
 }
 
 // Ingest decodes and analyses the sources on all cores and writes the
@@ -85,11 +86,12 @@ func WriteRows(ctx context.Context, l Layout, rows map[Range][]Row, wo WriteOpti
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := WriteRange(l, r, rows[r], wo)
+		p, written, err := WriteRange(l, r, rows[r], wo)
 		if err != nil {
 			return err
 		}
-		sum.Rows += len(rows[r])
+		sum.Rows += len(written)
+		sum.Duplicates += len(rows[r]) - len(written)
 		sum.Files = append(sum.Files, p)
 	}
 	return nil

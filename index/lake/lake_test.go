@@ -177,7 +177,7 @@ func TestFailedRangeLeavesNoFile(t *testing.T) {
 		break
 	}
 	opt := WriteOptions{wrap: func(w io.Writer) io.Writer { return &failAfter{w: w, n: 100} }}
-	_, err = WriteRange(l, r, rows[r], opt)
+	_, _, err = WriteRange(l, r, rows[r], opt)
 	if !errors.Is(err, errInjected) || !strings.Contains(err.Error(), FileName(r)) {
 		t.Fatalf("err = %v, want the injected failure naming %s", err, FileName(r))
 	}
@@ -186,12 +186,12 @@ func TestFailedRangeLeavesNoFile(t *testing.T) {
 		t.Fatalf("a failed write left %v", ents)
 	}
 	// A good file, then a failed rewrite: the good file stays as it was.
-	p, err := WriteRange(l, r, rows[r], WriteOptions{})
+	p, _, err := WriteRange(l, r, rows[r], WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(p)
-	if _, err := WriteRange(l, r, rows[r], opt); !errors.Is(err, errInjected) {
+	if _, _, err := WriteRange(l, r, rows[r], opt); !errors.Is(err, errInjected) {
 		t.Fatalf("err = %v", err)
 	}
 	after, _ := os.ReadFile(p)
@@ -220,7 +220,7 @@ func TestStaleTempRemovedOnRerun(t *testing.T) {
 		if fs, _ := Files(dir); len(fs) != 0 {
 			t.Fatalf("a temporary file is listed as a range: %v", fs)
 		}
-		if _, err := WriteRange(l, r, rows[r], WriteOptions{}); err != nil {
+		if _, _, err := WriteRange(l, r, rows[r], WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(stale); !os.IsNotExist(err) {
@@ -320,7 +320,7 @@ func TestLayout(t *testing.T) {
 	if err := (Layout{Dir: "/x", Chain: "Main Net", RangeSize: 1}).Check(); err == nil {
 		t.Error("a chain name with a space accepted")
 	}
-	if _, err := WriteRange(l, Range{5, 1004}, nil, WriteOptions{}); err == nil {
+	if _, _, err := WriteRange(l, Range{5, 1004}, nil, WriteOptions{}); err == nil {
 		t.Error("an unaligned range accepted")
 	}
 }

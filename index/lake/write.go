@@ -1,6 +1,7 @@
 package lake
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -52,38 +53,38 @@ func writerOptions(opt WriteOptions) []parquet.WriterOption {
 
 // WriteRange writes the rows of range r (every row's block must be in it)
 // as the range's file, replacing any file of the range: sorted by block and
-// position, into a temporary file in the same directory (a name starting
+// position, one row per transaction hash (Dedupe), into a temporary file in the same directory (a name starting
 // with '.' and ending in '.tmp', which no *.parquet glob reads), synced,
 // renamed over the final name, and the directory synced. On any error the
 // temporary file is removed and an earlier file of the range is left as it
 // was. Temporary files a killed writer left for the range are removed
-// first. rows is sorted in place.
-func WriteRange(l Layout, r Range, rows []Row, opt WriteOptions) (path string, err error) {
+// first. rows is sorted in place; the rows written are returned.
+func WriteRange(l Layout, r Range, rows []Row, opt WriteOptions) (path string, written []Row, err error) {
 	if err := l.Check(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if r != l.RangeOf(r.First) {
-		return "", fmt.Errorf("lake: blocks %d..%d are not a range of %d blocks", r.First, r.Last, l.RangeSize)
+		return "", nil, fmt.Errorf("lake: blocks %d..%d are not a range of %d blocks", r.First, r.Last, l.RangeSize)
 	}
 	for i := range rows {
 		if b := rows[i].Block; b < r.First || b > r.Last {
-			return "", fmt.Errorf("lake: a row of block %d given for range %d..%d", b, r.First, r.Last)
+			return "", nil, fmt.Errorf("lake: a row of block %d given for range %d..%d", b, r.First, r.Last)
 		}
 		if rows[i].Chain != l.Chain {
-			return "", fmt.Errorf("lake: a row of chain %q given for chain %q", rows[i].Chain, l.Chain)
+			return "", nil, fmt.Errorf("lake: a row of chain %q given for chain %q", rows[i].Chain, l.Chain)
 		}
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return less(&rows[i], &rows[j]) })
+	rows = Dedupe(rows)
 	dir := l.ChainDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("lake: %w", err)
+		return "", nil, fmt.Errorf("lake: %w", err)
 	}
 	final := l.Path(r)
 	prefix := "." + FileName(r) + "."
 	removeStale(dir, prefix)
 	f, err := os.CreateTemp(dir, prefix+"*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("lake: %w", err)
+		return "", nil, fmt.Errorf("lake: %w", err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -101,29 +102,63 @@ func WriteRange(l Layout, r Range, rows []Row, opt WriteOptions) (path string, e
 	const chunk = 1024
 	for i := 0; i < len(rows); i += chunk {
 		if _, err = pw.Write(rows[i:min(i+chunk, len(rows))]); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	if err = pw.Close(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = f.Sync(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = f.Close(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = os.Chmod(tmp, 0o644); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = os.Rename(tmp, final); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync() // the rename is durable once the directory is
 		d.Close()
 	}
-	return final, nil
+	return final, rows, nil
+}
+
+// Dedupe sorts rows in the order of a range file and keeps one row per
+// transaction hash: the first in that order (by block and position, then
+// a traced row before a receipts one, a row with costs before one
+// without, then the normal form's bytes), so that the file does not
+// depend on the order the rows came in. A hash is a transaction's
+// identity on a chain; only inputs that repeat a transaction (two bundles
+// of one block, a test's scenarios) have duplicates.
+func Dedupe(rows []Row) []Row {
+	sort.Slice(rows, func(i, j int) bool { return before(&rows[i], &rows[j]) })
+	seen := make(map[[32]byte]bool, len(rows))
+	out := rows[:0]
+	for _, r := range rows {
+		if !seen[r.TxHash] {
+			seen[r.TxHash] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// before is the total order of Dedupe.
+func before(a, b *Row) bool {
+	if less(a, b) || less(b, a) {
+		return less(a, b)
+	}
+	if a.Mode != b.Mode {
+		return a.Mode == "traces"
+	}
+	if a.CostsKnown != b.CostsKnown {
+		return a.CostsKnown
+	}
+	return bytes.Compare(a.NF, b.NF) < 0
 }
 
 // removeStale removes the temporary files of a range a killed writer left.
