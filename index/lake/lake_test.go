@@ -6,11 +6,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
@@ -323,4 +325,107 @@ func TestLayout(t *testing.T) {
 	if _, _, err := WriteRange(l, Range{5, 1004}, nil, WriteOptions{}); err == nil {
 		t.Error("an unaligned range accepted")
 	}
+}
+
+// The file of a range does not depend on the order its rows came in, nor
+// on repeated transactions.
+func TestRangeFileIndependentOfRowOrder(t *testing.T) {
+	srcs := exampleSources(t)
+	l := Layout{Dir: t.TempDir(), Chain: "mainnet", RangeSize: 1000}
+	var sum Summary
+	rows, err := Analyse(context.Background(), l, srcs, IngestOptions{}, &sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, rs := range rows {
+		if len(rs) < 2 {
+			continue
+		}
+		p, w1, err := WriteRange(l, r, slices.Clone(rs), WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _ := os.ReadFile(p)
+		rev := slices.Clone(rs)
+		slices.Reverse(rev)
+		rev = append(rev, rs[0], rs[len(rs)-1]) // repeated
+		_, w2, err := WriteRange(l, r, rev, WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := os.ReadFile(p)
+		if len(w1) != len(w2) || !bytes.Equal(first, again) {
+			t.Fatalf("range %v: %d rows then %d; files equal %v", r, len(w1), len(w2), bytes.Equal(first, again))
+		}
+		return
+	}
+	t.Fatal("no range with two rows")
+}
+
+// A writer killed mid-range (SIGKILL, no cleanup) leaves no range file,
+// only its temporary file, which no *.parquet glob reads; the rerun
+// removes it and writes the range.
+func TestKilledWriterLeavesNoRangeFile(t *testing.T) {
+	if dir := os.Getenv("FLOWQ_LAKE_KILL_CHILD"); dir != "" {
+		srcs := exampleSources(t)
+		l := Layout{Dir: dir, Chain: "mainnet", RangeSize: 1000}
+		var sum Summary
+		rows, _ := Analyse(context.Background(), l, srcs, IngestOptions{}, &sum)
+		for r, rs := range rows {
+			WriteRange(l, r, rs, WriteOptions{wrap: func(w io.Writer) io.Writer { return &stallAfter{w: w, n: 200} }})
+		}
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestKilledWriterLeavesNoRangeFile$")
+	cmd.Env = append(os.Environ(), "FLOWQ_LAKE_KILL_CHILD="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	chainDir := filepath.Join(dir, "chain=mainnet")
+	deadline := time.Now().Add(30 * time.Second)
+	var tmps []string
+	for time.Now().Before(deadline) {
+		tmps, _ = filepath.Glob(filepath.Join(chainDir, ".*.tmp"))
+		if len(tmps) > 0 {
+			if st, err := os.Stat(tmps[0]); err == nil && st.Size() >= 200 {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(tmps) == 0 {
+		t.Fatal("the child wrote no temporary file")
+	}
+	if fs, _ := Files(dir); len(fs) != 0 {
+		t.Fatalf("a killed writer left range files: %v", fs)
+	}
+	s, err := Ingest(context.Background(), Layout{Dir: dir, Chain: "mainnet", RangeSize: 1000}, exampleSources(t), IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(chainDir, ".*.tmp")); len(left) != 0 {
+		t.Fatalf("the rerun left temporary files: %v", left)
+	}
+	if fs, _ := Files(dir); len(fs) != len(s.Files) || len(fs) == 0 {
+		t.Fatalf("after the rerun: %v", fs)
+	}
+}
+
+// stallAfter writes n bytes, then blocks for ever (the process is killed).
+type stallAfter struct {
+	w io.Writer
+	n int
+}
+
+func (s *stallAfter) Write(p []byte) (int, error) {
+	if len(p) >= s.n {
+		s.w.Write(p[:s.n])
+		s.n = 0
+		time.Sleep(time.Hour) // until killed
+	}
+	s.n -= len(p)
+	return s.w.Write(p)
 }
