@@ -33,7 +33,10 @@ type FileError struct {
 	Err  error
 }
 
-func (e *FileError) Error() string { return fmt.Sprintf("lake file %s: %v", e.Path, e.Err) }
+func (e *FileError) Error() string {
+	msg, _, _ := strings.Cut(e.Err.Error(), "\n") // DuckDB's message, without its caret lines
+	return fmt.Sprintf("lake file %s: %s", e.Path, msg)
+}
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Open opens DuckDB over the lake at dir (which must hold at least one
@@ -51,12 +54,7 @@ func Open(dir string) (*DB, error) {
 		return nil, fmt.Errorf("duckdb: %w", err)
 	}
 	db.SetMaxOpenConns(1) // one in-memory database: the view lives on its connection
-	d := &DB{db: db, dir: dir}
-	if err := d.view(context.Background(), nil); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return d, nil
+	return &DB{db: db, dir: dir}, nil
 }
 
 // Close closes DuckDB.
@@ -81,7 +79,7 @@ func (d *DB) Source() string {
 func (d *DB) view(ctx context.Context, files []string) error {
 	d.files = files
 	if _, err := d.db.ExecContext(ctx, "CREATE OR REPLACE VIEW lake AS SELECT * FROM "+d.Source()); err != nil {
-		return fmt.Errorf("lake %s: %w", d.dir, err)
+		return err
 	}
 	return nil
 }
@@ -96,41 +94,64 @@ type Result struct {
 
 // Query runs a statement over the view lake and calls fn with each row
 // (values as database/sql scans them: BLOB []byte, UBIGINT uint64, LIST
-// []any, STRUCT map[string]any). When the statement fails before any row
-// was given and a range file is unreadable, the files are checked one by
-// one, the unreadable ones are left out of the view (Result.Skipped names
-// them) and the statement runs again over the others. An error from fn
-// stops the query and is returned.
+// []any, STRUCT map[string]any). When the view or the statement fails
+// before any row was given and a range file is unreadable, the files are
+// read one by one, the unreadable ones are left out of the view
+// (Result.Skipped names them) and the statement runs over the others. The
+// next Query tries the whole lake again. An error from fn stops the query
+// and is returned.
 func (d *DB) Query(ctx context.Context, stmt string, fn func(cols []string, vals []any) error) (Result, error) {
+	var skipped []*FileError
+	if err := d.view(ctx, nil); err != nil {
+		bad, xerr := d.exclude(ctx)
+		if xerr != nil || len(bad) == 0 {
+			return Result{Skipped: bad}, errors.Join(err, xerr)
+		}
+		skipped = bad
+	}
 	res, given, err := d.run(ctx, stmt, fn)
-	if err == nil || given > 0 || errors.Is(err, errCallback) || ctx.Err() != nil {
-		return res, unwrapCallback(err)
+	if err != nil && skipped == nil && given == 0 && !errors.Is(err, errCallback) && ctx.Err() == nil {
+		bad, xerr := d.exclude(ctx)
+		switch {
+		case xerr != nil:
+			err = errors.Join(err, xerr)
+		case len(bad) > 0:
+			skipped = bad
+			res, _, err = d.run(ctx, stmt, fn)
+		}
 	}
-	bad, cerr := d.check(ctx)
-	if cerr != nil || len(bad) == 0 {
-		return res, fmt.Errorf("lake %s: %w", d.dir, err)
+	res.Skipped = skipped
+	if err != nil && !errors.Is(err, errCallback) {
+		err = fmt.Errorf("lake %s: %w", d.dir, err)
 	}
-	var keep []string
-	all, _ := lake.Files(d.dir)
+	return res, unwrapCallback(err)
+}
+
+// exclude reads every range file and points the view at the readable
+// ones; it returns the unreadable ones (none: the view is left as it was).
+func (d *DB) exclude(ctx context.Context) ([]*FileError, error) {
+	bad, err := d.check(ctx)
+	if err != nil || len(bad) == 0 {
+		return nil, err
+	}
 	isBad := map[string]bool{}
 	for _, b := range bad {
 		isBad[b.Path] = true
 	}
+	all, err := lake.Files(d.dir)
+	if err != nil {
+		return bad, err
+	}
+	var keep []string
 	for _, f := range all {
 		if !isBad[f] {
 			keep = append(keep, f)
 		}
 	}
 	if len(keep) == 0 {
-		return Result{Skipped: bad}, errors.Join(asErrors(bad)...)
+		return bad, errors.Join(asErrors(bad)...)
 	}
-	if err := d.view(ctx, keep); err != nil {
-		return res, err
-	}
-	defer d.view(ctx, nil)
-	res, _, err = d.run(ctx, stmt, fn)
-	res.Skipped = bad
-	return res, unwrapCallback(err)
+	return bad, d.view(ctx, keep)
 }
 
 func asErrors(fs []*FileError) []error {

@@ -133,7 +133,7 @@ func TestCorruptFileNamedOthersAnswer(t *testing.T) {
 	if len(sum.Files) < 3 {
 		t.Fatalf("%d files: want several ranges", len(sum.Files))
 	}
-	bad := sum.Files[1]
+	bad := sum.Files[0] // the first: DuckDB binds the view's columns from it
 	rs, err := lake.ReadRange(bad)
 	if err != nil {
 		t.Fatal(err)
