@@ -361,22 +361,22 @@ func exportLake(ctx context.Context, ix *index.Index, l lake.Layout, shard lake.
 // recordRow is the lake row of an index record: the same row as
 // lake.FromAnalysis gives for the analysis the record was made from.
 func recordRow(chain string, r *index.Record) (lake.Row, error) {
-	row := lake.Row{Chain: chain, Block: r.Loc.Block, TxHash: r.Hash, Bot: r.Recipient, Status: r.Status.String(),
+	row := lake.Row{Chain: chain, Block: r.Loc.Block, TxHash: r.Hash.Hex(), Bot: normalform.AddrKey(r.Recipient), Status: r.Status.String(),
 		Verdict: r.Verdict.String(), Tier: r.Tier.String(), Path: r.Path.String(), Mode: r.Mode.String(),
 		CostsKnown: r.CostsKnown, GasUsed: r.GasUsed, Costs: r.Costs.Dec(),
 		Cycles: int32(r.Counts.Cycles), Pools: int32(r.Counts.Pools), Hops: int32(r.Counts.Hops), Leftovers: int32(r.Counts.Leftovers),
-		HashExact: r.Hashes.Exact, HashShape: r.Hashes.Shape, HashTokens: r.Hashes.Tokens, HashFamily: r.Hashes.Family,
+		HashExact: r.Hashes.Exact.Hex(), HashShape: r.Hashes.Shape.Hex(), HashTokens: r.Hashes.Tokens.Hex(), HashFamily: r.Hashes.Family.Hex(),
 		AlgebraVersion: int32(r.AlgebraVersion), NF: r.NF}
 	if r.Loc.Known() {
 		i := r.Loc.Index
 		row.TxIndex = &i
 	}
 	if r.HasFrom {
-		f := [20]byte(r.From)
+		f := normalform.AddrKey(r.From)
 		row.From = &f
 	}
 	if r.HasTo {
-		t := [20]byte(r.To)
+		t := normalform.AddrKey(r.To)
 		row.To = &t
 	}
 	for _, x := range r.Reasons {
@@ -393,14 +393,14 @@ func recordRow(chain string, r *index.Record) (lake.Row, error) {
 	if r.CostsKnown {
 		row.Net = conv(r.Net)
 	}
-	taddrs := map[[20]byte]bool{}
+	taddrs := map[normalform.Address]bool{}
 	for _, t := range r.Tokens {
 		row.Tokens = append(row.Tokens, t.Key())
 		taddrs[t.Addr] = true
 	}
 	sort.Strings(row.Tokens)
 	row.TokenAddresses = lake.SortedAddresses(taddrs)
-	addrs := map[[20]byte]bool{}
+	addrs := map[normalform.Address]bool{}
 	for _, a := range r.Addresses {
 		addrs[a] = true
 	}

@@ -91,7 +91,7 @@ func TestLakeIngestRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || !strings.EqualFold("0x"+bytesHex(rows[0].TxHash[:]), hash) || rows[0].Block != 72 {
+	if len(rows) != 1 || !strings.EqualFold(rows[0].TxHash, hash) || rows[0].Block != 72 {
 		t.Fatalf("rows %d, want the one transaction %s of block 72", len(rows), hash)
 	}
 	// A node that refuses: no file, exit 1, the blocks named.
@@ -103,15 +103,6 @@ func TestLakeIngestRPC(t *testing.T) {
 	if fs, _ := lake.Files(dir2); len(fs) != 0 {
 		t.Fatalf("files written from a node that did not answer: %v", fs)
 	}
-}
-
-func bytesHex(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 2*len(b))
-	for i, x := range b {
-		out[2*i], out[2*i+1] = digits[x>>4], digits[x&15]
-	}
-	return string(out)
 }
 
 func TestLakeUsageErrors(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
@@ -37,8 +39,8 @@ func exampleSources(t testing.TB) []Source {
 }
 
 // analysed decodes and analyses the sources directly, by hash.
-func analysed(t testing.TB, srcs []Source) map[[32]byte]*normalform.Analysis {
-	out := map[[32]byte]*normalform.Analysis{}
+func analysed(t testing.TB, srcs []Source) map[string]*normalform.Analysis {
+	out := map[string]*normalform.Analysis{}
 	for _, s := range srcs {
 		b, _ := s.Load(0)
 		res := trace.Decode(b, trace.Options{Source: s.Name})
@@ -47,7 +49,7 @@ func analysed(t testing.TB, srcs []Source) map[[32]byte]*normalform.Analysis {
 			if err != nil || !tx.Meta.HasHash || !tx.Meta.HasBlock {
 				continue
 			}
-			out[tx.Meta.Hash] = a
+			out[tx.Meta.Hash.Hex()] = a
 		}
 	}
 	return out
@@ -89,26 +91,26 @@ func TestIngestExamplesReadBack(t *testing.T) {
 		r := &rows[i]
 		a := want[r.TxHash]
 		if a == nil {
-			t.Fatalf("row %x not analysed", r.TxHash)
+			t.Fatalf("row %s not analysed", r.TxHash)
 		}
-		if r.Block != a.Tx.Meta.Block || r.Verdict != a.Verdict.String() || r.HashShape != [32]byte(a.Hashes().Shape) {
-			t.Errorf("tx %x: block %d verdict %s", r.TxHash, r.Block, r.Verdict)
+		if r.Block != a.Tx.Meta.Block || r.Verdict != a.Verdict.String() || r.HashShape != a.Hashes().Shape.Hex() {
+			t.Errorf("tx %s: block %d verdict %s", r.TxHash, r.Block, r.Verdict)
 		}
 		if len(r.Gross) != len(a.Gross) {
-			t.Fatalf("tx %x: %d gross amounts, want %d", r.TxHash, len(r.Gross), len(a.Gross))
+			t.Fatalf("tx %s: %d gross amounts, want %d", r.TxHash, len(r.Gross), len(a.Gross))
 		}
 		for j, e := range a.Gross {
 			g := r.Gross[j]
 			if g.Token != e.Token.Key() || g.Amount != e.Amount.String() {
-				t.Errorf("tx %x gross %d: %s=%s, want %s=%s", r.TxHash, j, g.Token, g.Amount, e.Token.Key(), e.Amount.String())
+				t.Errorf("tx %s gross %d: %s=%s, want %s=%s", r.TxHash, j, g.Token, g.Amount, e.Token.Key(), e.Amount.String())
 			}
 			back, ok := AmountFromKey(g.Key)
 			if !ok || back.Cmp(e.Amount) != 0 {
-				t.Errorf("tx %x gross %d: key decodes to %s, want %s", r.TxHash, j, back.String(), e.Amount.String())
+				t.Errorf("tx %s gross %d: key decodes to %s, want %s", r.TxHash, j, back.String(), e.Amount.String())
 			}
 		}
 		if _, err := normalform.DecodeNF(r.NF); err != nil {
-			t.Errorf("tx %x: nf: %v", r.TxHash, err)
+			t.Errorf("tx %s: nf: %v", r.TxHash, err)
 		}
 		if i > 0 && less(r, &rows[i-1]) && filepath.Dir("") == "." {
 			// rows of one file are sorted; files are read in range order
@@ -428,4 +430,58 @@ func (s *stallAfter) Write(p []byte) (int, error) {
 	}
 	s.n -= len(p)
 	return s.w.Write(p)
+}
+
+// Every hash and address column carries a Bloom filter holding its values
+// (as parquet-go reads it back: xxhash64 of the plain bytes, the spec's
+// split-block filter); a value not in the file is (here) not in it.
+func TestBloomFiltersHoldTheValues(t *testing.T) {
+	l := Layout{Dir: t.TempDir(), Chain: "mainnet", RangeSize: 1000}
+	sum, err := Ingest(context.Background(), l, exampleSources(t), IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := sum.Files[len(sum.Files)-1]
+	rows, _ := ReadRange(path)
+	f, _ := os.Open(path)
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string][]string{}
+	for _, r := range rows {
+		values["tx_hash"] = append(values["tx_hash"], r.TxHash)
+		values["hash_shape"] = append(values["hash_shape"], r.HashShape)
+		values["bot"] = append(values["bot"], r.Bot)
+		values["addresses"] = append(values["addresses"], r.Addresses...)
+	}
+	checked := 0
+	for _, rg := range pf.RowGroups() {
+		for i, col := range pf.Schema().Columns() {
+			want := values[col[0]]
+			if want == nil {
+				continue
+			}
+			bf := rg.ColumnChunks()[i].BloomFilter()
+			if bf == nil {
+				t.Fatalf("column %v has no Bloom filter", col)
+			}
+			for _, v := range want {
+				ok, err := bf.Check(parquet.ByteArrayValue([]byte(v)))
+				if err != nil || !ok {
+					t.Fatalf("column %v: %s not in its Bloom filter (%v)", col, v, err)
+				}
+				checked++
+			}
+			absent := "0x" + strings.Repeat("ab", (len(want[0])-2)/2)
+			if ok, _ := bf.Check(parquet.ByteArrayValue([]byte(absent))); ok {
+				t.Errorf("column %v: a value not in the file passes its filter", col)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("nothing checked")
+	}
 }

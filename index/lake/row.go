@@ -11,7 +11,6 @@
 package lake
 
 import (
-	"bytes"
 	"math/big"
 	"sort"
 
@@ -24,21 +23,33 @@ import (
 // (flowq.lake.schema); a change of columns bumps it.
 const SchemaVersion = "1"
 
-// Row is one analysed transaction: one row of a range file. Addresses and
-// hashes are fixed-width binary (20 and 32 bytes; DuckDB reads them as BLOB:
-// compare with from_hex('...'), print with '0x' || lower(hex(x))).
+// Row is one analysed transaction: one row of a range file. Hashes and
+// addresses are strings: 0x and lower-case hex, as flowq prints them (66 and
+// 42 characters). Not 32- and 20-byte binary: DuckDB 1.5.6 (the version the
+// module proxy serves, duckdb/duckdb#23829 fixed after it) hashes a BLOB
+// constant's escaped text when it probes a Parquet Bloom filter, so
+// `tx_hash = from_hex('…')` skips the row group that holds it and answers
+// nothing; strings probe right. zstd takes the hex back to about the
+// binary's size (ARCHITECTURE.md, "The lake").
 type Row struct {
-	Chain   string   `parquet:"chain,dict"`
-	Block   uint64   `parquet:"block"`
-	TxIndex *uint32  `parquet:"tx_index,optional"` // null when the input did not give it
-	TxHash  [32]byte `parquet:"tx_hash"`
+	Chain   string  `parquet:"chain,dict"`
+	Block   uint64  `parquet:"block"`
+	TxIndex *uint32 `parquet:"tx_index,optional"` // null when the input did not give it
+	TxHash  string  `parquet:"tx_hash"`
 	// From is the sender (null when unknown); To the transaction's to (null
 	// for a creation); Bot the recipient of the analysis (the to, or the
 	// created contract): the query language's `bot is`.
-	From   *[20]byte `parquet:"from_address,optional"`
-	To     *[20]byte `parquet:"to_address,optional"`
-	Bot    [20]byte  `parquet:"bot"`
-	Status string    `parquet:"status,dict"`
+	From   *string `parquet:"from_address,optional"`
+	To     *string `parquet:"to_address,optional"`
+	Bot    string  `parquet:"bot"`
+	Status string  `parquet:"status,dict"`
+
+	// The four structural hashes (exact, shape, tokens, family). Every
+	// column with a Bloom filter comes before the first list column.
+	HashExact  string `parquet:"hash_exact"`
+	HashShape  string `parquet:"hash_shape"`
+	HashTokens string `parquet:"hash_tokens"`
+	HashFamily string `parquet:"hash_family"`
 
 	Verdict string   `parquet:"verdict,dict"` // arbitrage, warning, none
 	Tier    string   `parquet:"tier,dict"`    // confirmed, probable, attempted, uncertain, or empty
@@ -63,18 +74,13 @@ type Row struct {
 	// loan`), decoded from the normal form at write time.
 	FlashLoan bool `parquet:"flash_loan"`
 
-	HashExact  [32]byte `parquet:"hash_exact"`
-	HashShape  [32]byte `parquet:"hash_shape"`
-	HashTokens [32]byte `parquet:"hash_tokens"`
-	HashFamily [32]byte `parquet:"hash_family"`
-
 	// Tokens are the tokens the transfers move (normalform Token.Key:
 	// lower-case address, "/id" for ids); TokenAddresses their contracts;
 	// Addresses every party of a transfer, the sender and the to. Sorted,
 	// without duplicates.
-	Tokens         []string   `parquet:"tokens,list"`
-	TokenAddresses [][20]byte `parquet:"token_addresses,list"`
-	Addresses      [][20]byte `parquet:"addresses,list"`
+	Tokens         []string `parquet:"tokens,list"`
+	TokenAddresses []string `parquet:"token_addresses,list"`
+	Addresses      []string `parquet:"addresses,list"`
 
 	AlgebraVersion int32 `parquet:"algebra_version"`
 	// NF is normalform.EncodeNF of the analysis: `show` and `same` decode it.
@@ -155,7 +161,7 @@ func FromAnalysis(chain string, a *normalform.Analysis) (Row, bool) {
 	if !m.HasHash || !m.HasBlock {
 		return Row{}, false
 	}
-	r := Row{Chain: chain, Block: m.Block, TxHash: m.Hash, Bot: a.Recipient, Status: m.Status.String(),
+	r := Row{Chain: chain, Block: m.Block, TxHash: m.Hash.Hex(), Bot: normalform.AddrKey(a.Recipient), Status: m.Status.String(),
 		Verdict: a.Verdict.String(), Tier: a.Tier.String(), Path: a.Path().String(), Mode: a.Tx.Mode().String(),
 		Gross: Amounts(a.Gross), CostsKnown: a.Costs.Known, GasUsed: a.Costs.GasUsed, Costs: a.Costs.Total.Dec(),
 		AlgebraVersion: int32(normalform.AlgebraVersion), NF: normalform.EncodeNF(a)}
@@ -164,11 +170,11 @@ func FromAnalysis(chain string, a *normalform.Analysis) (Row, bool) {
 		r.TxIndex = &i
 	}
 	if m.HasFrom {
-		f := [20]byte(m.From)
+		f := normalform.AddrKey(m.From)
 		r.From = &f
 	}
 	if m.HasTo {
-		t := [20]byte(m.To)
+		t := normalform.AddrKey(m.To)
 		r.To = &t
 	}
 	for _, x := range a.Reasons {
@@ -181,9 +187,9 @@ func FromAnalysis(chain string, a *normalform.Analysis) (Row, bool) {
 	r.Cycles, r.Pools, r.Hops, r.Leftovers = int32(c.Cycles), int32(c.Pools), int32(c.Hops), int32(c.Leftovers)
 	r.FlashLoan = HasFlashLoan(a)
 	h := a.Hashes()
-	r.HashExact, r.HashShape, r.HashTokens, r.HashFamily = h.Exact, h.Shape, h.Tokens, h.Family
+	r.HashExact, r.HashShape, r.HashTokens, r.HashFamily = h.Exact.Hex(), h.Shape.Hex(), h.Tokens.Hex(), h.Family.Hex()
 
-	addrs := map[[20]byte]bool{a.Recipient: true}
+	addrs := map[normalform.Address]bool{a.Recipient: true}
 	if m.HasFrom {
 		addrs[m.From] = true
 	}
@@ -201,7 +207,7 @@ func FromAnalysis(chain string, a *normalform.Analysis) (Row, bool) {
 		toks[tok] = true
 	}
 	r.Addresses = SortedAddresses(addrs)
-	taddrs := map[[20]byte]bool{}
+	taddrs := map[normalform.Address]bool{}
 	for t := range toks {
 		r.Tokens = append(r.Tokens, t.Key())
 		taddrs[t.Addr] = true
@@ -223,13 +229,14 @@ func HasFlashLoan(a *normalform.Analysis) bool {
 	return false
 }
 
-// SortedAddresses returns the set's addresses in byte order.
-func SortedAddresses(set map[[20]byte]bool) [][20]byte {
-	out := make([][20]byte, 0, len(set))
+// SortedAddresses returns the set's addresses as 0x hex, sorted (which is
+// their byte order).
+func SortedAddresses(set map[normalform.Address]bool) []string {
+	out := make([]string, 0, len(set))
 	for a := range set {
-		out = append(out, a)
+		out = append(out, normalform.AddrKey(a))
 	}
-	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i][:], out[j][:]) < 0 })
+	sort.Strings(out)
 	return out
 }
 
@@ -259,5 +266,5 @@ func less(a, b *Row) bool {
 	if ai != bi {
 		return ai < bi
 	}
-	return bytes.Compare(a.TxHash[:], b.TxHash[:]) < 0
+	return a.TxHash < b.TxHash
 }

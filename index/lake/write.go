@@ -136,7 +136,7 @@ func WriteRange(l Layout, r Range, rows []Row, opt WriteOptions) (path string, w
 // of one block, a test's scenarios) have duplicates.
 func Dedupe(rows []Row) []Row {
 	sort.Slice(rows, func(i, j int) bool { return before(&rows[i], &rows[j]) })
-	seen := make(map[[32]byte]bool, len(rows))
+	seen := make(map[string]bool, len(rows))
 	out := rows[:0]
 	for _, r := range rows {
 		if !seen[r.TxHash] {
