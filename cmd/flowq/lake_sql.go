@@ -7,7 +7,7 @@ const sqlUsage = `usage: flowq sql --lake DIR 'SELECT ... FROM lake ...'
 Runs one SQL statement on embedded DuckDB over a Parquet lake (flowq
 ingest --lake): the view lake is read_parquet('DIR/**/*.parquet',
 hive_partitioning = true). Rows are printed tab-separated under a header
-line; hashes and addresses (BLOB) as 0x and hex. A range file DuckDB cannot
+line; BLOBs (amount_key) as 0x and hex, lists in brackets. A range file DuckDB cannot
 read is named on stderr and left out, the other ranges answer, and the exit
 status is 1.
 

@@ -29,8 +29,9 @@ const SchemaVersion = "1"
 // module proxy serves, duckdb/duckdb#23829 fixed after it) hashes a BLOB
 // constant's escaped text when it probes a Parquet Bloom filter, so
 // `tx_hash = from_hex('…')` skips the row group that holds it and answers
-// nothing; strings probe right. zstd takes the hex back to about the
-// binary's size (ARCHITECTURE.md, "The lake").
+// nothing; strings probe right. They cost about 29 bytes more per
+// distinct hash (ARCHITECTURE.md, "The lake"); the columns whose values
+// repeat are dictionary-encoded.
 type Row struct {
 	Chain   string  `parquet:"chain,dict"`
 	Block   uint64  `parquet:"block"`
@@ -40,16 +41,16 @@ type Row struct {
 	// for a creation); Bot the recipient of the analysis (the to, or the
 	// created contract): the query language's `bot is`.
 	From   *string `parquet:"from_address,optional"`
-	To     *string `parquet:"to_address,optional"`
-	Bot    string  `parquet:"bot"`
+	To     *string `parquet:"to_address,optional,dict"`
+	Bot    string  `parquet:"bot,dict"`
 	Status string  `parquet:"status,dict"`
 
 	// The four structural hashes (exact, shape, tokens, family). Every
 	// column with a Bloom filter comes before the first list column.
 	HashExact  string `parquet:"hash_exact"`
-	HashShape  string `parquet:"hash_shape"`
-	HashTokens string `parquet:"hash_tokens"`
-	HashFamily string `parquet:"hash_family"`
+	HashShape  string `parquet:"hash_shape,dict"`
+	HashTokens string `parquet:"hash_tokens,dict"`
+	HashFamily string `parquet:"hash_family,dict"`
 
 	Verdict string   `parquet:"verdict,dict"` // arbitrage, warning, none
 	Tier    string   `parquet:"tier,dict"`    // confirmed, probable, attempted, uncertain, or empty
