@@ -62,13 +62,26 @@ func TestLakeShardsCLI(t *testing.T) {
 	if _, errs, code := flowq(t, nil, "", "ingest", "--lake", whole, "--range-size", "10", mainnetDir, gethScenarios); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	sharded := filepath.Join(tmp, "sharded")
-	for _, s := range []string{"0/2", "1/2"} {
-		if _, errs, code := flowq(t, nil, "", "ingest", "--lake", sharded, "--range-size", "10", "--shard", s, mainnetDir, gethScenarios); code != 0 {
+	// Each shard into its own directory (two machines): disjoint files,
+	// whose union is the unsharded lake.
+	b := map[string][]byte{}
+	for i, s := range []string{"0/2", "1/2"} {
+		dir := filepath.Join(tmp, "shard"+s[:1])
+		if _, errs, code := flowq(t, nil, "", "ingest", "--lake", dir, "--range-size", "10", "--shard", s, mainnetDir, gethScenarios); code != 0 {
 			t.Fatalf("shard %s exit %d: %s", s, code, errs)
 		}
+		for name, x := range lakeFiles(t, dir) {
+			if _, dup := b[name]; dup {
+				t.Errorf("%s written by both shards", name)
+			}
+			r, _ := lake.ParseFileName(filepath.Base(name))
+			if int(r.First/10%2) != i {
+				t.Errorf("shard %s wrote %s", s, name)
+			}
+			b[name] = x
+		}
 	}
-	a, b := lakeFiles(t, whole), lakeFiles(t, sharded)
+	a := lakeFiles(t, whole)
 	if len(a) < 3 || len(a) != len(b) {
 		t.Fatalf("%d files unsharded, %d from two shards", len(a), len(b))
 	}
