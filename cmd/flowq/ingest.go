@@ -33,6 +33,7 @@ const ingestUsage = `usage: flowq ingest [flags] FILE|DIR...
        flowq ingest --rpc URL --blocks A..B [--mode MODE] [--confirm traces] [flags]
        flowq ingest --retry-failed [flags]
        flowq ingest --failures [--index DIR]
+       flowq ingest --lake DIR [--range-size N] [--shard i/n] ... (a Parquet lake: flowq ingest --lake DIR -h)
 
 Decodes and analyses every transaction of the inputs (bundle files, or
 every *.json under a directory) on all cores and stores each one's record,
@@ -66,6 +67,9 @@ flags:
 
 // ingestCmd is `flowq ingest`.
 func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	if hasFlag(args, "lake") {
+		return lakeIngestCmd(args, stdout, stderr, lookupEnv) // lake.go
+	}
 	fs := newFlagSet("ingest", ingestUsage, stderr)
 	var cf chainFlags
 	cf.register(fs)
@@ -293,6 +297,7 @@ func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, i
 }
 
 const exportUsage = `usage: flowq export [--index DIR] --format csv|jsonl [--out FILE] [--blocks A..B]
+       flowq export --format parquet --lake DIR [--range-size N] [--shard i/n] (flowq export --lake DIR -h)
 
 Writes every transaction of the index, in block order, one per line: the
 paper's released columns (hash, block, verdict, reasons, cycles,
@@ -305,6 +310,9 @@ flags:
 
 // exportCmd is `flowq export`.
 func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	if hasFlag(args, "lake") || strings.EqualFold(flagValue(args, "format"), "parquet") {
+		return lakeExportCmd(args, stdout, stderr, lookupEnv) // lake.go
+	}
 	fs := newFlagSet("export", exportUsage, stderr)
 	dir := fs.String("index", "", indexFlagHelp)
 	format := fs.String("format", "csv", "csv or jsonl")

@@ -54,6 +54,7 @@ usage:
   flowq fetch --rpc URL --blocks A..B --out DIR   save bundles from a node (JSON-RPC)
   flowq ingest [--index DIR] FILE|DIR...  analyse and store transactions in the index (--retry-failed)
   flowq export [--index DIR] --format csv|jsonl [--out FILE]   write the index's records
+  flowq sql --lake DIR 'SELECT ...'     SQL on DuckDB over a Parquet lake (ingest --lake; a flowq built with -tags duckdb)
   flowq verify [--index DIR]              check the index's keys against its records
   flowq draw [--view graph|tree] [--format dot|svg|png] [--out FILE] FILE|-|--index DIR TXHASH
                                           draw a transaction's transfer graph or reduced tree
@@ -139,6 +140,8 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		return runCmd(args[1:], stdout, stderr, lookupEnv)
 	case "chains":
 		return chains(stdout)
+	case "sql":
+		return sqlCmd(args[1:], stdout, stderr) // lake_sql.go
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "flowq", version)
 		return 0

@@ -1,0 +1,251 @@
+//go:build duckdb
+
+// Package duck runs SQL on embedded DuckDB over a lake directory (package
+// lake): the view lake is read_parquet('DIR/**/*.parquet',
+// hive_partitioning = true). It links DuckDB's static library with cgo, so
+// it builds only with the duckdb build tag (go build -tags duckdb): the
+// default build of flowq stays quick on a fresh machine.
+package duck
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/duckdb/duckdb-go/v2" // the "duckdb" database/sql driver
+
+	"github.com/flowq/flowq/index/lake"
+)
+
+// DB is DuckDB in memory with the view lake over a lake directory.
+type DB struct {
+	db    *sql.DB
+	dir   string
+	files []string // nil: the glob; else the files kept after a corrupt one
+}
+
+// FileError is a range file DuckDB could not read.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	msg, _, _ := strings.Cut(e.Err.Error(), "\n") // DuckDB's message, without its caret lines
+	return fmt.Sprintf("lake file %s: %s", e.Path, msg)
+}
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Open opens DuckDB over the lake at dir (which must hold at least one
+// range file).
+func Open(dir string) (*DB, error) {
+	files, err := lake.Files(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("lake %s: no range files (*.parquet under chain=NAME/)", dir)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, fmt.Errorf("duckdb: %w", err)
+	}
+	db.SetMaxOpenConns(1) // one in-memory database: the view lives on its connection
+	return &DB{db: db, dir: dir}, nil
+}
+
+// Close closes DuckDB.
+func (d *DB) Close() error { return d.db.Close() }
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Source is the read_parquet call of the view: the lake's glob, or the
+// files kept.
+func (d *DB) Source() string {
+	arg := quote(filepath.ToSlash(filepath.Join(d.dir, "**", "*.parquet")))
+	if d.files != nil {
+		q := make([]string, len(d.files))
+		for i, f := range d.files {
+			q[i] = quote(filepath.ToSlash(f))
+		}
+		arg = "[" + strings.Join(q, ", ") + "]"
+	}
+	return "read_parquet(" + arg + ", hive_partitioning = true)"
+}
+
+func (d *DB) view(ctx context.Context, files []string) error {
+	d.files = files
+	if _, err := d.db.ExecContext(ctx, "CREATE OR REPLACE VIEW lake AS SELECT * FROM "+d.Source()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Result is what Query did besides the rows: the files it left out because
+// DuckDB could not read them (the other ranges answered).
+type Result struct {
+	Columns []string
+	Rows    int
+	Skipped []*FileError
+}
+
+// Query runs a statement over the view lake and calls fn with each row
+// (values as database/sql scans them: BLOB []byte, UBIGINT uint64, LIST
+// []any, STRUCT map[string]any). When the view or the statement fails
+// before any row was given and a range file is unreadable, the files are
+// read one by one, the unreadable ones are left out of the view
+// (Result.Skipped names them) and the statement runs over the others. The
+// next Query tries the whole lake again. An error from fn stops the query
+// and is returned.
+func (d *DB) Query(ctx context.Context, stmt string, fn func(cols []string, vals []any) error) (Result, error) {
+	var skipped []*FileError
+	if err := d.view(ctx, nil); err != nil {
+		bad, xerr := d.exclude(ctx)
+		if xerr != nil || len(bad) == 0 {
+			return Result{Skipped: bad}, errors.Join(err, xerr)
+		}
+		skipped = bad
+	}
+	res, given, err := d.run(ctx, stmt, fn)
+	if err != nil && skipped == nil && given == 0 && !errors.Is(err, errCallback) && ctx.Err() == nil {
+		bad, xerr := d.exclude(ctx)
+		switch {
+		case xerr != nil:
+			err = errors.Join(err, xerr)
+		case len(bad) > 0:
+			skipped = bad
+			res, _, err = d.run(ctx, stmt, fn)
+		}
+	}
+	res.Skipped = skipped
+	if err != nil && !errors.Is(err, errCallback) {
+		err = fmt.Errorf("lake %s: %w", d.dir, err)
+	}
+	return res, unwrapCallback(err)
+}
+
+// exclude reads every range file and points the view at the readable
+// ones; it returns the unreadable ones (none: the view is left as it was).
+func (d *DB) exclude(ctx context.Context) ([]*FileError, error) {
+	bad, err := d.check(ctx)
+	if err != nil || len(bad) == 0 {
+		return nil, err
+	}
+	isBad := map[string]bool{}
+	for _, b := range bad {
+		isBad[b.Path] = true
+	}
+	all, err := lake.Files(d.dir)
+	if err != nil {
+		return bad, err
+	}
+	var keep []string
+	for _, f := range all {
+		if !isBad[f] {
+			keep = append(keep, f)
+		}
+	}
+	if len(keep) == 0 {
+		return bad, errors.Join(asErrors(bad)...)
+	}
+	return bad, d.view(ctx, keep)
+}
+
+func asErrors(fs []*FileError) []error {
+	out := make([]error, len(fs))
+	for i, f := range fs {
+		out[i] = f
+	}
+	return out
+}
+
+var errCallback = errors.New("callback")
+
+type callbackErr struct{ err error }
+
+func (c *callbackErr) Error() string        { return c.err.Error() }
+func (c *callbackErr) Is(target error) bool { return target == errCallback }
+
+func unwrapCallback(err error) error {
+	var c *callbackErr
+	if errors.As(err, &c) {
+		return c.err
+	}
+	return err
+}
+
+func (d *DB) run(ctx context.Context, stmt string, fn func([]string, []any) error) (Result, int, error) {
+	var res Result
+	rows, err := d.db.QueryContext(ctx, stmt)
+	if err != nil {
+		return res, 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return res, 0, err
+	}
+	res.Columns = cols
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return res, res.Rows, err
+		}
+		res.Rows++
+		if err := fn(cols, vals); err != nil {
+			return res, res.Rows, &callbackErr{err}
+		}
+	}
+	return res, res.Rows, rows.Err()
+}
+
+// Check reads every range file whole and returns those DuckDB cannot read.
+func (d *DB) Check(ctx context.Context) ([]*FileError, error) { return d.check(ctx) }
+
+func (d *DB) check(ctx context.Context) ([]*FileError, error) {
+	files, err := lake.Files(d.dir)
+	if err != nil {
+		return nil, err
+	}
+	var bad []*FileError
+	for _, f := range files {
+		if err := d.readAll(ctx, f); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			bad = append(bad, &FileError{Path: f, Err: err})
+		}
+	}
+	return bad, nil
+}
+
+// readAll reads every value of one file.
+func (d *DB) readAll(ctx context.Context, path string) error {
+	rows, err := d.db.QueryContext(ctx, "SELECT * FROM read_parquet("+quote(filepath.ToSlash(path))+")")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
