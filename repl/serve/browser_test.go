@@ -76,7 +76,7 @@ func TestBrowserPage(t *testing.T) {
 		t.Fatal("Graphviz's dot is not installed: run `make browser-setup` (apt-get install chromium graphviz)")
 	}
 	srv, c, _ := startServer(t)
-	ingest(t, c, IngestRequest{Paths: []string{examples(t, "mainnet"), examples(t, "scenarios/geth")}})
+	ingestJob(t, c, IngestRequest{Paths: []string{examples(t, "mainnet"), examples(t, "scenarios/geth")}})
 	art := artifactDir(t)
 
 	q := "find arbitrages order by net profit desc limit 5"
