@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -454,7 +453,7 @@ type writer struct {
 	batch    []index.Op
 	ntx      int
 	finished int
-	bar      *bar
+	bar      *Bar
 }
 
 func (g *Ingester) writer() {
@@ -467,7 +466,7 @@ func (g *Ingester) writer() {
 			g.cancel()
 		}
 	}()
-	w := &writer{g: g, bar: newBar(g.opt.Progress, g.opt.Total)}
+	w := &writer{g: g, bar: NewBar(g.opt.Progress, g.opt.Total, "inputs")}
 	pending := map[int]*inputState{}
 	next := 0
 	state := func(seq int) *inputState {
@@ -544,7 +543,7 @@ func (g *Ingester) writer() {
 	if g.err == nil && g.ctx.Err() != nil {
 		g.err = g.ctx.Err()
 	}
-	w.bar.done(g.err == nil)
+	w.bar.Done(g.err == nil)
 	g.sum.Elapsed = time.Since(g.start)
 }
 
@@ -611,78 +610,11 @@ func (w *writer) flush() error {
 		}
 	}
 	w.batch, w.ntx = w.batch[:0], 0
-	w.bar.update(w.finished, g.sum.Stored+g.sum.Skipped)
+	w.bar.SetTx(w.finished, g.sum.Stored+g.sum.Skipped)
 	if g.opt.AfterCommit != nil {
 		g.opt.AfterCommit(w.finished)
 	}
 	return nil
-}
-
-// --- progress -------------------------------------------------------------------
-
-// bar draws a one-line progress bar, redrawn with \r at most ten times a
-// second:
-//
-//	[==========>         ]  12/26 inputs  149 tx  1234 tx/s  eta 3s
-type bar struct {
-	w     io.Writer
-	total int
-	start time.Time
-	last  time.Time
-	n, tx int
-}
-
-func newBar(w io.Writer, total int) *bar {
-	if w == nil {
-		return nil
-	}
-	return &bar{w: w, total: total, start: time.Now()}
-}
-
-func (b *bar) update(inputs, txs int) {
-	if b == nil {
-		return
-	}
-	b.n, b.tx = inputs, txs
-	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond {
-		b.last = now
-		b.draw()
-	}
-}
-
-func (b *bar) draw() {
-	el := time.Since(b.start).Seconds()
-	rate := 0.0
-	if el > 0 {
-		rate = float64(b.tx) / el
-	}
-	if b.total <= 0 {
-		fmt.Fprintf(b.w, "\r%d inputs  %d tx  %.0f tx/s   ", b.n, b.tx, rate)
-		return
-	}
-	const width = 30
-	filled := min(width*b.n/b.total, width)
-	s := strings.Repeat("=", filled)
-	if filled < width {
-		s += ">" + strings.Repeat(" ", width-filled-1)
-	}
-	eta := "-"
-	if b.n > 0 && b.n < b.total {
-		eta = (time.Duration(el*float64(b.total-b.n)/float64(b.n)) * time.Second).Round(time.Second).String()
-	}
-	fmt.Fprintf(b.w, "\r[%s] %d/%d inputs  %d tx  %.0f tx/s  eta %s   ", s, b.n, b.total, b.tx, rate, eta)
-}
-
-func (b *bar) done(ok bool) {
-	if b == nil {
-		return
-	}
-	b.draw()
-	if ok {
-		fmt.Fprintln(b.w)
-	} else {
-		fmt.Fprintln(b.w, " stopped")
-	}
 }
 
 // maxBytes is the input size limit in force (the decoder's default when
