@@ -363,14 +363,8 @@ func (r *REPL) draw(ctx context.Context, args []string, _ string) error {
 	if err != nil {
 		return fmt.Errorf("transaction %s: %w", args[0], err)
 	}
-	dot := r.cfg.TransferGraphDOT(a)
-	if view == "tree" {
-		dot = r.cfg.NormalFormDOT(a)
-	}
 	var b bytes.Buffer
-	if format == "dot" {
-		b.WriteString(dot)
-	} else if err := RenderGraphviz(ctx, dot, format, &b); err != nil {
+	if err := Draw(ctx, r.cfg, a, view, format, &b); err != nil {
 		return err
 	}
 	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {

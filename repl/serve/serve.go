@@ -463,10 +463,7 @@ func (s *Server) draw(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	dot := s.Cfg.TransferGraphDOT(a)
-	if view == "tree" {
-		dot = s.Cfg.NormalFormDOT(a)
-	}
+	dot := repl.DOT(s.Cfg, a, view)
 	if format == "dot" {
 		w.Header().Set("Content-Type", "text/vnd.graphviz; charset=utf-8")
 		io.WriteString(w, dot)
