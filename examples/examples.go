@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 //go:embed mainnet/*.json scenarios/geth/*.json tour.fq queries/*.fq
@@ -21,15 +21,15 @@ var files embed.FS
 
 // Inputs are the bundled traces as index inputs, named examples/PATH, in
 // name order.
-func Inputs() []index.Input {
-	var in []index.Input
+func Inputs() []ingest.Input {
+	var in []ingest.Input
 	for _, dir := range []string{"mainnet", "scenarios/geth"} {
 		for _, name := range names(dir, ".json") {
 			b, err := files.ReadFile(name)
 			if err != nil {
 				panic("examples: embedded file " + name + ": " + err.Error()) // the embed pattern guarantees it
 			}
-			in = append(in, index.BundleInput("examples/"+name, b))
+			in = append(in, ingest.BundleInput("examples/"+name, b))
 		}
 	}
 	return in

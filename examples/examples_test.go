@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/textdiff"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/repl"
@@ -26,7 +27,7 @@ func demoIndex(t *testing.T) *index.Index {
 	}
 	t.Cleanup(func() { ix.Close() })
 	in := Inputs()
-	sum, err := ix.Ingest(context.Background(), in, index.IngestOptions{Config: normalform.DefaultConfig()})
+	sum, err := ingest.Ingest(context.Background(), ix, in, ingest.Options{Config: normalform.DefaultConfig()})
 	if err != nil || sum.Failed > 0 {
 		t.Fatalf("ingest: %v (%s)", err, sum)
 	}

@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 var (
@@ -25,13 +28,13 @@ var (
 // carry the copy number): n×124 distinct transactions of real shapes.
 // With first = 11017338 and rename false the copies keep the real
 // block number (every position taken n times).
-func syntheticBlocks(t testing.TB, n int, first uint64, rename bool) []Input {
+func syntheticBlocks(t testing.TB, n int, first uint64, rename bool) []ingest.Input {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(corpusDir, "mev-inspect-rs/res/11017338.data.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]Input, n)
+	out := make([]ingest.Input, n)
 	for k := range n {
 		b := first + uint64(k)
 		if !rename {
@@ -40,7 +43,7 @@ func syntheticBlocks(t testing.TB, n int, first uint64, rename bool) []Input {
 		d := txHashField.ReplaceAll(data, []byte(fmt.Sprintf("${1}%08x", uint32(k)^0x5a5a5a5a)))
 		d = blockDec.ReplaceAll(d, []byte("${1}"+strconv.FormatUint(b, 10)))
 		d = blockHex.ReplaceAll(d, []byte(fmt.Sprintf(`${1}0x%x"`, b)))
-		out[k] = BundleInput(fmt.Sprintf("synthetic:block:%d:%d", b, k), d)
+		out[k] = ingest.BundleInput(fmt.Sprintf("synthetic:block:%d:%d", b, k), d)
 	}
 	return out
 }
@@ -50,7 +53,7 @@ func syntheticBlocks(t testing.TB, n int, first uint64, rename bool) []Input {
 func TestPositionConflict(t *testing.T) {
 	ix := openTemp(t)
 	in := syntheticBlocks(t, 2, 11017338, false)
-	sum, err := ix.Ingest(context.Background(), in, IngestOptions{BatchTxs: 50})
+	sum, err := ingest.Ingest(context.Background(), ix, in, ingest.Options{BatchTxs: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +61,8 @@ func TestPositionConflict(t *testing.T) {
 		t.Errorf("%+v", sum)
 	}
 	n := 0
-	ix.Failures(context.Background(), func(f Failure) error {
-		if f.Stage != StageIndex || f.Source != in[1].Name {
+	ix.Failures(context.Background(), func(f index.Failure) error {
+		if f.Stage != index.StageIndex || f.Source != in[1].Name {
 			t.Errorf("failure %v", f)
 		}
 		n++
@@ -71,8 +74,8 @@ func TestPositionConflict(t *testing.T) {
 	if err := ix.Verify(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := NewRecord(analyseCorpus(t)[0], 0)
-	rec.Loc = Loc{Block: 11017338, Index: 0}
+	rec, _ := index.NewRecord(analyseCorpus(t)[0], 0)
+	rec.Loc = index.Loc{Block: 11017338, Index: 0}
 	if err := ix.PutRecord(rec); err == nil {
 		t.Error("PutRecord at a taken position succeeded")
 	}
@@ -82,11 +85,11 @@ func TestPositionConflict(t *testing.T) {
 // first-seen keys follow), and putting them back restores the index.
 func TestDelete(t *testing.T) {
 	ix := openTemp(t)
-	ingestCorpus(t, ix, IngestOptions{})
+	ingestCorpus(t, ix, ingest.Options{})
 	ctx := context.Background()
 	before := dump(t, ix)
-	var recs []*Record
-	ix.Records(ctx, Blocks(11017338, 11017338), func(r *Record) error { recs = append(recs, r); return nil })
+	var recs []*index.Record
+	ix.Records(ctx, index.Blocks(11017338, 11017338), func(r *index.Record) error { recs = append(recs, r); return nil })
 	for _, r := range recs[:60] {
 		if err := ix.Delete(r.Hash); err != nil {
 			t.Fatal(err)
@@ -155,13 +158,13 @@ func BenchmarkIngest(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		dir := filepath.Join(b.TempDir(), "index")
-		ix, err := Open(dir)
+		ix, err := index.Open(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 		start := time.Now()
-		sum, err := ix.Ingest(context.Background(), in, IngestOptions{})
+		sum, err := ingest.Ingest(context.Background(), ix, in, ingest.Options{})
 		total += time.Since(start)
 		b.StopTimer()
 		if err != nil || sum.Stored != txs {
@@ -193,7 +196,7 @@ func TestIngestSplitsBigBatches(t *testing.T) {
 	}
 	ix := openTemp(t)
 	in := syntheticBlocks(t, 40, 20_000_000, true)
-	sum, err := ix.Ingest(context.Background(), in, IngestOptions{BatchTxs: 1 << 20})
+	sum, err := ingest.Ingest(context.Background(), ix, in, ingest.Options{BatchTxs: 1 << 20})
 	if err != nil || sum.Stored != 40*124 || sum.Failed != 0 {
 		t.Fatalf("%+v %v", sum, err)
 	}

@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform/block"
 )
 
@@ -20,11 +22,11 @@ func TestBlockFindings(t *testing.T) {
 	ix := openTemp(t)
 	ctx := context.Background()
 	dir := filepath.Join("..", "examples", "scenarios", "geth")
-	var in []Input
+	var in []ingest.Input
 	for _, n := range []string{"sandwich_back", "sandwich_front", "sandwich_victim"} {
-		in = append(in, FileInput(filepath.Join(dir, n+".json")))
+		in = append(in, ingest.FileInput(filepath.Join(dir, n+".json")))
 	}
-	sum, err := ix.Ingest(ctx, in, IngestOptions{})
+	sum, err := ingest.Ingest(ctx, ix, in, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,18 +63,18 @@ func TestBlockFindings(t *testing.T) {
 	}
 	// Ingesting the victim again (force: its input is done) restores it;
 	// another block's ingest leaves block 137 as it is.
-	if _, err := ix.Ingest(ctx, in[2:], IngestOptions{Force: true}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, in[2:], ingest.Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r, _, err = ix.Block(137); err != nil || len(r.Sandwiches) != 1 {
 		t.Fatalf("victim back: %+v %v", r, err)
 	}
-	sum, err = ix.Ingest(ctx, []Input{FileInput(filepath.Join(dir, "star_r.json"))}, IngestOptions{})
+	sum, err = ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(filepath.Join(dir, "star_r.json"))}, ingest.Options{})
 	if err != nil || sum.Blocks != 1 {
 		t.Fatalf("star_r: %d blocks, %v", sum.Blocks, err)
 	}
 	var seen []uint64
-	if err := ix.BlockReports(ctx, Blocks(0, 1000), func(r *block.Report) error { seen = append(seen, r.Block); return nil }); err != nil {
+	if err := ix.BlockReports(ctx, index.Blocks(0, 1000), func(r *block.Report) error { seen = append(seen, r.Block); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != 2 || seen[1] != 137 {
@@ -92,11 +94,11 @@ func TestVerifyBlocks(t *testing.T) {
 	ix := openTemp(t)
 	ctx := context.Background()
 	dir := filepath.Join("..", "examples", "scenarios", "geth")
-	var in []Input
+	var in []ingest.Input
 	for _, n := range []string{"sandwich_back", "sandwich_front", "sandwich_victim"} {
-		in = append(in, FileInput(filepath.Join(dir, n+".json")))
+		in = append(in, ingest.FileInput(filepath.Join(dir, n+".json")))
 	}
-	if _, err := ix.Ingest(ctx, in, IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, in, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := ix.VerifyBlocks(ctx, nil); err != nil || n != 1 {
@@ -108,11 +110,11 @@ func TestVerifyBlocks(t *testing.T) {
 	}
 	write := func(r *block.Report) {
 		t.Helper()
-		val, err := encodeBlockValue(r)
+		val, err := index.EncodeBlockValue(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ix.db.Update(func(txn *badger.Txn) error { return ix.set(txn, BlockKey(137).Bytes(), val) }); err != nil {
+		if err := index.DB(ix).Update(func(txn *badger.Txn) error { return index.Set(ix, txn, index.BlockKey(137).Bytes(), val) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,7 +144,7 @@ func TestVerifyBlocks(t *testing.T) {
 		t.Fatalf("after a delete: %v", err)
 	}
 	// Without its dirty key, the block's findings still name the victim.
-	if err := ix.db.Update(func(txn *badger.Txn) error { return ix.del(txn, DirtyKey(137).Bytes()) }); err != nil {
+	if err := index.DB(ix).Update(func(txn *badger.Txn) error { return index.Del(ix, txn, index.DirtyKey(137).Bytes()) }); err != nil {
 		t.Fatal(err)
 	}
 	_, err = ix.VerifyBlocks(ctx, nil)
@@ -150,8 +152,8 @@ func TestVerifyBlocks(t *testing.T) {
 		t.Fatalf("stale findings: %v", err)
 	}
 	// Findings with no record behind them.
-	if err := ix.db.Update(func(txn *badger.Txn) error {
-		return ix.set(txn, BlockKey(200).Bytes(), mustEncode(t, &block.Report{Block: 200}))
+	if err := index.DB(ix).Update(func(txn *badger.Txn) error {
+		return index.Set(ix, txn, index.BlockKey(200).Bytes(), mustEncode(t, &block.Report{Block: 200}))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestVerifyBlocks(t *testing.T) {
 
 func mustEncode(t *testing.T, r *block.Report) []byte {
 	t.Helper()
-	v, err := encodeBlockValue(r)
+	v, err := index.EncodeBlockValue(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
@@ -25,10 +27,10 @@ const crashChildEnv = "FLOWQ_CRASH_CHILD_INDEX"
 
 // crashInputs are the inputs of the crash test: the corpus (26 files, 149
 // transactions) and the bundled scenarios, in one ingest.
-func crashInputs(t testing.TB) []Input {
+func crashInputs(t testing.TB) []ingest.Input {
 	t.Helper()
 	in := corpusInputs(t)
-	more, err := Files("../examples/scenarios/geth", "../examples/mainnet")
+	more, err := ingest.Files("../examples/scenarios/geth", "../examples/mainnet")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +40,8 @@ func crashInputs(t testing.TB) []Input {
 // crashOptions are the child's and the reference's: two transactions per
 // write, so that an ingest is many commits long and a kill lands between
 // two of them or in the middle of one.
-func crashOptions() IngestOptions {
-	return IngestOptions{BatchTxs: 2, Workers: 2, clock: fixedClock}
+func crashOptions() ingest.Options {
+	return ingest.Options{BatchTxs: 2, Workers: 2, Clock: fixedClock}
 }
 
 // TestCrashChild is the ingest run (and killed) by TestCrashSafety in a
@@ -51,14 +53,14 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestCrashSafety")
 	}
-	ix, err := Open(dir)
+	ix, err := index.Open(dir)
 	if err != nil {
 		fmt.Println("open:", err)
 		os.Exit(3)
 	}
 	opt := crashOptions()
 	commits := 0
-	opt.afterCommit = func(int) {
+	opt.AfterCommit = func(int) {
 		commits++
 		fmt.Printf("commit %d\n", commits)
 		// Spread the ingest over time, so that a kill chosen on the
@@ -66,7 +68,7 @@ func TestCrashChild(t *testing.T) {
 		// analysers keep working meanwhile).
 		time.Sleep(time.Millisecond)
 	}
-	sum, err := ix.Ingest(context.Background(), crashInputs(t), opt)
+	sum, err := ingest.Ingest(context.Background(), ix, crashInputs(t), opt)
 	if err != nil {
 		fmt.Println("ingest:", err)
 		os.Exit(3)
@@ -120,7 +122,7 @@ func TestCrashSafety(t *testing.T) {
 	if total < 10 {
 		t.Fatalf("the ingest is only %d commits long: %s", total, out)
 	}
-	ref, err := Open(refDir)
+	ref, err := index.Open(refDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,18 +145,18 @@ func TestCrashSafety(t *testing.T) {
 		}
 		seen, _ := runCrashChild(t, exe, dir, killAt, delay)
 
-		ix, err := Open(dir)
+		ix, err := index.Open(dir)
 		if err != nil {
 			t.Fatalf("trial %d: reopen after SIGKILL: %v", trial, err)
 		}
 		n, _ := ix.Count(context.Background())
 		marks := 0
-		_ = ix.Inputs(context.Background(), func(m InputMark) error { marks++; return nil })
+		_ = ix.Inputs(context.Background(), func(m index.InputMark) error { marks++; return nil })
 		if err := ix.Verify(context.Background()); err != nil {
 			t.Fatalf("trial %d: killed after commit %d+%s: half-written index: %v", trial, seen, delay, err)
 		}
 		checkMarkers(t, ix)
-		sum, err := ix.Ingest(context.Background(), crashInputs(t), crashOptions())
+		sum, err := ingest.Ingest(context.Background(), ix, crashInputs(t), crashOptions())
 		if err != nil {
 			t.Fatalf("trial %d: resume: %v", trial, err)
 		}
@@ -231,15 +233,15 @@ func runCrashChild(t *testing.T, exe, dir string, killAt int, delay time.Duratio
 // marker's count of stored transactions is at most the records at its
 // input's positions (a marker is written with its input's last
 // transaction, never before).
-func checkMarkers(t *testing.T, ix *Index) {
+func checkMarkers(t *testing.T, ix *index.Index) {
 	t.Helper()
 	failed := map[normalform.Hash]bool{}
-	_ = ix.Failures(context.Background(), func(f Failure) error { failed[f.Tx] = f.HasTx; return nil })
-	inputs := map[string]Input{}
+	_ = ix.Failures(context.Background(), func(f index.Failure) error { failed[f.Tx] = f.HasTx; return nil })
+	inputs := map[string]ingest.Input{}
 	for _, in := range crashInputs(t) {
 		inputs[in.Name] = in
 	}
-	err := ix.Inputs(context.Background(), func(m InputMark) error {
+	err := ix.Inputs(context.Background(), func(m index.InputMark) error {
 		in, ok := inputs[m.Name]
 		if !ok {
 			return fmt.Errorf("marker of an unknown input %s", m.Name)
@@ -248,7 +250,7 @@ func checkMarkers(t *testing.T, ix *Index) {
 		if err != nil {
 			return err
 		}
-		res := decode(data, trace.Options{Source: in.Name})
+		res := trace.Decode(data, trace.Options{Source: in.Name})
 		for _, tx := range res.Txs {
 			if !tx.Meta.HasHash || failed[tx.Meta.Hash] {
 				continue

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/workload"
 )
 
@@ -41,10 +42,10 @@ func TestDiskFullChild(t *testing.T) {
 		fmt.Println("open:", err)
 		os.Exit(0)
 	}
-	g := ix.NewIngester(context.Background(), index.IngestOptions{Workers: 2})
+	g := ingest.NewIngester(context.Background(), ix, ingest.Options{Workers: 2})
 	for range blocks {
 		b := gen.Block()
-		if g.Add(index.BundleInput(fmt.Sprintf("synthetic:seed%d:block:%d", seed, b.Number), b.Bundle)) != nil {
+		if g.Add(ingest.BundleInput(fmt.Sprintf("synthetic:seed%d:block:%d", seed, b.Number), b.Bundle)) != nil {
 			break
 		}
 	}

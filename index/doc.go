@@ -80,18 +80,21 @@
 // # Writing
 //
 // Put(analysis, latency) stores one transaction, Delete(hash) removes
-// one with all its keys. Ingest(ctx, inputs,
+// one with all its keys. The pipeline that fills the index is package
+// index/ingest (this package only stores: it writes the pipeline's
+// batches, Batches): ingest.Ingest(ctx, ix, inputs,
 // opts) ingests files (Files expands directories) or bundles already in
 // memory (BundleInput: the RPC fetcher's entry point; NewIngester and Add
 // stream them): decoding and normalform.Analyze on all cores, writes
-// batched (IngestOptions.BatchTxs transactions per Badger write), each
+// batched (Options.BatchTxs transactions per Badger write), each
 // input's transactions put back in input order so that the result does
 // not depend on scheduling. An input ingested completely gets a marker
 // (its name, content hash, schema and algebra versions, configuration
 // fingerprint) and is skipped by the next ingest; an interrupted one is
 // ingested again, harmlessly. Decode and analysis failures are recorded
 // with their error under the input's name; RetryFailed ingests those
-// inputs again. Export writes the records as CSV or JSON lines.
+// inputs again. Package index/export writes the records as CSV or JSON
+// lines.
 //
 // When two inputs give one transaction different content (a trace with
 // and without its inner calls, a bundle with and without its receipt),

@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // TestSnapshotBesideWriter: while an index is open for writing and an
@@ -17,28 +20,28 @@ import (
 // still in the writer's memtable included. Close removes the holder file.
 func TestSnapshotBesideWriter(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
-	w, err := Open(dir)
+	w, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ReadHolder(dir)
+	h, err := index.ReadHolder(dir)
 	if err != nil || h.Pid != os.Getpid() || h.Stale {
 		t.Fatalf("holder file: %+v, %v", h, err)
 	}
-	_, err = OpenReadOnly(dir)
-	var held *LockedError
+	_, err = index.OpenReadOnly(dir)
+	var held *index.LockedError
 	if !errors.As(err, &held) || held.Holder == nil || held.Holder.Pid != os.Getpid() || !strings.Contains(err.Error(), "in use by") {
 		t.Fatalf("OpenReadOnly beside a writer: %v, want a LockedError naming this process", err)
 	}
 
 	done := make(chan error, 1)
 	go func() {
-		_, err := w.Ingest(context.Background(), crashInputs(t), crashOptions())
+		_, err := ingest.Ingest(context.Background(), w, crashInputs(t), crashOptions())
 		done <- err
 	}()
 	snapshot := func() int {
 		t.Helper()
-		s, err := OpenSnapshot(dir)
+		s, err := index.OpenSnapshot(dir)
 		if err != nil {
 			t.Fatalf("snapshot: %v", err)
 		}
@@ -79,7 +82,7 @@ func TestSnapshotBesideWriter(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, HolderFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, index.HolderFile)); !os.IsNotExist(err) {
 		t.Fatalf("after Close the holder file is still there (%v)", err)
 	}
 }

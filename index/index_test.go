@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"bytes"
@@ -15,8 +15,9 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
-	"github.com/flowq/flowq/normalform/trace"
 )
 
 const corpusDir = "../normalform/trace/testdata/corpus"
@@ -30,9 +31,9 @@ const (
 	corpusDistinct = 148
 )
 
-func openTemp(t testing.TB) *Index {
+func openTemp(t testing.TB) *index.Index {
 	t.Helper()
-	ix, err := Open(filepath.Join(t.TempDir(), "index"))
+	ix, err := index.Open(filepath.Join(t.TempDir(), "index"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,9 +41,9 @@ func openTemp(t testing.TB) *Index {
 	return ix
 }
 
-func corpusInputs(t testing.TB) []Input {
+func corpusInputs(t testing.TB) []ingest.Input {
 	t.Helper()
-	in, err := Files(corpusDir)
+	in, err := ingest.Files(corpusDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +58,10 @@ func corpusInputs(t testing.TB) []Input {
 func fixedClock() time.Time { return time.Unix(0, 0) }
 
 // dump reads every key and value of the index.
-func dump(t testing.TB, ix *Index) map[string]string {
+func dump(t testing.TB, ix *index.Index) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := ix.db.View(func(txn *badger.Txn) error {
+	err := index.DB(ix).View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.DefaultIteratorOptions)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -82,8 +83,8 @@ func dump(t testing.TB, ix *Index) map[string]string {
 func withoutLatency(d map[string]string) map[string]string {
 	out := make(map[string]string, len(d))
 	for k, v := range d {
-		if k[0] == byte(KindTx) {
-			v = v[:2] + string(contentOf([]byte(v)))
+		if k[0] == byte(index.KindTx) {
+			v = v[:2] + string(index.ContentOf([]byte(v)))
 		}
 		out[k] = v
 	}
@@ -113,19 +114,19 @@ func diff(a, b map[string]string) string {
 }
 
 func describe(k string) string {
-	key, err := ParseKey([]byte(k))
+	key, err := index.ParseKey([]byte(k))
 	if err != nil {
 		return fmt.Sprintf("%x (%v)", k, err)
 	}
 	return fmt.Sprintf("%s %x", key.Kind, k)
 }
 
-func ingestCorpus(t testing.TB, ix *Index, opt IngestOptions) Summary {
+func ingestCorpus(t testing.TB, ix *index.Index, opt ingest.Options) ingest.Summary {
 	t.Helper()
-	if opt.clock == nil {
-		opt.clock = fixedClock
+	if opt.Clock == nil {
+		opt.Clock = fixedClock
 	}
-	sum, err := ix.Ingest(context.Background(), corpusInputs(t), opt)
+	sum, err := ingest.Ingest(context.Background(), ix, corpusInputs(t), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,34 +134,15 @@ func ingestCorpus(t testing.TB, ix *Index, opt IngestOptions) Summary {
 }
 
 // analyseCorpus decodes and analyses every corpus transaction.
-func analyseCorpus(t testing.TB) []*normalform.Analysis {
-	t.Helper()
-	cfg := normalform.DefaultConfig()
-	var out []*normalform.Analysis
-	for _, in := range corpusInputs(t) {
-		data, err := in.Load(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := trace.Decode(data, trace.Options{Config: cfg, Source: in.Name})
-		for _, tx := range res.Txs {
-			a, err := normalform.Analyze(tx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, a)
-		}
-	}
-	return out
-}
+var analyseCorpus = index.AnalyseCorpus
 
 // TestIngestCorpus: every corpus transaction ingests; each record reads
 // back as built from a fresh analysis, its normal form decodes and
 // re-encodes to the same bytes, and the index verifies.
 func TestIngestCorpus(t *testing.T) {
 	ix := openTemp(t)
-	var failures []Failure
-	sum := ingestCorpus(t, ix, IngestOptions{OnFailure: func(f Failure) { failures = append(failures, f) }})
+	var failures []index.Failure
+	sum := ingestCorpus(t, ix, ingest.Options{OnFailure: func(f index.Failure) { failures = append(failures, f) }})
 	if sum.Stored != corpusTxs || sum.Failed != 0 || sum.Inputs != 26 || sum.Skipped != 0 {
 		t.Fatalf("summary %+v, failures %v", sum, failures)
 	}
@@ -175,7 +157,7 @@ func TestIngestCorpus(t *testing.T) {
 		last[a.Tx.Meta.Hash] = a
 	}
 	for _, a := range last {
-		want, err := NewRecord(a, 0)
+		want, err := index.NewRecord(a, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,9 +180,9 @@ func TestIngestCorpus(t *testing.T) {
 		}
 	}
 	var marks int
-	ix.Inputs(context.Background(), func(m InputMark) error {
+	ix.Inputs(context.Background(), func(m index.InputMark) error {
 		marks++
-		if m.Schema != SchemaVersion || m.Failures != 0 || !filepath.IsAbs(m.Name) {
+		if m.Schema != index.SchemaVersion || m.Failures != 0 || !filepath.IsAbs(m.Name) {
 			t.Errorf("marker %+v", m)
 		}
 		return nil
@@ -215,9 +197,9 @@ func TestIngestCorpus(t *testing.T) {
 // forced to analyse everything anew (with real, different latencies).
 func TestIngestTwiceSameContent(t *testing.T) {
 	ix := openTemp(t)
-	ingestCorpus(t, ix, IngestOptions{clock: time.Now})
+	ingestCorpus(t, ix, ingest.Options{Clock: time.Now})
 	before := dump(t, ix)
-	sum := ingestCorpus(t, ix, IngestOptions{clock: time.Now})
+	sum := ingestCorpus(t, ix, ingest.Options{Clock: time.Now})
 	if sum.InputsSkipped != 26 || sum.Skipped != corpusTxs || sum.Stored != 0 {
 		t.Errorf("second ingest: %+v", sum)
 	}
@@ -227,7 +209,7 @@ func TestIngestTwiceSameContent(t *testing.T) {
 	// Forced: every transaction is analysed again and found unchanged
 	// (its first latency kept), except the one two inputs disagree on,
 	// written twice again (the later input wins): its content is the same.
-	sum = ingestCorpus(t, ix, IngestOptions{clock: time.Now, Force: true, Workers: 3, BatchTxs: 7})
+	sum = ingestCorpus(t, ix, ingest.Options{Clock: time.Now, Force: true, Workers: 3, BatchTxs: 7})
 	if sum.InputsSkipped != 0 || sum.Unchanged != corpusTxs-2 || sum.Stored != 2 {
 		t.Errorf("forced ingest: %+v", sum)
 	}
@@ -255,8 +237,8 @@ func TestIngestTwiceSameContent(t *testing.T) {
 // number of workers or the batch size.
 func TestIngestDeterministic(t *testing.T) {
 	a, b := openTemp(t), openTemp(t)
-	ingestCorpus(t, a, IngestOptions{Workers: 1, BatchTxs: 1000})
-	ingestCorpus(t, b, IngestOptions{Workers: 8, BatchTxs: 3})
+	ingestCorpus(t, a, ingest.Options{Workers: 1, BatchTxs: 1000})
+	ingestCorpus(t, b, ingest.Options{Workers: 8, BatchTxs: 3})
 	if da, db := dump(t, a), dump(t, b); !reflect.DeepEqual(da, db) {
 		t.Errorf("1 worker and 8 workers disagree:\n%s", diff(da, db))
 	}
@@ -275,20 +257,20 @@ func TestPutAtomic(t *testing.T) {
 	}
 	ix := openTemp(t)
 	empty := dump(t, ix)
-	rec, _ := NewRecord(a, time.Millisecond)
+	rec, _ := index.NewRecord(a, time.Millisecond)
 	// The record's keys, its txhash and first-seen keys, and the three
 	// ids of a first record (an id's dict and name keys and the next id).
-	keys := len(keysOf(rec, nil, ids{})) + 2 + 7 + 1 // and the block's dirty key (blocks.go)
+	keys := index.KeyCount(rec) + 2 + 7 + 1 // and the block's dirty key (blocks.go)
 	n := keys + 2
 	boom := errors.New("injected failure")
 	for k := 1; k <= n; k++ {
 		calls := 0
-		ix.hook = func(string, []byte) error {
+		index.SetHook(ix, func(string, []byte) error {
 			if calls++; calls == k {
 				return boom
 			}
 			return nil
-		}
+		})
 		if err := ix.Put(a, time.Millisecond); !errors.Is(err, boom) {
 			t.Fatalf("write %d of %d: Put returned %v", k, n, err)
 		}
@@ -296,7 +278,7 @@ func TestPutAtomic(t *testing.T) {
 			t.Fatalf("failure at write %d of %d left keys:\n%s", k, n, diff(empty, got))
 		}
 	}
-	ix.hook = nil
+	index.SetHook(ix, nil)
 	if err := ix.Put(a, time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -306,17 +288,17 @@ func TestPutAtomic(t *testing.T) {
 	}
 	// A replacement (another block, verdict and shape) failing midway.
 	moved := *rec
-	moved.Loc = Loc{Block: rec.Loc.Block + 1, Index: 3}
+	moved.Loc = index.Loc{Block: rec.Loc.Block + 1, Index: 3}
 	moved.Verdict, moved.Tier = normalform.VerdictNone, normalform.TierNone
-	moved.Hashes.Shape = h(77)
+	moved.Hashes.Shape = index.H(77)
 	for k := 1; ; k++ {
 		calls := 0
-		ix.hook = func(string, []byte) error {
+		index.SetHook(ix, func(string, []byte) error {
 			if calls++; calls == k {
 				return boom
 			}
 			return nil
-		}
+		})
 		err := ix.PutRecord(&moved)
 		if err == nil {
 			break
@@ -328,7 +310,7 @@ func TestPutAtomic(t *testing.T) {
 			t.Fatalf("failed replacement at write %d left changes:\n%s", k, diff(full, got))
 		}
 	}
-	ix.hook = nil
+	index.SetHook(ix, nil)
 	if err := ix.Verify(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -345,15 +327,15 @@ func TestPutReplace(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	var recs []*Record
-	ix.Scan(ctx, func(r *Record) error { recs = append(recs, r); return nil })
+	var recs []*index.Record
+	ix.Scan(ctx, func(r *index.Record) error { recs = append(recs, r); return nil })
 	// Move the first transaction of some bot behind another of the same
 	// shape, then change its shape, then put it back.
-	var r *Record
+	var r *index.Record
 	for _, x := range recs {
 		first, ok, _ := ix.FirstSeen(x.Recipient, x.Hashes.Shape)
 		n := 0
-		ix.ByBotShape(ctx, x.Recipient, x.Hashes.Shape, AllBlocks, func(Ref) error { n++; return nil })
+		ix.ByBotShape(ctx, x.Recipient, x.Hashes.Shape, index.AllBlocks, func(index.Ref) error { n++; return nil })
 		if ok && first.Hash == x.Hash && n > 1 {
 			r = x
 			break
@@ -363,17 +345,17 @@ func TestPutReplace(t *testing.T) {
 		t.Fatal("no bot with two transactions of one shape in the corpus")
 	}
 	orig := *r
-	steps := []func(*Record){
-		func(x *Record) { x.Loc = Loc{Block: 99_000_000, Index: 1} },
-		func(x *Record) { x.Hashes.Shape = h(5); x.Recipient = ad(9) },
-		func(x *Record) {
+	steps := []func(*index.Record){
+		func(x *index.Record) { x.Loc = index.Loc{Block: 99_000_000, Index: 1} },
+		func(x *index.Record) { x.Hashes.Shape = index.H(5); x.Recipient = index.Ad(9) },
+		func(x *index.Record) {
 			// Keyed by hash now; knowing its costs, it is not a record that
 			// knows less (which would not replace it: TestRetryNeverDegrades).
-			x.Loc = Loc{Block: x.Loc.Block, Index: UnknownIndex, Tx: x.Hash}
+			x.Loc = index.Loc{Block: x.Loc.Block, Index: index.UnknownIndex, Tx: x.Hash}
 			x.Addresses = x.Addresses[:1]
-			x.CostsKnown, x.Net = true, []Amount{}
+			x.CostsKnown, x.Net = true, []index.Amount{}
 		},
-		func(x *Record) { *x = orig },
+		func(x *index.Record) { *x = orig },
 	}
 	cur := orig
 	for i, step := range steps {
@@ -389,7 +371,7 @@ func TestPutReplace(t *testing.T) {
 			t.Fatalf("after step %d: record %+v", i, got)
 		}
 	}
-	if _, ok, _ := ix.FirstSeen(ad(9), h(5)); ok {
+	if _, ok, _ := ix.FirstSeen(index.Ad(9), index.H(5)); ok {
 		t.Error("first-seen key of a shape no transaction has any more")
 	}
 	first, _, _ := ix.FirstSeen(orig.Recipient, orig.Hashes.Shape)
@@ -402,17 +384,17 @@ func TestPutReplace(t *testing.T) {
 // gives the index an uninterrupted ingest gives.
 func TestResume(t *testing.T) {
 	ref := openTemp(t)
-	ingestCorpus(t, ref, IngestOptions{BatchTxs: 5})
+	ingestCorpus(t, ref, ingest.Options{BatchTxs: 5})
 	want := dump(t, ref)
 	for _, stopAfter := range []int{1, 9, 20} {
 		ix := openTemp(t)
 		ctx, cancel := context.WithCancel(context.Background())
-		opt := IngestOptions{BatchTxs: 5, clock: fixedClock, afterCommit: func(n int) {
+		opt := ingest.Options{BatchTxs: 5, Clock: fixedClock, AfterCommit: func(n int) {
 			if n >= stopAfter {
 				cancel()
 			}
 		}}
-		sum, err := ix.Ingest(ctx, corpusInputs(t), opt)
+		sum, err := ingest.Ingest(ctx, ix, corpusInputs(t), opt)
 		cancel()
 		// The workers run ahead of the commits, so a late cancel may find
 		// every input done: then the ingest may also end without error.
@@ -430,7 +412,7 @@ func TestResume(t *testing.T) {
 		if err := ix.Verify(context.Background()); err != nil {
 			t.Fatalf("interrupted index: %v", err)
 		}
-		sum2 := ingestCorpus(t, ix, IngestOptions{BatchTxs: 5})
+		sum2 := ingestCorpus(t, ix, ingest.Options{BatchTxs: 5})
 		if sum2.InputsSkipped != sum.Inputs {
 			t.Errorf("stop after %d: rerun skipped %d inputs, %d were done", stopAfter, sum2.InputsSkipped, sum.Inputs)
 		}
@@ -454,21 +436,21 @@ func TestFailuresAndRetry(t *testing.T) {
 	os.WriteFile(bad, good[:len(good)/2], 0o644) // truncated
 	ix := openTemp(t)
 	ctx := context.Background()
-	in, err := Files(dir)
+	in, err := ingest.Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in = append(in, FileInput(filepath.Join(dir, "missing.json")))
-	sum, err := ix.Ingest(ctx, in, IngestOptions{})
+	in = append(in, ingest.FileInput(filepath.Join(dir, "missing.json")))
+	sum, err := ingest.Ingest(ctx, ix, in, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Stored != 1 || sum.Failed < 2 {
 		t.Errorf("summary %+v", sum)
 	}
-	var fs []Failure
-	ix.Failures(ctx, func(f Failure) error { fs = append(fs, f); return nil })
-	stages := map[Stage]string{}
+	var fs []index.Failure
+	ix.Failures(ctx, func(f index.Failure) error { fs = append(fs, f); return nil })
+	stages := map[index.Stage]string{}
 	for _, f := range fs {
 		stages[f.Stage] = f.Source
 		if f.Msg == "" {
@@ -476,19 +458,19 @@ func TestFailuresAndRetry(t *testing.T) {
 		}
 	}
 	absBad, _ := filepath.Abs(bad)
-	if stages[StageDecode] != absBad || !strings.HasSuffix(stages[StageRead], "missing.json") {
+	if stages[index.StageDecode] != absBad || !strings.HasSuffix(stages[index.StageRead], "missing.json") {
 		t.Errorf("failures %v", fs)
 	}
 	// A rerun skips the broken input (its failures are recorded), but
 	// retries the unreadable one.
-	sum, _ = ix.Ingest(ctx, in, IngestOptions{})
+	sum, _ = ingest.Ingest(ctx, ix, in, ingest.Options{})
 	if sum.InputsSkipped != 2 {
 		t.Errorf("rerun: %+v", sum)
 	}
 	// Fix the input and retry.
 	os.WriteFile(bad, good, 0o644)
 	os.WriteFile(filepath.Join(dir, "missing.json"), []byte(`{"traces": [`), 0o644)
-	sum, err = ix.RetryFailed(ctx, IngestOptions{}, nil)
+	sum, err = ingest.RetryFailed(ctx, ix, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,8 +478,8 @@ func TestFailuresAndRetry(t *testing.T) {
 		t.Errorf("retry: %+v", sum)
 	}
 	fs = nil
-	ix.Failures(ctx, func(f Failure) error { fs = append(fs, f); return nil })
-	if len(fs) != 1 || fs[0].Stage != StageDecode || !strings.HasSuffix(fs[0].Source, "missing.json") {
+	ix.Failures(ctx, func(f index.Failure) error { fs = append(fs, f); return nil })
+	if len(fs) != 1 || fs[0].Stage != index.StageDecode || !strings.HasSuffix(fs[0].Source, "missing.json") {
 		t.Errorf("failures after retry: %v", fs)
 	}
 	if err := ix.Verify(ctx); err != nil {
@@ -533,21 +515,21 @@ func TestAnalysisAndIndexFailures(t *testing.T) {
 	ctx := context.Background()
 	noHash := []byte(`{"type":"CALL","from":"0x` + strings.Repeat("a", 40) + `","to":"0x` + strings.Repeat("b", 40) +
 		`","value":"0x1","gas":"0x0","gasUsed":"0x0","input":"0x"}`)
-	in := []Input{BundleInput("rpc:block:1", adversarialBlock()), BundleInput("rpc:tx:nohash", noHash)}
-	sum, err := ix.Ingest(ctx, in, IngestOptions{})
+	in := []ingest.Input{ingest.BundleInput("rpc:block:1", adversarialBlock()), ingest.BundleInput("rpc:tx:nohash", noHash)}
+	sum, err := ingest.Ingest(ctx, ix, in, ingest.Options{})
 	if err != nil || sum.Stored != 1 || sum.Failed != 2 || sum.Inputs != 2 {
 		t.Fatalf("%+v %v", sum, err)
 	}
-	var fs []Failure
-	ix.Failures(ctx, func(f Failure) error { fs = append(fs, f); return nil })
-	byStage := map[Stage]Failure{}
+	var fs []index.Failure
+	ix.Failures(ctx, func(f index.Failure) error { fs = append(fs, f); return nil })
+	byStage := map[index.Stage]index.Failure{}
 	for _, f := range fs {
 		byStage[f.Stage] = f
 	}
-	if f := byStage[StageAnalyze]; f.Source != "rpc:block:1" || !f.HasTx || f.Tx[0] != 0x11 || !strings.Contains(f.Msg, "256 bits") {
+	if f := byStage[index.StageAnalyze]; f.Source != "rpc:block:1" || !f.HasTx || f.Tx[0] != 0x11 || !strings.Contains(f.Msg, "256 bits") {
 		t.Errorf("analysis failure %+v", f)
 	}
-	if f := byStage[StageIndex]; f.Source != "rpc:tx:nohash" || f.HasTx || !strings.Contains(f.Msg, "hash") {
+	if f := byStage[index.StageIndex]; f.Source != "rpc:tx:nohash" || f.HasTx || !strings.Contains(f.Msg, "hash") {
 		t.Errorf("index failure %+v", f)
 	}
 	m, ok, err := ix.Input("rpc:block:1")
@@ -557,7 +539,7 @@ func TestAnalysisAndIndexFailures(t *testing.T) {
 	// Retry through a loader (the fetcher's way): the block now without
 	// the adversarial transaction.
 	fixed := []byte(strings.Replace(string(adversarialBlock()), strings.Repeat("f", 64), strings.Repeat("0", 63)+"7", -1))
-	sum, err = ix.RetryFailed(ctx, IngestOptions{}, func(name string, _ int) ([]byte, error) {
+	sum, err = ingest.RetryFailed(ctx, ix, ingest.Options{}, func(name string, _ int) ([]byte, error) {
 		if name == "rpc:block:1" {
 			return fixed, nil
 		}
@@ -567,8 +549,8 @@ func TestAnalysisAndIndexFailures(t *testing.T) {
 		t.Fatalf("retry: %+v %v", sum, err)
 	}
 	fs = nil
-	ix.Failures(ctx, func(f Failure) error { fs = append(fs, f); return nil })
-	if len(fs) != 1 || fs[0].Stage != StageRead || fs[0].Source != "rpc:tx:nohash" {
+	ix.Failures(ctx, func(f index.Failure) error { fs = append(fs, f); return nil })
+	if len(fs) != 1 || fs[0].Stage != index.StageRead || fs[0].Source != "rpc:tx:nohash" {
 		t.Errorf("failures after retry: %v", fs)
 	}
 }
@@ -576,18 +558,18 @@ func TestAnalysisAndIndexFailures(t *testing.T) {
 // TestIterators exercises every planner iterator on the corpus.
 func TestIterators(t *testing.T) {
 	ix := openTemp(t)
-	ingestCorpus(t, ix, IngestOptions{})
+	ingestCorpus(t, ix, ingest.Options{})
 	ctx := context.Background()
-	var recs []*Record
-	if err := ix.Scan(ctx, func(r *Record) error { recs = append(recs, r); return nil }); err != nil {
+	var recs []*index.Record
+	if err := ix.Scan(ctx, func(r *index.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != corpusDistinct {
 		t.Fatalf("Scan: %d records", len(recs))
 	}
-	collect := func(f func(fn func(Ref) error) error) []Ref {
-		var out []Ref
-		if err := f(func(r Ref) error { out = append(out, r); return nil }); err != nil {
+	collect := func(f func(fn func(index.Ref) error) error) []index.Ref {
+		var out []index.Ref
+		if err := f(func(r index.Ref) error { out = append(out, r); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		for i := 1; i < len(out); i++ {
@@ -597,7 +579,7 @@ func TestIterators(t *testing.T) {
 		}
 		return out
 	}
-	has := func(refs []Ref, hh normalform.Hash) bool {
+	has := func(refs []index.Ref, hh normalform.Hash) bool {
 		for _, r := range refs {
 			if r.Hash == hh {
 				return true
@@ -606,15 +588,15 @@ func TestIterators(t *testing.T) {
 		return false
 	}
 	// Block range: block 11017338 has 124 transactions.
-	if got := collect(func(fn func(Ref) error) error { return ix.ByBlocks(ctx, Blocks(11017338, 11017338), fn) }); len(got) != 124 {
+	if got := collect(func(fn func(index.Ref) error) error { return ix.ByBlocks(ctx, index.Blocks(11017338, 11017338), fn) }); len(got) != 124 {
 		t.Errorf("ByBlocks(11017338) = %d transactions", len(got))
 	}
-	all := collect(func(fn func(Ref) error) error { return ix.ByBlocks(ctx, AllBlocks, fn) })
+	all := collect(func(fn func(index.Ref) error) error { return ix.ByBlocks(ctx, index.AllBlocks, fn) })
 	if len(all) != corpusDistinct {
 		t.Errorf("ByBlocks(all) = %d", len(all))
 	}
 	n := 0
-	ix.Records(ctx, Blocks(0, 11017337), func(r *Record) error {
+	ix.Records(ctx, index.Blocks(0, 11017337), func(r *index.Record) error {
 		if r.Loc.Block > 11017337 {
 			t.Errorf("Records out of range: %d", r.Loc.Block)
 		}
@@ -630,32 +612,34 @@ func TestIterators(t *testing.T) {
 		verdicts[r.Verdict]++
 		tiers[[2]uint8{uint8(r.Verdict), uint8(r.Tier)}]++
 		for l := normalform.Exact; l <= normalform.Family; l++ {
-			if got := collect(func(fn func(Ref) error) error { return ix.ByHash(ctx, l, r.Hashes.Of(l), AllBlocks, fn) }); !has(got, r.Hash) {
+			if got := collect(func(fn func(index.Ref) error) error { return ix.ByHash(ctx, l, r.Hashes.Of(l), index.AllBlocks, fn) }); !has(got, r.Hash) {
 				t.Errorf("ByHash(%s) misses %s", l, r.Hash.Hex())
 			}
 		}
-		if got := collect(func(fn func(Ref) error) error { return ix.ByBotShape(ctx, r.Recipient, r.Hashes.Shape, AllBlocks, fn) }); !has(got, r.Hash) {
+		if got := collect(func(fn func(index.Ref) error) error {
+			return ix.ByBotShape(ctx, r.Recipient, r.Hashes.Shape, index.AllBlocks, fn)
+		}); !has(got, r.Hash) {
 			t.Errorf("ByBotShape misses %s", r.Hash.Hex())
 		}
 		for _, a := range r.Addresses {
-			if got := collect(func(fn func(Ref) error) error { return ix.ByAddress(ctx, a, AllBlocks, fn) }); !has(got, r.Hash) {
+			if got := collect(func(fn func(index.Ref) error) error { return ix.ByAddress(ctx, a, index.AllBlocks, fn) }); !has(got, r.Hash) {
 				t.Errorf("ByAddress misses %s", r.Hash.Hex())
 			}
 		}
 		for _, tok := range r.Tokens {
-			if got := collect(func(fn func(Ref) error) error { return ix.ByToken(ctx, tok, AllBlocks, fn) }); !has(got, r.Hash) {
+			if got := collect(func(fn func(index.Ref) error) error { return ix.ByToken(ctx, tok, index.AllBlocks, fn) }); !has(got, r.Hash) {
 				t.Errorf("ByToken misses %s", r.Hash.Hex())
 			}
 		}
-		if r.Loc.Block != UnknownBlock {
-			if got := collect(func(fn func(Ref) error) error {
-				return ix.ByHash(ctx, normalform.Exact, r.Hashes.Exact, Blocks(r.Loc.Block, r.Loc.Block), fn)
+		if r.Loc.Block != index.UnknownBlock {
+			if got := collect(func(fn func(index.Ref) error) error {
+				return ix.ByHash(ctx, normalform.Exact, r.Hashes.Exact, index.Blocks(r.Loc.Block, r.Loc.Block), fn)
 			}); !has(got, r.Hash) {
 				t.Errorf("ByHash in its own block misses %s", r.Hash.Hex())
 			}
 			if r.Loc.Block > 0 {
-				if got := collect(func(fn func(Ref) error) error {
-					return ix.ByHash(ctx, normalform.Exact, r.Hashes.Exact, Blocks(0, r.Loc.Block-1), fn)
+				if got := collect(func(fn func(index.Ref) error) error {
+					return ix.ByHash(ctx, normalform.Exact, r.Hashes.Exact, index.Blocks(0, r.Loc.Block-1), fn)
 				}); has(got, r.Hash) {
 					t.Errorf("ByHash before its block finds %s", r.Hash.Hex())
 				}
@@ -664,7 +648,7 @@ func TestIterators(t *testing.T) {
 	}
 	for v := normalform.VerdictNone; v <= normalform.VerdictArbitrage; v++ {
 		n := 0
-		ix.ByVerdict(ctx, v, AllBlocks, func(tier normalform.Tier, r Ref) error {
+		ix.ByVerdict(ctx, v, index.AllBlocks, func(tier normalform.Tier, r index.Ref) error {
 			n++
 			return nil
 		})
@@ -672,7 +656,7 @@ func TestIterators(t *testing.T) {
 			t.Errorf("ByVerdict(%s) = %d, want %d", v, n, verdicts[v])
 		}
 		for tier := normalform.TierNone; tier <= normalform.TierUncertain; tier++ {
-			got := collect(func(fn func(Ref) error) error { return ix.ByTier(ctx, v, tier, AllBlocks, fn) })
+			got := collect(func(fn func(index.Ref) error) error { return ix.ByTier(ctx, v, tier, index.AllBlocks, fn) })
 			if len(got) != tiers[[2]uint8{uint8(v), uint8(tier)}] {
 				t.Errorf("ByTier(%s, %s) = %d", v, tier, len(got))
 			}
@@ -682,23 +666,23 @@ func TestIterators(t *testing.T) {
 		t.Error("no warning in the corpus?")
 	}
 	// Bots: ByBot and BotShapes agree with the records.
-	bots := map[normalform.Address]map[normalform.Hash]Loc{}
+	bots := map[normalform.Address]map[normalform.Hash]index.Loc{}
 	for _, r := range recs {
 		if bots[r.Recipient] == nil {
-			bots[r.Recipient] = map[normalform.Hash]Loc{}
+			bots[r.Recipient] = map[normalform.Hash]index.Loc{}
 		}
 		if l, ok := bots[r.Recipient][r.Hashes.Shape]; !ok || r.Loc.Less(l) {
 			bots[r.Recipient][r.Hashes.Shape] = r.Loc
 		}
 	}
 	for bot, shapes := range bots {
-		got := map[normalform.Hash]Loc{}
-		ix.BotShapes(ctx, bot, func(s normalform.Hash, first Ref) error { got[s] = first.Loc; return nil })
+		got := map[normalform.Hash]index.Loc{}
+		ix.BotShapes(ctx, bot, func(s normalform.Hash, first index.Ref) error { got[s] = first.Loc; return nil })
 		if !reflect.DeepEqual(got, shapes) {
 			t.Errorf("BotShapes(%x) = %v, want %v", bot, got, shapes)
 		}
 		n := 0
-		ix.ByBot(ctx, bot, AllBlocks, func(s normalform.Hash, r Ref) error {
+		ix.ByBot(ctx, bot, index.AllBlocks, func(s normalform.Hash, r index.Ref) error {
 			if _, ok := shapes[s]; !ok {
 				t.Errorf("ByBot(%x): shape %x", bot, s)
 			}
@@ -713,7 +697,7 @@ func TestIterators(t *testing.T) {
 	// bounds.
 	weth := normalform.FungibleToken(normalform.Address(mustHex("c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2")))
 	var amts []normalform.Signed
-	err := ix.ByProfit(ctx, Gross, weth, nil, nil, func(a normalform.Signed, r Ref) error { amts = append(amts, a); return nil })
+	err := ix.ByProfit(ctx, index.Gross, weth, nil, nil, func(a normalform.Signed, r index.Ref) error { amts = append(amts, a); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -735,7 +719,7 @@ func TestIterators(t *testing.T) {
 	}
 	zero := normalform.Signed{}
 	var pos []normalform.Signed
-	ix.ByProfit(ctx, Gross, weth, &zero, nil, func(a normalform.Signed, r Ref) error { pos = append(pos, a); return nil })
+	ix.ByProfit(ctx, index.Gross, weth, &zero, nil, func(a normalform.Signed, r index.Ref) error { pos = append(pos, a); return nil })
 	for _, a := range pos {
 		if a.Sign() < 0 {
 			t.Errorf("ByProfit(>= 0) gave %s", a)
@@ -744,7 +728,7 @@ func TestIterators(t *testing.T) {
 	if len(amts) > 0 {
 		lo, hi := amts[0], amts[len(amts)-1]
 		var got []normalform.Signed
-		ix.ByProfit(ctx, Gross, weth, &lo, &hi, func(a normalform.Signed, r Ref) error { got = append(got, a); return nil })
+		ix.ByProfit(ctx, index.Gross, weth, &lo, &hi, func(a normalform.Signed, r index.Ref) error { got = append(got, a); return nil })
 		if len(got) != len(amts) {
 			t.Errorf("ByProfit([min, max]) = %d, want %d", len(got), len(amts))
 		}
@@ -752,7 +736,7 @@ func TestIterators(t *testing.T) {
 	// Cancellation stops an iterator; fn's error stops it too.
 	cctx, cancel := context.WithCancel(ctx)
 	n = 0
-	err = ix.ByBlocks(cctx, AllBlocks, func(Ref) error {
+	err = ix.ByBlocks(cctx, index.AllBlocks, func(index.Ref) error {
 		if n++; n == 3 {
 			cancel()
 		}
@@ -762,7 +746,7 @@ func TestIterators(t *testing.T) {
 		t.Errorf("cancelled ByBlocks: %v after %d", err, n)
 	}
 	stop := errors.New("enough")
-	if err := ix.Scan(ctx, func(*Record) error { return stop }); err != stop {
+	if err := ix.Scan(ctx, func(*index.Record) error { return stop }); err != stop {
 		t.Errorf("Scan returned %v", err)
 	}
 }
@@ -778,16 +762,16 @@ func mustHex(s string) [20]byte {
 // TestSchemaMismatch: an index written with another schema is refused.
 func TestSchemaMismatch(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
-	ix, err := Open(dir)
+	ix, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix.db.Update(func(txn *badger.Txn) error { return txn.Set(SchemaKey().Bytes(), []byte{0, 0, 0, 9, 0, 0, 0, 1}) })
+	index.DB(ix).Update(func(txn *badger.Txn) error { return txn.Set(index.SchemaKey().Bytes(), []byte{0, 0, 0, 9, 0, 0, 0, 1}) })
 	ix.Close()
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "schema 9") {
+	if _, err := index.Open(dir); err == nil || !strings.Contains(err.Error(), "schema 9") {
 		t.Errorf("Open = %v", err)
 	}
-	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "nothing")); err == nil {
+	if _, err := index.OpenReadOnly(filepath.Join(t.TempDir(), "nothing")); err == nil {
 		t.Error("OpenReadOnly of a missing directory succeeded")
 	}
 }
@@ -797,19 +781,19 @@ func TestSchemaMismatch(t *testing.T) {
 func TestConfigChangeReingests(t *testing.T) {
 	ix := openTemp(t)
 	ctx := context.Background()
-	in, err := Files(filepath.Join(corpusDir, "mev-inspect-rs/res/triangular_arb.data.json"))
+	in, err := ingest.Files(filepath.Join(corpusDir, "mev-inspect-rs/res/triangular_arb.data.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Ingest(ctx, in, IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, in, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	other := IngestOptions{Config: normalform.NewConfig(normalform.Networks[1], []normalform.Address{}, nil)}
-	sum, err := ix.Ingest(ctx, in, other)
+	other := ingest.Options{Config: normalform.NewConfig(normalform.Networks[1], []normalform.Address{}, nil)}
+	sum, err := ingest.Ingest(ctx, ix, in, other)
 	if err != nil || sum.InputsSkipped != 0 {
 		t.Errorf("another configuration: %+v %v", sum, err)
 	}
-	sum, err = ix.Ingest(ctx, in, other)
+	sum, err = ingest.Ingest(ctx, ix, in, other)
 	if err != nil || sum.InputsSkipped != 1 {
 		t.Errorf("the same configuration again: %+v %v", sum, err)
 	}
@@ -824,29 +808,29 @@ func TestConfigChangeReingests(t *testing.T) {
 // the encoded normal form, which keeps the input's shape and decode
 // statistics (the later, Parity, input is the one kept).
 func TestScenariosIngest(t *testing.T) {
-	geth, err1 := Files("../examples/scenarios/geth")
-	parity, err2 := Files("../examples/scenarios/parity")
-	mainnet, err3 := Files("../examples/mainnet")
+	geth, err1 := ingest.Files("../examples/scenarios/geth")
+	parity, err2 := ingest.Files("../examples/scenarios/parity")
+	mainnet, err3 := ingest.Files("../examples/mainnet")
 	if err1 != nil || err2 != nil || err3 != nil {
 		t.Skip("examples/scenarios not generated:", err1, err2, err3)
 	}
 	ctx := context.Background()
 	a, b := openTemp(t), openTemp(t)
-	sum, err := a.Ingest(ctx, append(geth, mainnet...), IngestOptions{})
+	sum, err := ingest.Ingest(ctx, a, append(geth, mainnet...), ingest.Options{})
 	if err != nil || sum.Failed != 0 || sum.Stored != len(geth)+len(mainnet) {
 		t.Fatalf("geth: %+v %v", sum, err)
 	}
-	sum, err = b.Ingest(ctx, append(append(geth, parity...), mainnet...), IngestOptions{})
+	sum, err = ingest.Ingest(ctx, b, append(append(geth, parity...), mainnet...), ingest.Options{})
 	if err != nil || sum.Failed != 0 || sum.Stored != len(geth)+len(parity)+len(mainnet) {
 		t.Fatalf("geth and parity: %+v %v", sum, err)
 	}
-	for _, ix := range []*Index{a, b} {
+	for _, ix := range []*index.Index{a, b} {
 		if err := ix.Verify(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	n := 0
-	a.Scan(ctx, func(r *Record) error {
+	a.Scan(ctx, func(r *index.Record) error {
 		o, err := b.Get(r.Hash)
 		if err != nil {
 			t.Error(err)

@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // TestOversizedFileNotRead: a regular file over MaxBytes is refused from
@@ -28,7 +31,7 @@ func TestOversizedFileNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := openTemp(t)
-	sum, err := ix.Ingest(context.Background(), []Input{FileInput(path)}, IngestOptions{MaxBytes: 100})
+	sum, err := ingest.Ingest(context.Background(), ix, []ingest.Input{ingest.FileInput(path)}, ingest.Options{MaxBytes: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,12 +39,12 @@ func TestOversizedFileNotRead(t *testing.T) {
 		t.Fatalf("summary %+v", sum)
 	}
 	var msgs []string
-	ix.Failures(context.Background(), func(f Failure) error { msgs = append(msgs, f.String()); return nil })
+	ix.Failures(context.Background(), func(f index.Failure) error { msgs = append(msgs, f.String()); return nil })
 	want := "the input is " + strconv.Itoa(len(src)) + " bytes, over the limit of 100 bytes (--max-bytes); not read"
 	if len(msgs) != 1 || !strings.Contains(msgs[0], want) {
 		t.Fatalf("failures: %q, want %q", msgs, want)
 	}
-	sum, err = ix.RetryFailed(context.Background(), IngestOptions{}, nil)
+	sum, err = ingest.RetryFailed(context.Background(), ix, ingest.Options{}, nil)
 	if err != nil || sum.Failed != 0 || sum.Stored != 1 {
 		t.Fatalf("retry: %v %+v", err, sum)
 	}
@@ -98,10 +101,10 @@ func TestLimitOnBytesRead(t *testing.T) {
 	fifo := filepath.Join(dir, "pipe")
 	wrote := fifoWriter(t, fifo, 64<<20)
 	ix := openTemp(t)
-	var sum Summary
+	var sum ingest.Summary
 	var err error
 	within(t, 20*time.Second, "ingesting a pipe", func() {
-		sum, err = ix.Ingest(context.Background(), []Input{FileInput(fifo), FileInput("/dev/zero")}, IngestOptions{MaxBytes: limit})
+		sum, err = ingest.Ingest(context.Background(), ix, []ingest.Input{ingest.FileInput(fifo), ingest.FileInput("/dev/zero")}, ingest.Options{MaxBytes: limit})
 	})
 	if err != nil || sum.Failed != 2 || sum.Stored != 0 {
 		t.Fatalf("%v, %+v", err, sum)
@@ -112,7 +115,7 @@ func TestLimitOnBytesRead(t *testing.T) {
 		t.Errorf("the writer wrote %d bytes into the pipe: read past the limit of %d", got, limit)
 	}
 	var msgs []string
-	ix.Failures(context.Background(), func(f Failure) error { msgs = append(msgs, f.String()); return nil })
+	ix.Failures(context.Background(), func(f index.Failure) error { msgs = append(msgs, f.String()); return nil })
 	want := "read: the input is over the limit of 1048576 bytes (--max-bytes); stopped reading after 1048577 bytes"
 	if len(msgs) != 2 || !strings.Contains(msgs[0], want) || !strings.Contains(msgs[1], want) ||
 		!strings.Contains(msgs[0]+msgs[1], "/dev/zero") || !strings.Contains(msgs[0]+msgs[1], fifo) {
@@ -140,32 +143,32 @@ func TestFolderSkipsNonRegular(t *testing.T) {
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "c.json")); err != nil {
 		t.Fatal(err)
 	}
-	in, err := Files(dir)
+	in, err := ingest.Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix := openTemp(t)
-	var sum Summary
+	var sum ingest.Summary
 	within(t, 20*time.Second, "ingesting the folder", func() {
-		sum, err = ix.Ingest(context.Background(), in, IngestOptions{})
+		sum, err = ingest.Ingest(context.Background(), ix, in, ingest.Options{})
 	})
 	if err != nil || sum.Stored != 1 || sum.Failed != 2 {
 		t.Fatalf("%v, %+v", err, sum)
 	}
 	got := map[string]string{}
-	ix.Failures(context.Background(), func(f Failure) error { got[filepath.Base(f.Source)] = f.Msg; return nil })
+	ix.Failures(context.Background(), func(f index.Failure) error { got[filepath.Base(f.Source)] = f.Msg; return nil })
 	if !strings.Contains(got["b.json"], "is a named pipe, not a regular file: skipped") ||
 		!strings.Contains(got["c.json"], "is a character device, not a regular file: skipped") {
 		t.Errorf("failures %q", got)
 	}
 	within(t, 20*time.Second, "retrying", func() {
-		sum, err = ix.RetryFailed(context.Background(), IngestOptions{}, nil)
+		sum, err = ingest.RetryFailed(context.Background(), ix, ingest.Options{}, nil)
 	})
 	if err != nil || sum.Failed != 2 {
 		t.Errorf("retry: %v, %+v", err, sum)
 	}
-	var nre *NotRegularError
-	if _, err := ReadRegularFile(filepath.Join(dir, "b.json"), 0); !errors.As(err, &nre) || nre.Kind != "a named pipe" {
+	var nre *ingest.NotRegularError
+	if _, err := ingest.ReadRegularFile(filepath.Join(dir, "b.json"), 0); !errors.As(err, &nre) || nre.Kind != "a named pipe" {
 		t.Errorf("ReadRegularFile of a pipe: %v", err)
 	}
 }
@@ -174,16 +177,16 @@ func TestFolderSkipsNonRegular(t *testing.T) {
 // reader, and reads a reader of exactly max bytes whole.
 func TestReadAllBound(t *testing.T) {
 	var n atomic.Int64
-	_, err := ReadAll(endless{&n}, 1000)
-	var se *SizeError
+	_, err := ingest.ReadAll(endless{&n}, 1000)
+	var se *ingest.SizeError
 	if !errors.As(err, &se) || se.Limit != 1000 || n.Load() > 1001 {
 		t.Errorf("endless: %v after %d bytes", err, n.Load())
 	}
-	b, err := ReadAll(strings.NewReader(strings.Repeat("x", 1000)), 1000)
+	b, err := ingest.ReadAll(strings.NewReader(strings.Repeat("x", 1000)), 1000)
 	if err != nil || len(b) != 1000 {
 		t.Errorf("exactly the limit: %d bytes, %v", len(b), err)
 	}
-	b, err = ReadAll(strings.NewReader(strings.Repeat("x", 5000)), -1)
+	b, err = ingest.ReadAll(strings.NewReader(strings.Repeat("x", 5000)), -1)
 	if err != nil || len(b) != 5000 {
 		t.Errorf("no limit: %d bytes, %v", len(b), err)
 	}
@@ -199,7 +202,7 @@ func TestReadAllBound(t *testing.T) {
 		}
 		pw.Close()
 	}()
-	b, err = ReadAll(pr, len(src))
+	b, err = ingest.ReadAll(pr, len(src))
 	if err != nil || !bytes.Equal(b, src) {
 		t.Errorf("%d bytes in chunks: got %d, equal %v, %v", len(src), len(b), bytes.Equal(b, src), err)
 	}

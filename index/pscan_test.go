@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -7,17 +7,20 @@ import (
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // scanIndex is an index whose records spread over consecutive blocks
 // (1000–1019, 124 each), far blocks (the corpus's mainnet blocks) and no
 // block at all (corpus traces without one): runs, gaps and the unknown
 // tail a chunked scan has to cut.
-func scanIndex(t *testing.T) *Index {
+func scanIndex(t *testing.T) *index.Index {
 	t.Helper()
 	ix := openTemp(t)
-	ingestCorpus(t, ix, IngestOptions{})
-	if _, err := ix.Ingest(context.Background(), syntheticBlocks(t, 20, 1000, true), IngestOptions{clock: fixedClock}); err != nil {
+	ingestCorpus(t, ix, ingest.Options{})
+	if _, err := ingest.Ingest(context.Background(), ix, syntheticBlocks(t, 20, 1000, true), ingest.Options{Clock: fixedClock}); err != nil {
 		t.Fatal(err)
 	}
 	return ix
@@ -26,10 +29,7 @@ func scanIndex(t *testing.T) *Index {
 // withWorkers runs f with the scan on w goroutines and chunks aiming at
 // per records.
 func withWorkers(w int, per int64, f func()) {
-	oldW, oldC := scanWorkers, chunkRecords
-	scanWorkers = func() int { return w }
-	chunkRecords = per
-	defer func() { scanWorkers, chunkRecords = oldW, oldC }()
+	defer index.SetScan(w, per)()
 	f()
 }
 
@@ -40,11 +40,11 @@ func withWorkers(w int, per int64, f func()) {
 func TestScanRecordsParallel(t *testing.T) {
 	ix := scanIndex(t)
 	ctx := context.Background()
-	pools := func(r *Record) (bool, error) { return r.Counts.Pools >= 1 || r.Loc.Block%3 == 0, nil }
-	ranges := []BlockRange{AllBlocks, Blocks(1003, 1011), Blocks(1019, 11017338), Blocks(0, 999), Blocks(UnknownBlock, AllBlocks.To)}
+	pools := func(r *index.Record) (bool, error) { return r.Counts.Pools >= 1 || r.Loc.Block%3 == 0, nil }
+	ranges := []index.BlockRange{index.AllBlocks, index.Blocks(1003, 1011), index.Blocks(1019, 11017338), index.Blocks(0, 999), index.Blocks(index.UnknownBlock, index.AllBlocks.To)}
 	type run struct {
-		blocks BlockRange
-		match  func(*Record) (bool, error)
+		blocks index.BlockRange
+		match  func(*index.Record) (bool, error)
 		whole  bool
 		addrs  bool
 	}
@@ -52,9 +52,9 @@ func TestScanRecordsParallel(t *testing.T) {
 	for _, b := range ranges {
 		runs = append(runs, run{b, nil, true, false}, run{b, pools, true, false}, run{b, pools, false, true}, run{b, nil, false, false})
 	}
-	collect := func(r run) []*Record {
-		var out []*Record
-		if err := ix.Filter(ctx, r.blocks, r.addrs, r.match, r.whole, func(rec *Record) error {
+	collect := func(r run) []*index.Record {
+		var out []*index.Record
+		if err := ix.Filter(ctx, r.blocks, r.addrs, r.match, r.whole, func(rec *index.Record) error {
 			out = append(out, rec)
 			return nil
 		}); err != nil {
@@ -64,12 +64,12 @@ func TestScanRecordsParallel(t *testing.T) {
 	}
 	total := 0
 	for i, r := range runs {
-		var want []*Record
+		var want []*index.Record
 		withWorkers(1, 4096, func() { want = collect(r) })
 		total += len(want)
 		for _, w := range []int{2, 3, 5} {
 			for _, per := range []int64{1, 37, 4096} {
-				var got []*Record
+				var got []*index.Record
 				withWorkers(w, per, func() { got = collect(r) })
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("run %d (blocks %v, whole %v, match %v) on %d workers, chunks of %d: %d records, want %d (or a difference in order or content)",
@@ -81,9 +81,9 @@ func TestScanRecordsParallel(t *testing.T) {
 	if total == 0 {
 		t.Fatal("the runs saw no records")
 	}
-	var all []*Record
+	var all []*index.Record
 	withWorkers(3, 50, func() {
-		if err := ix.Records(ctx, AllBlocks, func(r *Record) error { all = append(all, r); return nil }); err != nil {
+		if err := ix.Records(ctx, index.AllBlocks, func(r *index.Record) error { all = append(all, r); return nil }); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -109,7 +109,7 @@ func TestScanRecordsStops(t *testing.T) {
 	withWorkers(2, 20, func() {
 		for _, k := range []int{1, 150, 1000} {
 			seen := 0
-			err := ix.Records(context.Background(), AllBlocks, func(*Record) error {
+			err := ix.Records(context.Background(), index.AllBlocks, func(*index.Record) error {
 				if seen == k {
 					return stop
 				}
@@ -122,7 +122,7 @@ func TestScanRecordsStops(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		seen := 0
-		err := ix.Records(ctx, AllBlocks, func(*Record) error {
+		err := ix.Records(ctx, index.AllBlocks, func(*index.Record) error {
 			if seen++; seen == 200 {
 				cancel()
 			}
@@ -140,20 +140,20 @@ func TestScanRecordsStops(t *testing.T) {
 func TestScanRecordsBadRecord(t *testing.T) {
 	ix := scanIndex(t)
 	ctx := context.Background()
-	var all []Loc
-	if err := ix.Records(ctx, AllBlocks, func(r *Record) error { all = append(all, r.Loc); return nil }); err != nil {
+	var all []index.Loc
+	if err := ix.Records(ctx, index.AllBlocks, func(r *index.Record) error { all = append(all, r.Loc); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	bad := all[len(all)/3]
-	if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(TxKey(bad).Bytes(), []byte{0xff, 0x01}) }); err != nil {
+	if err := index.DB(ix).Update(func(txn *badger.Txn) error { return txn.Set(index.TxKey(bad).Bytes(), []byte{0xff, 0x01}) }); err != nil {
 		t.Fatal(err)
 	}
-	scan := func() ([]Loc, error) {
-		var got []Loc
-		err := ix.Records(ctx, AllBlocks, func(r *Record) error { got = append(got, r.Loc); return nil })
+	scan := func() ([]index.Loc, error) {
+		var got []index.Loc
+		err := ix.Records(ctx, index.AllBlocks, func(r *index.Record) error { got = append(got, r.Loc); return nil })
 		return got, err
 	}
-	var want []Loc
+	var want []index.Loc
 	var wantErr error
 	withWorkers(1, 4096, func() { want, wantErr = scan() })
 	if wantErr == nil || len(want) != len(all)/3 {

@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -30,20 +32,20 @@ func TestReadersWhileWriting(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		defer close(done)
-		_, ingestErr = ix.Ingest(ctx, inputs, IngestOptions{BatchTxs: 1, Workers: 2, clock: fixedClock})
+		_, ingestErr = ingest.Ingest(ctx, ix, inputs, ingest.Options{BatchTxs: 1, Workers: 2, Clock: fixedClock})
 	}()
 
 	type snap struct{ records, verdictKeys int }
 	snapshot := func() (snap, error) {
 		var s snap
-		err := ix.db.View(func(txn *badger.Txn) error {
+		err := index.DB(ix).View(func(txn *badger.Txn) error {
 			it := txn.NewIterator(badger.IteratorOptions{})
 			defer it.Close()
 			for it.Rewind(); it.Valid(); it.Next() {
-				switch Kind(it.Item().Key()[0]) {
-				case KindTx:
+				switch index.Kind(it.Item().Key()[0]) {
+				case index.KindTx:
 					s.records++
-				case KindVerdict:
+				case index.KindVerdict:
 					s.verdictKeys++
 				}
 			}
@@ -91,7 +93,7 @@ func TestReadersWhileWriting(t *testing.T) {
 					}
 				case 2: // the planner's path: a scan of records by verdict
 					for _, v := range []normalform.Verdict{normalform.VerdictNone, normalform.VerdictWarning, normalform.VerdictArbitrage} {
-						err := ix.ByVerdict(ctx, v, AllBlocks, func(_ normalform.Tier, r Ref) error {
+						err := ix.ByVerdict(ctx, v, index.AllBlocks, func(_ normalform.Tier, r index.Ref) error {
 							if _, err := ix.Get(r.Hash); err != nil {
 								return fmt.Errorf("verdict key of %s without its record: %w", r.Hash.Hex(), err)
 							}

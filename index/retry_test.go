@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -54,10 +56,10 @@ func retryBundles(t *testing.T, dir, scenario string) (good, bad, bare string, t
 	return good, bad, bare, tx
 }
 
-func failuresOf(t *testing.T, ix *Index) []Failure {
+func failuresOf(t *testing.T, ix *index.Index) []index.Failure {
 	t.Helper()
-	var fs []Failure
-	if err := ix.Failures(context.Background(), func(f Failure) error { fs = append(fs, f); return nil }); err != nil {
+	var fs []index.Failure
+	if err := ix.Failures(context.Background(), func(f index.Failure) error { fs = append(fs, f); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return fs
@@ -88,7 +90,7 @@ func TestRetryNeverDegrades(t *testing.T) {
 		}
 	}
 
-	sum, err := ix.Ingest(ctx, []Input{FileInput(bad)}, IngestOptions{})
+	sum, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(bad)}, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +98,14 @@ func TestRetryNeverDegrades(t *testing.T) {
 	if sum.Stored != 0 || len(fs) != 1 || !fs[0].HasTx || fs[0].Tx != tx || !strings.Contains(fs[0].Msg, "at $.receipts[0].effectiveGasPrice") {
 		t.Fatalf("the bad input: %+v, failures %v", sum, fs)
 	}
-	if _, err := ix.Ingest(ctx, []Input{FileInput(good)}, IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(good)}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	costsKnown("after the good input")
 	if fs := failuresOf(t, ix); len(fs) != 0 {
 		t.Fatalf("the good input stored the transaction, but its failure is still recorded: %v", fs)
 	}
-	sum, err = ix.RetryFailed(ctx, IngestOptions{}, nil)
+	sum, err = ingest.RetryFailed(ctx, ix, ingest.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +114,7 @@ func TestRetryNeverDegrades(t *testing.T) {
 		t.Errorf("the retry had nothing to retry, yet ran %d inputs", sum.Inputs)
 	}
 	// The bad input again: its failure is recorded, the record stays.
-	if _, err := ix.Ingest(ctx, []Input{FileInput(bad)}, IngestOptions{Force: true}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(bad)}, ingest.Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	costsKnown("after the bad input again")
@@ -120,12 +122,12 @@ func TestRetryNeverDegrades(t *testing.T) {
 		t.Fatalf("failures: %v", fs)
 	}
 	// The retry runs it again: nothing changes.
-	if _, err := ix.RetryFailed(ctx, IngestOptions{}, nil); err != nil {
+	if _, err := ingest.RetryFailed(ctx, ix, ingest.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	costsKnown("after the second --retry-failed")
 	// An input without the receipt never replaces the record made with it.
-	sum, err = ix.Ingest(ctx, []Input{FileInput(bare)}, IngestOptions{})
+	sum, err = ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(bare)}, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +151,13 @@ func TestBetterRecordReplaces(t *testing.T) {
 	ctx := context.Background()
 	good, _, bare, tx := retryBundles(t, t.TempDir(), "two_pool_arb")
 	ix := openTemp(t)
-	if _, err := ix.Ingest(ctx, []Input{FileInput(bare)}, IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(bare)}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if rec, err := ix.Get(tx); err != nil || rec.CostsKnown {
 		t.Fatalf("the bare input: %v, %+v", err, rec)
 	}
-	sum, err := ix.Ingest(ctx, []Input{FileInput(good)}, IngestOptions{})
+	sum, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(good)}, ingest.Options{})
 	if err != nil || sum.Stored != 1 {
 		t.Fatalf("the good input after the bare one: %v %+v", err, sum)
 	}
@@ -195,13 +197,13 @@ func TestClearedFailureLeavesNoStaleOne(t *testing.T) {
 	}
 	write(bad1, bad2)
 	ix := openTemp(t)
-	if _, err := ix.Ingest(ctx, []Input{FileInput(both)}, IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(both)}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if fs := failuresOf(t, ix); len(fs) != 2 {
 		t.Fatalf("failures: %v", fs)
 	}
-	if _, err := ix.Ingest(ctx, []Input{FileInput(good1)}, IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(good1)}, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if fs := failuresOf(t, ix); len(fs) != 1 || fs[0].Seq != 1 {
@@ -209,7 +211,7 @@ func TestClearedFailureLeavesNoStaleOne(t *testing.T) {
 	}
 	good2, _, _, _ := retryBundles(t, t.TempDir(), "star_r")
 	write(good1, good2)
-	sum, err := ix.RetryFailed(ctx, IngestOptions{}, nil)
+	sum, err := ingest.RetryFailed(ctx, ix, ingest.Options{}, nil)
 	if err != nil || sum.Failed != 0 {
 		t.Fatalf("retry: %v %+v", err, sum)
 	}
@@ -244,7 +246,7 @@ func TestReceiptsRecordNeverReplacesTraced(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := openTemp(t)
-	if sum, err := ix.Ingest(ctx, []Input{FileInput(rcpt)}, IngestOptions{}); err != nil || sum.Stored != 1 {
+	if sum, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(rcpt)}, ingest.Options{}); err != nil || sum.Stored != 1 {
 		t.Fatalf("the receipts-only input: %v %+v", err, sum)
 	}
 	var rs []struct {
@@ -257,7 +259,7 @@ func TestReceiptsRecordNeverReplacesTraced(t *testing.T) {
 	if rec, err := ix.Get(tx); err != nil || rec.Mode != normalform.ModeReceipts {
 		t.Fatalf("the receipts-only record: %v %+v", err, rec)
 	}
-	if sum, err := ix.Ingest(ctx, []Input{FileInput(good)}, IngestOptions{}); err != nil || sum.Stored != 1 {
+	if sum, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(good)}, ingest.Options{}); err != nil || sum.Stored != 1 {
 		t.Fatalf("the traced input: %v %+v", err, sum)
 	}
 	if rec, err := ix.Get(tx); err != nil || rec.Mode != normalform.ModeTraces {
@@ -266,7 +268,7 @@ func TestReceiptsRecordNeverReplacesTraced(t *testing.T) {
 	if err := os.WriteFile(rcpt, append(stripped, ' '), 0o644); err != nil { // new content: read again
 		t.Fatal(err)
 	}
-	sum, err := ix.Ingest(ctx, []Input{FileInput(rcpt)}, IngestOptions{})
+	sum, err := ingest.Ingest(ctx, ix, []ingest.Input{ingest.FileInput(rcpt)}, ingest.Options{})
 	if err != nil || sum.Stored != 0 || sum.Kept != 1 {
 		t.Fatalf("the receipts-only input after the traced one: %v %+v", err, sum)
 	}

@@ -234,15 +234,15 @@ func writeSize(rec *Record, e *encoded) uint64 {
 
 // opsSize is about what a batch of the ingest writes (writeSize of its
 // records, and its inputs' failures and markers).
-func opsSize(ops []op) uint64 {
+func opsSize(ops []Op) uint64 {
 	var n uint64
 	for _, o := range ops {
 		switch {
-		case o.e != nil:
-			n += writeSize(o.e.rec, o.e.enc)
-		case o.fin != nil:
+		case o.Entry != nil:
+			n += writeSize(o.Entry.Rec, o.Entry.enc)
+		case o.Fin != nil:
 			n += 256
-			for _, f := range o.fin.failures {
+			for _, f := range o.Fin.Failures {
 				n += uint64(len(f.Msg)+len(f.Source)) + 128
 			}
 		}

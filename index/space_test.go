@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 	"syscall"
 	"testing"
 
-	badger "github.com/dgraph-io/badger/v4"
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // TestDiskFullInjected is TestDiskFull without a small filesystem: the
@@ -25,23 +26,23 @@ import (
 // uninterrupted one gives.
 func TestDiskFullInjected(t *testing.T) {
 	ref := openTemp(t)
-	if _, err := ref.Ingest(context.Background(), crashInputs(t), crashOptions()); err != nil {
+	if _, err := ingest.Ingest(context.Background(), ref, crashInputs(t), crashOptions()); err != nil {
 		t.Fatal(err)
 	}
 	want := dump(t, ref)
 
 	ix := openTemp(t)
 	calls := 0
-	ix.hookSpace = func(batch uint64) error {
+	index.SetHookSpace(ix, func(batch uint64) error {
 		if calls++; calls >= 5 {
-			return &NoSpaceError{Dir: ix.path, Free: 4096, Need: need(batch, 0, 0, lsm{})}
+			return &index.NoSpaceError{Dir: ix.Path(), Free: 4096, Need: index.NeedEmpty(batch)}
 		}
 		return nil
-	}
-	sum, err := ix.Ingest(context.Background(), crashInputs(t), crashOptions())
-	var ns *NoSpaceError
+	})
+	sum, err := ingest.Ingest(context.Background(), ix, crashInputs(t), crashOptions())
+	var ns *index.NoSpaceError
 	if !errors.As(err, &ns) || !errors.Is(err, syscall.ENOSPC) ||
-		!strings.Contains(err.Error(), "no space left on "+ix.path+": 4096 bytes free, need about ") {
+		!strings.Contains(err.Error(), "no space left on "+ix.Path()+": 4096 bytes free, need about ") {
 		t.Fatalf("ingest on a full disk: %v (%+v)", err, sum)
 	}
 	if sum.Stored == 0 || sum.Stored >= 149 {
@@ -51,34 +52,12 @@ func TestDiskFullInjected(t *testing.T) {
 		t.Fatalf("after the stop: %v", err)
 	}
 	checkMarkers(t, ix)
-	ix.hookSpace = nil
-	if _, err := ix.Ingest(context.Background(), crashInputs(t), crashOptions()); err != nil {
+	index.SetHookSpace(ix, nil)
+	if _, err := ingest.Ingest(context.Background(), ix, crashInputs(t), crashOptions()); err != nil {
 		t.Fatal(err)
 	}
 	if got := dump(t, ix); !reflect.DeepEqual(got, want) {
 		t.Fatalf("resumed after a full disk, the index differs:\n%s", diff(want, got))
-	}
-}
-
-// TestNeed: what the space check asks for grows with the write, the
-// unflushed memtables and, once level 0 is due for compaction, with
-// level 0 and the base level; a deep compaction is bounded by what the
-// levels below 0 hold.
-func TestNeed(t *testing.T) {
-	const mb = 1 << 20
-	if got, want := need(mb, 4*mb, 1, lsm{}), uint64(mb+2*5*mb+spaceSlack); got != want {
-		t.Errorf("before open: %d, want %d", got, want)
-	}
-	levels := []badger.LevelInfo{{Level: 0, NumTables: 1, Size: 30 * mb}, {Level: 6, IsBaseLevel: true, Size: 3 * mb, TargetFileSize: 2 * mb}}
-	t0 := lsm{levels: levels, l0Tables: 5, multiplier: 10}
-	// 1 table + 1 log + this write: 3 < 5, no level-0 compaction yet; the
-	// deep term is bounded by the 3 MB below level 0.
-	if got, want := need(mb, 4*mb, 1, t0), uint64(mb+5*mb+spaceSlack+3*mb); got != want {
-		t.Errorf("level 0 not due: %d, want %d", got, want)
-	}
-	levels[0].NumTables = 4 // 4 + 1 + 1 >= 5: level 0 (30), the flush (5) and the base level (3) are rewritten
-	if got, want := need(mb, 4*mb, 1, t0), uint64(mb+5*mb+spaceSlack+30*mb+5*mb+3*mb+3*mb); got != want {
-		t.Errorf("level 0 due: %d, want %d", got, want)
 	}
 }
 
@@ -105,7 +84,7 @@ func TestReadOnlyAfterKill(t *testing.T) {
 				t.Fatalf("killed after commit %d, the index has no memtable log", seen)
 			}
 			before := dirState(t, dir)
-			ro, err := OpenReadOnly(dir)
+			ro, err := index.OpenReadOnly(dir)
 			if err != nil {
 				t.Fatalf("read-only open after SIGKILL: %v", err)
 			}
@@ -120,7 +99,7 @@ func TestReadOnlyAfterKill(t *testing.T) {
 			if after := dirState(t, dir); !reflect.DeepEqual(after, before) {
 				t.Fatalf("the read-only open changed the index directory:\nbefore %v\nafter  %v", before, after)
 			}
-			rw, err := Open(dir)
+			rw, err := index.Open(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,17 +147,17 @@ func dirState(t *testing.T, dir string) []string {
 func TestWriterPanicIsAnError(t *testing.T) {
 	ix := openTemp(t)
 	writes := 0
-	ix.hook = func(op string, key []byte) error {
+	index.SetHook(ix, func(op string, key []byte) error {
 		if writes++; writes == 200 {
 			panic("boom")
 		}
 		return nil
-	}
-	_, err := ix.Ingest(context.Background(), crashInputs(t), crashOptions())
+	})
+	_, err := ingest.Ingest(context.Background(), ix, crashInputs(t), crashOptions())
 	if err == nil || !strings.Contains(err.Error(), "internal error writing the index: boom") {
 		t.Fatalf("ingest: %v", err)
 	}
-	ix.hook = nil
+	index.SetHook(ix, nil)
 	if err := ix.Verify(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +169,11 @@ func TestWriterPanicIsAnError(t *testing.T) {
 // anyway, and changes nothing in its directory.
 func TestReadOnlyWithEmptyLogs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ix")
-	ix, err := Open(dir)
+	ix, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Ingest(context.Background(), crashInputs(t)[:3], IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(context.Background(), ix, crashInputs(t)[:3], ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	n, _ := ix.Count(context.Background())
@@ -207,7 +186,7 @@ func TestReadOnlyWithEmptyLogs(t *testing.T) {
 		}
 	}
 	before := dirState(t, dir)
-	ro, err := OpenReadOnly(dir)
+	ro, err := index.OpenReadOnly(dir)
 	if err != nil {
 		t.Fatalf("read-only open with empty logs: %v", err)
 	}

@@ -1,4 +1,4 @@
-package index
+package index_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -17,10 +19,10 @@ import (
 // transaction's position does not make Get return it.
 func TestTagCollision(t *testing.T) {
 	ix := openTemp(t)
-	ingestCorpus(t, ix, IngestOptions{})
+	ingestCorpus(t, ix, ingest.Options{})
 	ctx := context.Background()
-	var victim *Record
-	ix.Scan(ctx, func(r *Record) error {
+	var victim *index.Record
+	ix.Scan(ctx, func(r *index.Record) error {
 		if victim == nil && r.Loc.Known() && len(r.Gross) > 0 {
 			victim = r
 		}
@@ -32,18 +34,17 @@ func TestTagCollision(t *testing.T) {
 	stranger := normalform.Address{0xde, 0xad}
 	tok := normalform.FungibleToken(stranger)
 	ghost := normalform.Hash{0xee, 1}
-	err := ix.db.Update(func(txn *badger.Txn) error {
-		w := ix.newWtx(txn)
-		id, err := w.id(normalform.Shape, victim.Hashes.Shape)
-		for _, k := range []Key{AddrKey(stranger, victim.Loc), TokenKey(tok, victim.Loc),
-			ProfitKey(Gross, tok, victim.Gross[0].Amount, victim.Loc), BotKey(stranger, id, victim.Loc),
-			HashKey(normalform.Exact, Short(ghost), 0, victim.Loc)} {
+	err := index.DB(ix).Update(func(txn *badger.Txn) error {
+		id, err := index.ShapeID(ix, txn, victim.Hashes.Shape)
+		for _, k := range []index.Key{index.AddrKey(stranger, victim.Loc), index.TokenKey(tok, victim.Loc),
+			index.ProfitKey(index.Gross, tok, victim.Gross[0].Amount, victim.Loc), index.BotKey(stranger, id, victim.Loc),
+			index.HashKey(normalform.Exact, index.Short(ghost), 0, victim.Loc)} {
 			if err == nil {
 				err = txn.Set(k.Bytes(), nil)
 			}
 		}
 		if err == nil {
-			err = txn.Set(TxHashKey(ghost).Bytes(), victim.Loc.Bytes())
+			err = txn.Set(index.TxHashKey(ghost).Bytes(), victim.Loc.Bytes())
 		}
 		return err
 	})
@@ -51,17 +52,17 @@ func TestTagCollision(t *testing.T) {
 		t.Fatal(err)
 	}
 	refs := 0
-	count := func(Ref) error { refs++; return nil }
-	ix.ByAddress(ctx, stranger, AllBlocks, count)
-	ix.ByToken(ctx, tok, AllBlocks, count)
-	ix.ByBot(ctx, stranger, AllBlocks, func(_ normalform.Hash, r Ref) error { return count(r) })
-	ix.ByBotShape(ctx, stranger, victim.Hashes.Shape, AllBlocks, count)
-	ix.ByHash(ctx, normalform.Exact, ghost, AllBlocks, count)
-	ix.ByProfit(ctx, Gross, tok, nil, nil, func(_ normalform.Signed, r Ref) error { return count(r) })
-	for _, lk := range []Lookup{{By: KindAddr, Addr: stranger, Blocks: AllBlocks}, {By: KindAddr, Addr: stranger, AsToken: true, Blocks: AllBlocks},
-		{By: KindToken, Token: tok, Blocks: AllBlocks}, {By: KindBot, Addr: stranger, Blocks: AllBlocks},
-		{By: KindHash, Level: normalform.Exact, Hash: ghost, Blocks: AllBlocks}, {By: KindProfit, Side: Gross, Token: tok}} {
-		if err := ix.Fetch(ctx, lk, func(*Record) error { refs++; return nil }); err != nil {
+	count := func(index.Ref) error { refs++; return nil }
+	ix.ByAddress(ctx, stranger, index.AllBlocks, count)
+	ix.ByToken(ctx, tok, index.AllBlocks, count)
+	ix.ByBot(ctx, stranger, index.AllBlocks, func(_ normalform.Hash, r index.Ref) error { return count(r) })
+	ix.ByBotShape(ctx, stranger, victim.Hashes.Shape, index.AllBlocks, count)
+	ix.ByHash(ctx, normalform.Exact, ghost, index.AllBlocks, count)
+	ix.ByProfit(ctx, index.Gross, tok, nil, nil, func(_ normalform.Signed, r index.Ref) error { return count(r) })
+	for _, lk := range []index.Lookup{{By: index.KindAddr, Addr: stranger, Blocks: index.AllBlocks}, {By: index.KindAddr, Addr: stranger, AsToken: true, Blocks: index.AllBlocks},
+		{By: index.KindToken, Token: tok, Blocks: index.AllBlocks}, {By: index.KindBot, Addr: stranger, Blocks: index.AllBlocks},
+		{By: index.KindHash, Level: normalform.Exact, Hash: ghost, Blocks: index.AllBlocks}, {By: index.KindProfit, Side: index.Gross, Token: tok}} {
+		if err := ix.Fetch(ctx, lk, func(*index.Record) error { refs++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,7 +101,7 @@ func TestConcurrentPuts(t *testing.T) {
 		}()
 	}
 	go func() {
-		_, err := ix.Ingest(ctx, syntheticBlocks(t, 3, 30_000_000, true), IngestOptions{BatchTxs: 16})
+		_, err := ingest.Ingest(ctx, ix, syntheticBlocks(t, 3, 30_000_000, true), ingest.Options{BatchTxs: 16})
 		errs <- err
 	}()
 	for range 5 {
@@ -112,15 +113,11 @@ func TestConcurrentPuts(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[uint32]bool{}
-	err := ix.db.View(func(txn *badger.Txn) error {
-		return scanTxn(ctx, txn, kindPrefix(KindDict), nil, true, func(k, v []byte) ([]byte, bool, error) {
-			id, err := parseID(v)
-			if seen[id] {
-				t.Errorf("id %d assigned twice", id)
-			}
-			seen[id] = true
-			return nil, false, err
-		})
+	err := index.DictIDs(ctx, ix, func(id uint32) {
+		if seen[id] {
+			t.Errorf("id %d assigned twice", id)
+		}
+		seen[id] = true
 	})
 	if err != nil || len(seen) == 0 {
 		t.Fatalf("%d ids: %v", len(seen), err)

@@ -9,6 +9,7 @@ import (
 
 	. "github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 func TestShortenerForms(t *testing.T) {
@@ -201,8 +202,8 @@ func TestOutputsNameAddressesApart(t *testing.T) {
 	cfg.WriteTree(&tree, tx.Root)
 	checkNames(t, "tree", tree.String(), addrs, append(want, "0x0")...)
 	checkNames(t, "terms", strings.Join(a.RenderTerms(cfg), "\n"), addrs, "0x0000c…10000", "0xabcd1…3ef12", "0x0")
-	checkNames(t, "transfer graph", cfg.TransferGraphDOT(a), addrs, append(want, "0x0")...)
-	checkNames(t, "normal form picture", cfg.NormalFormDOT(a), addrs, want...)
+	checkNames(t, "transfer graph", show.TransferGraphDOT(cfg, a), addrs, append(want, "0x0")...)
+	checkNames(t, "normal form picture", show.NormalFormDOT(cfg, a), addrs, want...)
 	// One output's forms for the planner's views of the same transaction.
 	one := cfg.ForAnalysis(a)
 	var lines []string

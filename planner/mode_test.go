@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -46,11 +47,11 @@ func TestModePredicate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	inputs, err := index.Files(files...)
+	inputs, err := ingest.Files(files...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := ix.Ingest(context.Background(), inputs, index.IngestOptions{Config: normalform.DefaultConfig()}); err != nil || sum.Stored != 4 {
+	if sum, err := ingest.Ingest(context.Background(), ix, inputs, ingest.Options{Config: normalform.DefaultConfig()}); err != nil || sum.Stored != 4 {
 		t.Fatalf("ingest: %v %+v", err, sum)
 	}
 	count := func(q string) int {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -33,11 +34,11 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 		defer ix.Close()
-		inputs, err := index.Files("../examples/mainnet", "../examples/scenarios/geth", "../normalform/trace/testdata/corpus/mev-inspect-rs/res/11017338.data.json")
+		inputs, err := ingest.Files("../examples/mainnet", "../examples/scenarios/geth", "../normalform/trace/testdata/corpus/mev-inspect-rs/res/11017338.data.json")
 		if err != nil {
 			panic(err)
 		}
-		sum, err := ix.Ingest(context.Background(), inputs, index.IngestOptions{Config: normalform.DefaultConfig()})
+		sum, err := ingest.Ingest(context.Background(), ix, inputs, ingest.Options{Config: normalform.DefaultConfig()})
 		if err != nil {
 			panic(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -207,11 +208,11 @@ func (r *REPL) ingest(ctx context.Context, args []string, _ string) error {
 	if r.ix == nil {
 		return errNoIndex
 	}
-	inputs, err := index.Files(args...)
+	inputs, err := ingest.Files(args...)
 	if err != nil {
 		return err
 	}
-	opt := index.IngestOptions{Config: r.cfg}
+	opt := ingest.Options{Config: r.cfg}
 	if r.opts.Interactive {
 		opt.Progress = r.stderr
 	}
@@ -221,10 +222,10 @@ func (r *REPL) ingest(ctx context.Context, args []string, _ string) error {
 		}
 		fmt.Fprintln(r.stderr, f)
 	}
-	var sum index.Summary
+	var sum ingest.Summary
 	err = r.runCancellable(ctx, func(ctx context.Context) error {
 		var err error
-		sum, err = r.ix.Ingest(ctx, inputs, opt)
+		sum, err = ingest.Ingest(ctx, r.ix, inputs, opt)
 		return err
 	})
 	fmt.Fprintf(r.stdout, "%s into %s\n", sum, r.ix.Path())
@@ -362,14 +363,8 @@ func (r *REPL) draw(ctx context.Context, args []string, _ string) error {
 	if err != nil {
 		return fmt.Errorf("transaction %s: %w", args[0], err)
 	}
-	dot := r.cfg.TransferGraphDOT(a)
-	if view == "tree" {
-		dot = r.cfg.NormalFormDOT(a)
-	}
 	var b bytes.Buffer
-	if format == "dot" {
-		b.WriteString(dot)
-	} else if err := RenderGraphviz(ctx, dot, format, &b); err != nil {
+	if err := Draw(ctx, r.cfg, a, view, format, &b); err != nil {
 		return err
 	}
 	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {

@@ -6,8 +6,8 @@
 // # The loop
 //
 // REPL.Feed takes one line at a time and is what the tests drive without
-// a terminal; REPL.Run reads lines with chzyer/readline (this package and
-// cmd are the only ones that import it) or, when the input is not a
+// a terminal; REPL.Run reads lines from a Terminal (repl/term: chzyer/readline,
+// which this package does not link) or, when the input is not a
 // terminal, as a script without prompts.
 //
 //   - A statement ends with ";" outside comments ("--", "#") and strings,

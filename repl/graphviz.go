@@ -8,6 +8,9 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // ErrNoGraphviz reports that Graphviz's dot is not on PATH.
@@ -52,4 +55,31 @@ func RenderGraphviz(ctx context.Context, dot string, format string, w io.Writer)
 	}
 	_, err = w.Write(out.Bytes())
 	return err
+}
+
+// DOT is the picture of an analysis as Graphviz DOT text: view "graph"
+// is the transfer graph (show.TransferGraphDOT), anything else ("tree")
+// the reduced tree (show.NormalFormDOT). flowq draw, the REPL's .draw
+// and flowq serve's pictures all draw with it.
+func DOT(cfg *normalform.Config, a *normalform.Analysis, view string) string {
+	if view == "graph" {
+		return show.TransferGraphDOT(cfg, a)
+	}
+	return show.NormalFormDOT(cfg, a)
+}
+
+// Picture writes DOT text as format: "dot" writes the text itself, "svg"
+// and "png" lay it out with Graphviz's dot (RenderGraphviz).
+func Picture(ctx context.Context, dot, format string, w io.Writer) error {
+	if format == "dot" {
+		_, err := io.WriteString(w, dot)
+		return err
+	}
+	return RenderGraphviz(ctx, dot, format, w)
+}
+
+// Draw writes the picture of an analysis (DOT's view) as format
+// (Picture's): what flowq draw and .draw write.
+func Draw(ctx context.Context, cfg *normalform.Config, a *normalform.Analysis, view, format string, w io.Writer) error {
+	return Picture(ctx, DOT(cfg, a, view), format, w)
 }

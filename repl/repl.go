@@ -13,8 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/chzyer/readline"
-
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
@@ -45,9 +43,12 @@ type Options struct {
 	// Ctrl-C) from a terminal. Otherwise the input is read line by line
 	// without prompts, as a script.
 	Interactive bool
-	Stdin       io.Reader
-	Stdout      io.Writer
-	Stderr      io.Writer
+	// Terminal opens the terminal an Interactive REPL reads
+	// (repl/term.Open).
+	Terminal func(TerminalConfig) (Terminal, error)
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
 
 	// AllowWrites lets a script (Run without Interactive) run the
 	// dot-commands that write files or an index or open another index:
@@ -446,31 +447,29 @@ func (r *REPL) runTerminal(ctx context.Context) error {
 			h.Close()
 		}
 	}
+	if r.opts.Terminal == nil {
+		return errors.New("repl: Interactive needs Options.Terminal (repl/term.Open)")
+	}
 	stdin := r.opts.Stdin
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	rl, err := readline.NewEx(&readline.Config{
-		Prompt:                 Prompt,
-		HistoryFile:            r.opts.HistoryFile,
-		HistoryLimit:           1000,
-		DisableAutoSaveHistory: true, // a statement is saved once, whole, by r.history
-		HistorySearchFold:      true,
-		AutoComplete:           r.comp,
-		Stdin:                  readline.NewCancelableStdin(stdin),
-		Stdout:                 r.stdout,
-		Stderr:                 r.stderr,
+	t, err := r.opts.Terminal(TerminalConfig{
+		HistoryFile: r.opts.HistoryFile,
+		Complete:    r.comp.Do,
+		Stdin:       stdin,
+		Stdout:      r.stdout,
+		Stderr:      r.stderr,
 	})
 	if err != nil {
 		return err
 	}
-	defer rl.Close()
-	r.history = func(entry string) { _ = rl.SaveHistory(entry) } // an I/O error loses only the file's copy
+	defer t.Close()
+	r.history = func(entry string) { _ = t.SaveHistory(entry) } // an I/O error loses only the file's copy
 	for {
-		rl.SetPrompt(r.Prompt())
-		line, err := rl.Readline()
+		line, err := t.Readline(r.Prompt())
 		switch {
-		case errors.Is(err, readline.ErrInterrupt):
+		case errors.Is(err, ErrInterrupt):
 			r.Discard() // Ctrl-C at the prompt clears the statement
 			continue
 		case errors.Is(err, io.EOF):
@@ -483,14 +482,36 @@ func (r *REPL) runTerminal(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		// With DisableAutoSaveHistory, readline leaves its history cursor
-		// on an entry recalled with Up, and would save that entry's edited
-		// line instead of the statement given to SaveHistory. Saving the
-		// empty string (which readline does not store) moves the cursor
-		// back to the end, as readline's own Enter does.
-		_ = rl.SaveHistory("")
 		if r.Feed(ctx, line) {
 			return nil
 		}
 	}
 }
+
+// A Terminal reads the lines typed at a terminal, with a prompt, history
+// and completion. repl/term.Open makes one with chzyer/readline; this
+// package does not link readline, so that what only runs scripts and
+// statements (flowq query, run, serve) does not either.
+type Terminal interface {
+	// Readline reads one line after prompt: ErrInterrupt on Ctrl-C at
+	// the prompt, io.EOF on Ctrl-D.
+	Readline(prompt string) (string, error)
+	// SaveHistory keeps entry (a whole statement, on one line).
+	SaveHistory(entry string) error
+	Close() error
+}
+
+// TerminalConfig is what the REPL gives a Terminal.
+type TerminalConfig struct {
+	HistoryFile string // empty: no history file
+	// Complete is the completion at the cursor (readline's
+	// AutoCompleter.Do): the endings of the candidates and the length of
+	// the word they complete.
+	Complete       func(line []rune, pos int) ([][]rune, int)
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// ErrInterrupt is what a Terminal's Readline returns on Ctrl-C at the
+// prompt.
+var ErrInterrupt = errors.New("interrupt")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // The examples every test indexes: the mainnet bundles and the geth
@@ -41,11 +42,11 @@ func testIndex(t *testing.T, paths ...string) *index.Index {
 		t.Fatal(err)
 	}
 	if len(paths) > 0 {
-		in, err := index.Files(paths...)
+		in, err := ingest.Files(paths...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := ix.Ingest(context.Background(), in, index.IngestOptions{})
+		sum, err := ingest.Ingest(context.Background(), ix, in, ingest.Options{})
 		if err != nil || sum.Failed > 0 {
 			t.Fatalf("ingest: %v, %s", err, sum)
 		}

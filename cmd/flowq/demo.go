@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowq/flowq/examples"
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/repl"
 )
 
@@ -91,7 +92,7 @@ func demoCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (st
 		fmt.Fprintf(stderr, "flowq demo: %v\n", err)
 		return 1
 	}
-	sum, err := ix.Ingest(ctx, examples.Inputs(), index.IngestOptions{Config: cfg})
+	sum, err := ingest.Ingest(ctx, ix, examples.Inputs(), ingest.Options{Config: cfg})
 	fmt.Fprintf(stderr, "flowq demo: %s into %s\n", sum, path)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq demo: %v\n", err)

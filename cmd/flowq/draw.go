@@ -140,23 +140,16 @@ func drawCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		}
 	}
 
-	switch {
-	case a == nil: // drawn by the server
-	case *view == "graph":
-		dot = cfg.TransferGraphDOT(a)
-	default:
-		dot = cfg.NormalFormDOT(a)
+	if a != nil { // else drawn by the server
+		dot = repl.DOT(cfg, a, *view)
 	}
-	data := []byte(dot)
-	if *format != "dot" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		var img bytes.Buffer
-		if err := repl.RenderGraphviz(ctx, dot, *format, &img); err != nil {
-			return fail("%v", err)
-		}
-		data = img.Bytes()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var img bytes.Buffer
+	if err := repl.Picture(ctx, dot, *format, &img); err != nil {
+		return fail("%v", err)
 	}
+	data := img.Bytes()
 	if *outPath == "" {
 		if _, err := stdout.Write(data); err != nil {
 			return fail("writing the %s: %v", *format, err)

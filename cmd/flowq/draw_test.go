@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/normalform/trace"
 )
 
@@ -59,7 +60,7 @@ func TestDrawFileDOT(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if out != cfg.TransferGraphDOT(a) {
+	if out != show.TransferGraphDOT(cfg, a) {
 		t.Errorf("default view is not the transfer graph:\n%.300s", out)
 	}
 	if errs != "" {
@@ -71,7 +72,7 @@ func TestDrawFileDOT(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if out != cfg.NormalFormDOT(a) || !strings.Contains(out, "∥ 3 parallel arms (R7)") {
+	if out != show.NormalFormDOT(cfg, a) || !strings.Contains(out, "∥ 3 parallel arms (R7)") {
 		t.Errorf("tree view from stdin:\n%.300s", out)
 	}
 	// --out FILE, format from the flag default (dot).
@@ -82,7 +83,7 @@ func TestDrawFileDOT(t *testing.T) {
 	}
 	got, _ := os.ReadFile(file)
 	cfg2, a2 := analysed(t, twoPool)
-	if string(got) != cfg2.NormalFormDOT(a2) || !strings.Contains(errs, "reduced tree of tx 0x3db1a776") || !strings.Contains(errs, file) {
+	if string(got) != show.NormalFormDOT(cfg2, a2) || !strings.Contains(errs, "reduced tree of tx 0x3db1a776") || !strings.Contains(errs, file) {
 		t.Errorf("--out: stderr %q, file %.200s", errs, got)
 	}
 }
@@ -108,7 +109,7 @@ func TestDrawTxSelection(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, errs, code := draw(t, nil, "", block11017338, "--tx", h)
-		if code != 0 || out != cfg.TransferGraphDOT(a) {
+		if code != 0 || out != show.TransferGraphDOT(cfg, a) {
 			t.Errorf("--tx %s: exit %d: %s", h, code, errs)
 		}
 	}

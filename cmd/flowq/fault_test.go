@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // unclosedIngest is the command flowq-unclosed-ingest INDEX INPUT...: it
@@ -24,9 +25,9 @@ func unclosedIngest() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	inputs, err := index.Files(os.Args[2:]...)
+	inputs, err := ingest.Files(os.Args[2:]...)
 	if err == nil {
-		_, err = ix.Ingest(context.Background(), inputs, index.IngestOptions{})
+		_, err = ingest.Ingest(context.Background(), ix, inputs, ingest.Options{})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -15,7 +15,9 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/export"
 	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform/trace"
 	"github.com/flowq/flowq/repl/serve"
 )
@@ -112,9 +114,9 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	var inputs []index.Input
+	var inputs []ingest.Input
 	if !*retry && !*list && *blocks == "" {
-		if inputs, err = index.Files(paths...); err != nil {
+		if inputs, err = ingest.Files(paths...); err != nil {
 			return usageErr("%v", err)
 		}
 	}
@@ -165,7 +167,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		return 0
 	}
 
-	opt := index.IngestOptions{Config: cfg, Workers: *workers, BatchTxs: *batch, Force: *force,
+	opt := ingest.Options{Config: cfg, Workers: *workers, BatchTxs: *batch, Force: *force,
 		MaxBytes: *maxBytes, MaxDepth: *maxDepth, MaxTransfers: *maxTransfers}
 	if !*quiet && (*progress || isTerminal(stderr)) {
 		opt.Progress = stderr
@@ -182,7 +184,7 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 			}
 		}
 	}
-	var sum index.Summary
+	var sum ingest.Summary
 	incomplete := false
 	switch {
 	case *blocks != "":
@@ -200,9 +202,9 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		defer c.Close()
 		sum, err = c.RetryFailed(ctx, ix, opt)
 	case *retry:
-		sum, err = ix.RetryFailed(ctx, opt, nil)
+		sum, err = ingest.RetryFailed(ctx, ix, opt, nil)
 	default:
-		sum, err = ix.Ingest(ctx, inputs, opt)
+		sum, err = ingest.Ingest(ctx, ix, inputs, opt)
 	}
 	if shown > maxShown {
 		fmt.Fprintf(stderr, "flowq ingest: ... %d more failures ('flowq ingest --failures' lists them all)\n", shown-maxShown)
@@ -274,10 +276,10 @@ func blocksMode(fs *flag.FlagSet, blocks, mode, confirm, rpcURL string, retryOrL
 // confirms its receipts-only suspects with traces. It returns the ingest's
 // summary (the confirmation's added), the report for people, and whether
 // something is missing.
-func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, ix *index.Index, opt index.IngestOptions) (index.Summary, string, bool, error) {
+func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, ix *index.Index, opt ingest.Options) (ingest.Summary, string, bool, error) {
 	c, err := fetch.Dial(ctx, url, fetch.Options{Mode: a.mode, MaxResponseBytes: maxBytes})
 	if err != nil {
-		return index.Summary{}, "", false, err
+		return ingest.Summary{}, "", false, err
 	}
 	defer c.Close()
 	rep, err := c.IngestBlocks(ctx, ix, a.from, a.to, opt)
@@ -326,7 +328,7 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
 	}
-	f, err := index.ParseFormat(*format)
+	f, err := export.ParseFormat(*format)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -360,7 +362,7 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	n, err := ix.Export(ctx, w, f, rng)
+	n, err := export.Export(ctx, ix, w, f, rng)
 	if file != nil {
 		if cerr := file.Close(); err == nil {
 			err = cerr

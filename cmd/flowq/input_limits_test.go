@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // within fails the test when f does not return within d: an unbounded
@@ -191,7 +192,7 @@ func TestCLIRedactsNodeURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := c.IngestBlocks(context.Background(), ix, 1, 2, index.IngestOptions{})
+	rep, err := c.IngestBlocks(context.Background(), ix, 1, 2, ingest.Options{})
 	c.Close()
 	ix.Close()
 	if err != nil || len(rep.Missing) != 2 || len(secretsShown(rep.String())) > 0 {

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/block"
 	"github.com/flowq/flowq/normalform/trace"
@@ -215,13 +215,13 @@ func (in input) read(stdin io.Reader, max int) ([]byte, error) {
 	var err error
 	switch {
 	case in.path == "":
-		b, err = index.ReadAll(stdin, max)
+		b, err = ingest.ReadAll(stdin, max)
 	case in.found:
-		b, err = index.ReadRegularFile(in.path, max)
+		b, err = ingest.ReadRegularFile(in.path, max)
 	default:
-		b, err = index.ReadFile(in.path, max)
+		b, err = ingest.ReadFile(in.path, max)
 	}
-	var se *index.SizeError
+	var se *ingest.SizeError
 	switch {
 	case errors.As(err, &se):
 		return nil, fmt.Errorf("%s: %w", in.name, err)
@@ -253,7 +253,7 @@ func expandInputs(args []string) ([]input, error) {
 			out = append(out, input{name: a, path: a})
 			continue
 		}
-		found, err := index.FindJSON(a)
+		found, err := ingest.FindJSON(a)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/index/lake"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
@@ -144,7 +145,7 @@ func lakeIngestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(strin
 	var sum lake.Summary
 	missing := 0
 	if *blocks == "" {
-		inputs, err := index.Files(paths...)
+		inputs, err := ingest.Files(paths...)
 		if err != nil {
 			return usageErr("%v", err)
 		}

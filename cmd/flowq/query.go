@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/repl"
 )
@@ -187,11 +188,11 @@ func readScript(r io.Reader, path, name string) ([]byte, error) {
 	var b []byte
 	var err error
 	if r != nil {
-		b, err = index.ReadAll(r, repl.MaxScriptBytes)
+		b, err = ingest.ReadAll(r, repl.MaxScriptBytes)
 	} else {
-		b, err = index.ReadFile(path, repl.MaxScriptBytes)
+		b, err = ingest.ReadFile(path, repl.MaxScriptBytes)
 	}
-	var big *index.SizeError
+	var big *ingest.SizeError
 	if errors.As(err, &big) {
 		return nil, &scriptSizeError{name}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/repl"
 	"github.com/flowq/flowq/repl/serve"
+	terminal "github.com/flowq/flowq/repl/term"
 )
 
 const (
@@ -139,7 +140,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	}
 	opts := repl.Options{
 		Cfg: cfg, Index: ix, Mode: *mode, Timer: *timer,
-		HistoryFile: hfile, Interactive: interactive, AllowWrites: *allowWrites,
+		HistoryFile: hfile, Interactive: interactive, Terminal: terminal.Open, AllowWrites: *allowWrites,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		QueryDelay: delay,
 	}

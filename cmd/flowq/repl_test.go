@@ -18,6 +18,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // The REPL on a real pseudo-terminal, as a person uses it: the flowq
@@ -302,11 +303,11 @@ func TestREPLTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := index.Files("../../examples/mainnet", "../../examples/scenarios/geth")
+	in, err := ingest.Files("../../examples/mainnet", "../../examples/scenarios/geth")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := ix.Ingest(context.Background(), in, index.IngestOptions{}); err != nil || sum.Failed > 0 || sum.Stored != demoTxs(t) {
+	if sum, err := ingest.Ingest(context.Background(), ix, in, ingest.Options{}); err != nil || sum.Failed > 0 || sum.Stored != demoTxs(t) {
 		t.Fatalf("ingest: %v, %s", err, sum)
 	}
 	if err := ix.Close(); err != nil { // the REPL opens it read-write: one process at a time
@@ -476,11 +477,11 @@ func replIndex(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := index.Files("../../examples/mainnet", "../../examples/scenarios/geth")
+	in, err := ingest.Files("../../examples/mainnet", "../../examples/scenarios/geth")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Ingest(context.Background(), in, index.IngestOptions{}); err != nil {
+	if _, err := ingest.Ingest(context.Background(), ix, in, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Close(); err != nil {

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/export"
 	"github.com/flowq/flowq/repl/serve"
 )
 
@@ -83,7 +83,7 @@ func ingestRemote(c *serve.Client, req serve.IngestRequest, list, progress, quie
 }
 
 // exportRemote is `flowq export` through a server.
-func exportRemote(c *serve.Client, f index.Format, blocks, out string, stdout, stderr io.Writer) int {
+func exportRemote(c *serve.Client, f export.Format, blocks, out string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	w := stdout

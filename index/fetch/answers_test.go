@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // rawNode listens on loopback and hands every HTTP request, read with
@@ -229,7 +230,7 @@ func TestAnswersCheckedAgainstWhatWasAsked(t *testing.T) {
 				t.Errorf("%d requests: a wrong answer is not retried", f.requests)
 			}
 			ix := openIndex(t)
-			rep, err := cl.IngestBlocks(context.Background(), ix, 4, 6, index.IngestOptions{})
+			rep, err := cl.IngestBlocks(context.Background(), ix, 4, 6, ingest.Options{})
 			if err != nil || rep.Stored != 2 || len(rep.Missing) != 1 || rep.Missing[0].Block != 5 || !strings.Contains(rep.Missing[0].Err, c.want) {
 				t.Errorf("ingest 4..6: %v\n%s", err, rep)
 			}
@@ -361,7 +362,7 @@ func TestErrorsRedactURL(t *testing.T) {
 			t.Errorf("%s: %q: where is the redacted URL?", name, err)
 		}
 		ix := openIndex(t)
-		rep, err := c.IngestBlocks(context.Background(), ix, 1, 2, index.IngestOptions{})
+		rep, err := c.IngestBlocks(context.Background(), ix, 1, 2, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

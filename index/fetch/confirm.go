@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -62,13 +63,13 @@ type Change struct {
 
 // ConfirmReport is what Confirm did.
 type ConfirmReport struct {
-	index.Summary          // the ingest of the traced bundles
-	Screened      int      // receipts-only records of the range read
-	Suspects      int      // of them, those with a cycle or a detection
-	Confirmed     int      // suspects whose traced analysis is now in the index
-	Changed       []Change // confirmed with another verdict, in position order
-	Missing       []string // suspects whose trace the node did not give: "0xHASH: error"
-	Failures      []index.Failure
+	ingest.Summary          // the ingest of the traced bundles
+	Screened       int      // receipts-only records of the range read
+	Suspects       int      // of them, those with a cycle or a detection
+	Confirmed      int      // suspects whose traced analysis is now in the index
+	Changed        []Change // confirmed with another verdict, in position order
+	Missing        []string // suspects whose trace the node did not give: "0xHASH: error"
+	Failures       []index.Failure
 }
 
 // String says what was screened, confirmed and changed.
@@ -110,7 +111,7 @@ func verdictTier(v normalform.Verdict, t normalform.Tier) string {
 // A transaction the node does not trace after the retries is recorded as a
 // read failure of its input (RetryFailed fetches it again) and the others
 // go on. Running it again confirms what is still receipts-only: it resumes.
-func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, opt index.IngestOptions) (ConfirmReport, error) {
+func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, opt ingest.Options) (ConfirmReport, error) {
 	var rep ConfirmReport
 	if c.opt.Mode == Receipts {
 		return rep, errors.New("fetch: confirming needs a trace mode (geth, flat or parity), not receipts")
@@ -154,7 +155,7 @@ func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, 
 		}
 	}
 	opt.Total = len(sus)
-	g := ix.NewIngester(ctx, opt)
+	g := ingest.NewIngester(ctx, ix, opt)
 	chunk := 16 * c.opt.BatchSize * c.opt.Concurrency
 	for lo := 0; lo < len(sus) && err == nil; lo += chunk {
 		part := sus[lo:min(lo+chunk, len(sus))]
@@ -174,7 +175,7 @@ func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, 
 						break
 					}
 					rep.Missing = append(rep.Missing, h.Hex()+": "+strings.TrimSpace(terr.Error()))
-					if err = g.Add(index.Input{Name: TxName(h), Load: func(int) ([]byte, error) { return nil, terr }}); err != nil {
+					if err = g.Add(ingest.Input{Name: TxName(h), Load: func(int) ([]byte, error) { return nil, terr }}); err != nil {
 						break
 					}
 					continue
@@ -190,7 +191,7 @@ func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, 
 			if b == nil {
 				continue
 			}
-			if err = g.Add(index.BundleInput(TxName(hashes[i]), b)); err != nil {
+			if err = g.Add(ingest.BundleInput(TxName(hashes[i]), b)); err != nil {
 				break
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/evmnode"
 	"github.com/flowq/flowq/normalform"
 )
@@ -200,7 +201,7 @@ func TestConfirmTraces(t *testing.T) {
 	o := Options{Concurrency: 2, BatchSize: 2, Retries: 2, Backoff: time.Millisecond, Timeout: 30 * time.Second}
 	ro := o
 	ro.Mode = Receipts
-	iopt := index.IngestOptions{Config: cfg}
+	iopt := ingest.Options{Config: cfg}
 
 	// The reference: every block traced.
 	full := openIndex(t)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // Node faults against a misbehaving JSON-RPC server on loopback. The
@@ -243,7 +244,7 @@ func TestIngestBlocksRecordsMissingAndRetries(t *testing.T) {
 	c := dial(t, url, quick(Geth))
 	ix := openIndex(t)
 	ctx := context.Background()
-	rep, err := c.IngestBlocks(ctx, ix, 1, 8, index.IngestOptions{})
+	rep, err := c.IngestBlocks(ctx, ix, 1, 8, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,14 +293,14 @@ func TestIngestBlocksRecordsMissingAndRetries(t *testing.T) {
 
 	// A second run of the range fetches blocks 3 and 5 again only (the
 	// others have markers), and they still fail.
-	rep2, err := c.IngestBlocks(ctx, ix, 1, 8, index.IngestOptions{})
+	rep2, err := c.IngestBlocks(ctx, ix, 1, 8, ingest.Options{})
 	if err != nil || rep2.AlreadyIndexed != 6 || rep2.Fetched != 0 || len(rep2.Missing) != 2 {
 		t.Errorf("second run: %v, %d already indexed, %d fetched, %d missing", err, rep2.AlreadyIndexed, rep2.Fetched, len(rep2.Missing))
 	}
 
 	// The node is well again: the retry completes the range.
 	healed.Store(true)
-	sum, err := c.RetryFailed(ctx, ix, index.IngestOptions{})
+	sum, err := c.RetryFailed(ctx, ix, ingest.Options{})
 	if err != nil || sum.Failed != 0 || sum.Stored != 3 {
 		t.Fatalf("retry: %v, %+v", err, sum)
 	}
@@ -346,7 +347,7 @@ func TestIngestBlocksCancelled(t *testing.T) {
 	o.Concurrency = 2
 	c := dial(t, url, o)
 	ix := openIndex(t)
-	rep, err := c.IngestBlocks(ctx, ix, 1, 30, index.IngestOptions{BatchTxs: 2})
+	rep, err := c.IngestBlocks(ctx, ix, 1, 30, ingest.Options{BatchTxs: 2})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
@@ -357,7 +358,7 @@ func TestIngestBlocksCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	n1, _ := ix.Count(context.Background())
-	rep, err = c.IngestBlocks(context.Background(), ix, 1, 30, index.IngestOptions{})
+	rep, err = c.IngestBlocks(context.Background(), ix, 1, 30, ingest.Options{})
 	if err != nil || !rep.Complete() {
 		t.Fatalf("resume: %v\n%s", err, rep)
 	}

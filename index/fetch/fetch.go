@@ -64,6 +64,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform/trace"
 )
 
@@ -603,7 +604,7 @@ func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn
 		return fmt.Errorf("fetch: empty block range %d..%d", from, to)
 	}
 	total := to - from + 1
-	bar := newProgress(c.opt.Progress, total)
+	bar := ingest.NewBar(c.opt.Progress, int(total), "blocks")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -632,7 +633,7 @@ func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn
 				cancel()
 				return
 			}
-			bar.add(1)
+			bar.Add(1)
 		}
 	}
 	jobs := make(chan uint64)
@@ -679,7 +680,7 @@ func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn
 	}
 	close(jobs)
 	wg.Wait()
-	bar.done(first == nil)
+	bar.Done(first == nil)
 	if first == nil && ctx.Err() != nil {
 		return ctx.Err()
 	}

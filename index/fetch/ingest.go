@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // BlockName is the index input name of a block fetched from a node:
@@ -36,7 +37,7 @@ type Missing struct {
 // IngestReport is what IngestBlocks did: the ingest's summary, and what
 // is missing from the index for the range.
 type IngestReport struct {
-	index.Summary
+	ingest.Summary
 	From, To       uint64
 	AlreadyIndexed int       // blocks not fetched: their marker says they are in the index
 	Fetched        int       // blocks fetched and handed to the ingest
@@ -88,7 +89,7 @@ func (r IngestReport) Complete() bool { return len(r.Missing) == 0 && len(r.Fail
 // only after its last transaction. RetryFailed fetches the failed blocks
 // again. Cancellation stops fetch and ingest at once (the error is
 // ctx.Err()); running the same range again resumes.
-func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uint64, opt index.IngestOptions) (IngestReport, error) {
+func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uint64, opt ingest.Options) (IngestReport, error) {
 	rep := IngestReport{From: from, To: to}
 	if to < from {
 		return rep, fmt.Errorf("fetch: empty block range %d..%d", from, to)
@@ -123,17 +124,17 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 			onFailure(f)
 		}
 	}
-	g := ix.NewIngester(ctx, opt)
+	g := ingest.NewIngester(ctx, ix, opt)
 	var err error
 	for _, r := range runs {
 		err = c.BlocksEach(ctx, r.lo, r.hi, func(n uint64, b []byte, ferr error) error {
 			name := BlockName(n)
 			if ferr != nil {
 				rep.Missing = append(rep.Missing, Missing{Block: n, Err: strings.TrimSpace(ferr.Error())})
-				return g.Add(index.Input{Name: name, Load: func(int) ([]byte, error) { return nil, ferr }})
+				return g.Add(ingest.Input{Name: name, Load: func(int) ([]byte, error) { return nil, ferr }})
 			}
 			rep.Fetched++
-			return g.Add(index.BundleInput(name, b))
+			return g.Add(ingest.BundleInput(name, b))
 		})
 		if err != nil {
 			break
@@ -155,16 +156,16 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 // (BlockName) and transactions (TxName, Confirm's) fetched again from the
 // node (each answer bounded by the
 // client's MaxResponseBytes), files read again when they are regular files
-// (index.ReadRegularFile, with the ingest's size limit). Their failures
+// (ingest.ReadRegularFile, with the ingest's size limit). Their failures
 // are replaced by those of the new attempt.
-func (c *Client) RetryFailed(ctx context.Context, ix *index.Index, opt index.IngestOptions) (index.Summary, error) {
-	return ix.RetryFailed(ctx, opt, func(name string, max int) ([]byte, error) {
+func (c *Client) RetryFailed(ctx context.Context, ix *index.Index, opt ingest.Options) (ingest.Summary, error) {
+	return ingest.RetryFailed(ctx, ix, opt, func(name string, max int) ([]byte, error) {
 		if n, ok := ParseBlockName(name); ok {
 			return c.Block(ctx, n)
 		}
 		if h, ok := ParseTxName(name); ok {
 			return c.Tx(ctx, h)
 		}
-		return index.ReadRegularFile(name, max)
+		return ingest.ReadRegularFile(name, max)
 	})
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/evmnode"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
@@ -257,7 +257,7 @@ func TestReceiptsMode(t *testing.T) {
 	}
 
 	ix := openIndex(t)
-	rep, err := dial(t, node.URL(), o).IngestBlocks(ctx, ix, 1, 1+blocks, index.IngestOptions{Config: cfg})
+	rep, err := dial(t, node.URL(), o).IngestBlocks(ctx, ix, 1, 1+blocks, ingest.Options{Config: cfg})
 	if err != nil || !rep.Complete() || rep.Stored != 1+blocks*perBlock {
 		t.Fatalf("ingest: %v\n%s", err, rep)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/evmnode"
 )
 
@@ -139,7 +140,7 @@ func TestNodeRestartMidRange(t *testing.T) {
 
 	direct := openIndex(t)
 	c := dial(t, node.URL(), o)
-	rep, err := c.IngestBlocks(ctx, direct, 1, blocks, index.IngestOptions{})
+	rep, err := c.IngestBlocks(ctx, direct, 1, blocks, ingest.Options{})
 	if err != nil || !rep.Complete() || rep.Stored != 3*blocks {
 		t.Fatalf("direct: %v\n%s", err, rep)
 	}
@@ -163,7 +164,7 @@ func TestNodeRestartMidRange(t *testing.T) {
 	defer p.stop()
 	viaProxy := openIndex(t)
 	c2 := dial(t, "http://"+p.addr, o)
-	rep, err = c2.IngestBlocks(ctx, viaProxy, 1, blocks, index.IngestOptions{})
+	rep, err = c2.IngestBlocks(ctx, viaProxy, 1, blocks, ingest.Options{})
 	restarted.Wait()
 	if err != nil || !rep.Complete() {
 		t.Fatalf("through the restarting proxy: %v\n%s", err, rep)
@@ -197,7 +198,7 @@ func TestNodeDownThenRetried(t *testing.T) {
 	ctx := context.Background()
 	o := Options{Mode: Flat, Concurrency: 2, Retries: 2, Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Timeout: 30 * time.Second}
 	direct := openIndex(t)
-	if rep, err := dial(t, node.URL(), o).IngestBlocks(ctx, direct, 1, 4, index.IngestOptions{}); err != nil || !rep.Complete() {
+	if rep, err := dial(t, node.URL(), o).IngestBlocks(ctx, direct, 1, 4, ingest.Options{}); err != nil || !rep.Complete() {
 		t.Fatalf("direct: %v\n%s", err, rep)
 	}
 
@@ -208,7 +209,7 @@ func TestNodeDownThenRetried(t *testing.T) {
 	p.stop() // down: nothing listens on addr
 	ix := openIndex(t)
 	c := dial(t, "http://"+addr, o)
-	rep, err := c.IngestBlocks(ctx, ix, 1, 4, index.IngestOptions{})
+	rep, err := c.IngestBlocks(ctx, ix, 1, 4, ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestNodeDownThenRetried(t *testing.T) {
 	t.Logf("report with the node down:\n%s", rep)
 	p.start(t) // back, on the same port
 	defer p.stop()
-	sum, err := c.RetryFailed(ctx, ix, index.IngestOptions{})
+	sum, err := c.RetryFailed(ctx, ix, ingest.Options{})
 	if err != nil || sum.Failed != 0 || sum.Stored != 8 {
 		t.Fatalf("retry: %v %s", err, sum)
 	}

@@ -36,6 +36,26 @@ var pureBase = []string{"fmt", "github.com/ethereum/go-ethereum/common", "github
 // its sub-packages).
 var ioPrefixes = []string{"os", "net", "syscall", "io/ioutil", "database/sql", "plugin", "path/filepath", "log"}
 
+// noReadline: packages (with their sub-packages) that never reach
+// readline, but for the terminal loop (repl/term): flowq query, run and
+// serve use repl.Session and must not link it.
+var (
+	noReadline       = []string{module + "/repl"}
+	noReadlineExcept = []string{module + "/repl/term"}
+	readlinePrefixes = []string{"github.com/chzyer/readline"}
+)
+
+// storeOnly: the store and its layout only store. They never reach the
+// decoder (normalform/trace), the pipeline that fills them (index/ingest),
+// the fetcher (index/fetch) or an RPC client, and reach the network
+// packages only as far as Badger does (its tracing reaches net/http).
+var (
+	storeOnly     = []string{module + "/index", module + "/index/layout"}
+	pipelineParts = []string{module + "/normalform/trace", module + "/index/ingest", module + "/index/fetch", "github.com/ethereum/go-ethereum/rpc", "github.com/ethereum/go-ethereum/ethclient"}
+	netPrefixes   = []string{"net"}
+	badgerBase    = []string{"github.com/dgraph-io/badger/v4"}
+)
+
 // graph is a package graph: each package's imports (non-test files).
 type graph map[string][]string
 
@@ -73,6 +93,12 @@ func goList(t *testing.T, pkgs ...string) graph {
 // path returns a shortest import chain from pkg to a package bad
 // accepts (nil: none), pkg first.
 func (g graph) path(pkg string, bad func(string) bool) []string {
+	return g.pathAvoiding(pkg, bad, func(string) bool { return false })
+}
+
+// pathAvoiding is path, not going on through the packages avoid accepts
+// (what they reach is theirs to answer for).
+func (g graph) pathAvoiding(pkg string, bad, avoid func(string) bool) []string {
 	prev := map[string]string{pkg: ""}
 	queue := []string{pkg}
 	for len(queue) > 0 {
@@ -84,6 +110,9 @@ func (g graph) path(pkg string, bad func(string) bool) []string {
 				chain = append([]string{x}, chain...)
 			}
 			return chain
+		}
+		if p != pkg && avoid(p) {
+			continue
 		}
 		for _, q := range g[p] {
 			if _, seen := prev[q]; !seen {
@@ -126,7 +155,7 @@ func hasPrefix(p string, prefixes []string) bool {
 // checkTransitive returns the violations of the transitive rules in g
 // (base: what pureBase reaches): each a package and the chain that
 // breaks a rule.
-func checkTransitive(g graph, base map[string]bool) []string {
+func checkTransitive(g graph, base, badger map[string]bool) []string {
 	var pkgs []string
 	for p := range g {
 		pkgs = append(pkgs, p)
@@ -137,6 +166,19 @@ func checkTransitive(g graph, base map[string]bool) []string {
 		if hasPrefix(pkg, noStore) {
 			if chain := g.path(pkg, func(p string) bool { return hasPrefix(p, storePrefixes) && !hasPrefix(p, noStore) }); chain != nil {
 				out = append(out, pkg+" reaches the store: "+strings.Join(chain, " -> "))
+			}
+		}
+		if hasPrefix(pkg, noReadline) && !hasPrefix(pkg, noReadlineExcept) {
+			if chain := g.path(pkg, func(p string) bool { return hasPrefix(p, readlinePrefixes) }); chain != nil {
+				out = append(out, pkg+" reaches readline (only the terminal loop, repl/term, may): "+strings.Join(chain, " -> "))
+			}
+		}
+		if contains(storeOnly, pkg) {
+			if chain := g.path(pkg, func(p string) bool { return hasPrefix(p, pipelineParts) }); chain != nil {
+				out = append(out, pkg+" reaches the pipeline (storage only stores): "+strings.Join(chain, " -> "))
+			}
+			if chain := g.pathAvoiding(pkg, func(p string) bool { return hasPrefix(p, netPrefixes) }, func(p string) bool { return badger[p] }); chain != nil {
+				out = append(out, pkg+" reaches the network beyond Badger: "+strings.Join(chain, " -> "))
 			}
 		}
 		if hasPrefix(pkg, pureRoots) {
@@ -150,7 +192,9 @@ func checkTransitive(g graph, base map[string]bool) []string {
 
 // TestTransitiveRules: planner, lang and index/layout never reach the
 // store; normalform and index/layout reach no I/O but what fmt and their
-// two allowed libraries reach.
+// two allowed libraries reach; repl (but repl/term) never reaches
+// readline; index and index/layout never reach the decoder, the
+// pipeline, the fetcher or the network beyond Badger.
 func TestTransitiveRules(t *testing.T) {
 	g := goList(t, "./...")
 	for _, p := range []string{module + "/planner", module + "/lang", module + "/index/layout", module + "/normalform"} {
@@ -159,7 +203,8 @@ func TestTransitiveRules(t *testing.T) {
 		}
 	}
 	base := goList(t, pureBase...).reach(pureBase...)
-	for _, v := range checkTransitive(g, base) {
+	badger := goList(t, badgerBase...).reach(badgerBase...)
+	for _, v := range checkTransitive(g, base, badger) {
 		t.Error(v)
 	}
 }
@@ -168,6 +213,7 @@ func TestTransitiveRules(t *testing.T) {
 // made-up graph whose every direct import the direct rules allow.
 func TestTransitiveRulesCatchViolations(t *testing.T) {
 	base := map[string]bool{"fmt": true, "os": true}
+	badger := map[string]bool{"github.com/dgraph-io/badger/v4": true, "net/http": true, "net": true}
 	for name, g := range map[string]graph{
 		"planner through index": {
 			module + "/planner": {module + "/index/layout", module + "/index"},
@@ -186,20 +232,40 @@ func TestTransitiveRulesCatchViolations(t *testing.T) {
 		"layout reaching os/exec": {
 			module + "/index/layout": {"os/exec"},
 		},
+		"repl through a library to readline": {
+			module + "/repl":  {"example.com/lib"},
+			"example.com/lib": {"github.com/chzyer/readline"},
+		},
+		"index reaching the decoder": {
+			module + "/index":            {module + "/normalform/trace"},
+			module + "/normalform/trace": {module + "/normalform"},
+		},
+		"index reaching the fetcher": {
+			module + "/index": {"example.com/lib"},
+			"example.com/lib": {module + "/index/fetch"},
+		},
+		"index reaching net itself": {
+			module + "/index": {"github.com/dgraph-io/badger/v4", "net"},
+		},
 	} {
-		if v := checkTransitive(g, base); len(v) == 0 {
+		if v := checkTransitive(g, base, badger); len(v) == 0 {
 			t.Errorf("%s: no violation found", name)
 		} else {
 			t.Logf("%s: %s", name, v[0])
 		}
 	}
 	ok := graph{
-		module + "/planner":      {module + "/index/layout", "fmt"},
-		module + "/index/layout": {module + "/normalform", "fmt"},
-		module + "/normalform":   {"fmt"},
-		"fmt":                    {"os"},
+		module + "/planner":              {module + "/index/layout", "fmt"},
+		module + "/index/layout":         {module + "/normalform", "fmt"},
+		module + "/normalform":           {"fmt"},
+		"fmt":                            {"os"},
+		module + "/repl/term":            {module + "/repl", "github.com/chzyer/readline"},
+		module + "/repl":                 {module + "/planner"},
+		module + "/index":                {module + "/index/layout", "github.com/dgraph-io/badger/v4"},
+		"github.com/dgraph-io/badger/v4": {"net/http"},
+		"net/http":                       {"net"},
 	}
-	if v := checkTransitive(ok, base); len(v) != 0 {
+	if v := checkTransitive(ok, base, badger); len(v) != 0 {
 		t.Errorf("a clean graph: %v", v)
 	}
 }

@@ -25,7 +25,7 @@
 // do in real traffic (the same strategy through other pools), the tokens
 // level repeats per scenario, and the exact hashes differ. Transactions are
 // grouped into blocks and each block is one bundle ({"block", "receipts",
-// "traces"}, the shape of index/fetch's block bundles), which index.Ingest
+// "traces"}, the shape of index/fetch's block bundles), which ingest.Ingest
 // decodes with normalform/trace like any other input.
 //
 // The output is a function of the scenarios, the seed and the options.

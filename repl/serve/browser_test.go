@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // The web page in headless Chromium (Debian's package: `make
@@ -76,7 +78,7 @@ func TestBrowserPage(t *testing.T) {
 		t.Fatal("Graphviz's dot is not installed: run `make browser-setup` (apt-get install chromium graphviz)")
 	}
 	srv, c, _ := startServer(t)
-	ingest(t, c, IngestRequest{Paths: []string{examples(t, "mainnet"), examples(t, "scenarios/geth")}})
+	ingestJob(t, c, IngestRequest{Paths: []string{examples(t, "mainnet"), examples(t, "scenarios/geth")}})
 	art := artifactDir(t)
 
 	q := "find arbitrages order by net profit desc limit 5"
@@ -109,7 +111,7 @@ func TestBrowserPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, dot := range map[string]string{"graph": srv.Cfg.TransferGraphDOT(a), "tree": srv.Cfg.NormalFormDOT(a)} {
+	for id, dot := range map[string]string{"graph": show.TransferGraphDOT(srv.Cfg, a), "tree": show.NormalFormDOT(srv.Cfg, a)} {
 		want := dotNodes(dot)
 		box := between(dom, `<div id="`+id+`">`, `</svg>`)
 		if got := strings.Count(box, `class="node`); got != want || want == 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/index/ingest"
 )
 
 // IngestRequest is POST /ingest's JSON body (or, for uploaded bundles,
@@ -42,13 +43,13 @@ type IngestRequest struct {
 
 // JobInfo is an ingest job's state: GET /ingest/ID.
 type JobInfo struct {
-	ID       int           `json:"id"`
-	What     string        `json:"what"`
-	State    string        `json:"state"` // running, done, failed, canceled
-	Started  time.Time     `json:"started"`
-	Ended    *time.Time    `json:"ended,omitempty"`
-	Progress string        `json:"progress"` // the progress bar's last line
-	Summary  index.Summary `json:"summary"`
+	ID       int            `json:"id"`
+	What     string         `json:"what"`
+	State    string         `json:"state"` // running, done, failed, canceled
+	Started  time.Time      `json:"started"`
+	Ended    *time.Time     `json:"ended,omitempty"`
+	Progress string         `json:"progress"` // the progress bar's last line
+	Summary  ingest.Summary `json:"summary"`
 	// Report is the summary for people, as `flowq ingest` prints it.
 	Report string `json:"report"`
 	// Log: failure lines as they were recorded (the first 20).
@@ -102,7 +103,7 @@ func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request) {
 // startIngest is POST /ingest: a job, answered at once with its id.
 func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 	var req IngestRequest
-	var uploads []index.Input
+	var uploads []ingest.Input
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 		if err := r.ParseMultipartForm(64 << 20); err != nil {
 			httpError(w, http.StatusBadRequest, fmt.Errorf("the upload: %w", err))
@@ -126,7 +127,7 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 				httpError(w, http.StatusBadRequest, err)
 				return
 			}
-			uploads = append(uploads, index.BundleInput("upload:"+filepath.Base(fh.Filename), b))
+			uploads = append(uploads, ingest.BundleInput("upload:"+filepath.Base(fh.Filename), b))
 		}
 	} else if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil {
 		httpError(w, http.StatusBadRequest, fmt.Errorf("the request: %w", err))
@@ -143,7 +144,7 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 	s.jobs = append(s.jobs, j)
 	j.info.ID = len(s.jobs)
 	s.mu.Unlock()
-	opt := index.IngestOptions{Config: s.Cfg, Workers: req.Workers, BatchTxs: req.Batch, Force: req.Force,
+	opt := ingest.Options{Config: s.Cfg, Workers: req.Workers, BatchTxs: req.Batch, Force: req.Force,
 		MaxBytes: req.MaxBytes, MaxDepth: req.MaxDepth, MaxTransfers: req.MaxTransfers,
 		Progress: &progressWriter{j: j}}
 	opt.OnFailure = func(f index.Failure) {
@@ -176,10 +177,10 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, j.snapshot())
 }
 
-type ingestFunc func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error)
+type ingestFunc func(ctx context.Context, opt ingest.Options) (ingest.Summary, string, bool, error)
 
 // plan checks a request and returns what the job runs.
-func (s *Server) plan(req IngestRequest, uploads []index.Input) (ingestFunc, string, error) {
+func (s *Server) plan(req IngestRequest, uploads []ingest.Input) (ingestFunc, string, error) {
 	path := s.Ix.Path()
 	switch {
 	case req.Blocks != "":
@@ -204,10 +205,10 @@ func (s *Server) plan(req IngestRequest, uploads []index.Input) (ingestFunc, str
 				return nil, "", fmt.Errorf("confirm %q: want traces (geth), flat or parity, with mode receipts", req.Confirm)
 			}
 		}
-		return func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error) {
+		return func(ctx context.Context, opt ingest.Options) (ingest.Summary, string, bool, error) {
 			c, err := fetch.Dial(ctx, req.RPC, fetch.Options{Mode: mode, MaxResponseBytes: opt.MaxBytes})
 			if err != nil {
-				return index.Summary{}, "", false, err
+				return ingest.Summary{}, "", false, err
 			}
 			defer c.Close()
 			rep, err := c.IngestBlocks(ctx, s.Ix, from, to, opt)
@@ -229,8 +230,8 @@ func (s *Server) plan(req IngestRequest, uploads []index.Input) (ingestFunc, str
 		if len(req.Paths) > 0 || len(uploads) > 0 {
 			return nil, "", errors.New("retry_failed takes no paths or uploads")
 		}
-		return func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error) {
-			var sum index.Summary
+		return func(ctx context.Context, opt ingest.Options) (ingest.Summary, string, bool, error) {
+			var sum ingest.Summary
 			var err error
 			if req.RPC != "" {
 				c, derr := fetch.Dial(ctx, req.RPC, fetch.Options{MaxResponseBytes: opt.MaxBytes})
@@ -240,7 +241,7 @@ func (s *Server) plan(req IngestRequest, uploads []index.Input) (ingestFunc, str
 				defer c.Close()
 				sum, err = c.RetryFailed(ctx, s.Ix, opt)
 			} else {
-				sum, err = s.Ix.RetryFailed(ctx, opt, nil)
+				sum, err = ingest.RetryFailed(ctx, s.Ix, opt, nil)
 			}
 			return sum, sum.String() + " into " + path, false, err
 		}, "retry failed", nil
@@ -250,7 +251,7 @@ func (s *Server) plan(req IngestRequest, uploads []index.Input) (ingestFunc, str
 			return nil, "", fmt.Errorf("path %q: give absolute paths (the server's working directory is not the client's)", p)
 		}
 	}
-	inputs, err := index.Files(req.Paths...)
+	inputs, err := ingest.Files(req.Paths...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -265,8 +266,8 @@ func (s *Server) plan(req IngestRequest, uploads []index.Input) (ingestFunc, str
 			what += fmt.Sprintf(" and %d uploads", len(uploads))
 		}
 	}
-	return func(ctx context.Context, opt index.IngestOptions) (index.Summary, string, bool, error) {
-		sum, err := s.Ix.Ingest(ctx, inputs, opt)
+	return func(ctx context.Context, opt ingest.Options) (ingest.Summary, string, bool, error) {
+		sum, err := ingest.Ingest(ctx, s.Ix, inputs, opt)
 		return sum, sum.String() + " into " + path, false, err
 	}, what, nil
 }

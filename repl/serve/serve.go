@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/export"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
@@ -239,7 +241,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
-	src, err := index.ReadAll(r.Body, repl.MaxScriptBytes)
+	src, err := ingest.ReadAll(r.Body, repl.MaxScriptBytes)
 	if err != nil {
 		httpError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("the statements: %w", err))
 		return
@@ -296,7 +298,7 @@ func (f *flusher) Flush() {
 // human], ...]}, {"text": ...} for show's text, {"error": ..., "line",
 // "col", "caret"} and {"done": n, "ms": t}.
 func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
-	src, err := index.ReadAll(r.Body, lang.MaxQueryBytes)
+	src, err := ingest.ReadAll(r.Body, lang.MaxQueryBytes)
 	if err != nil {
 		httpError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("the statements: %w", err))
 		return
@@ -461,10 +463,7 @@ func (s *Server) draw(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	dot := s.Cfg.TransferGraphDOT(a)
-	if view == "tree" {
-		dot = s.Cfg.NormalFormDOT(a)
-	}
+	dot := repl.DOT(s.Cfg, a, view)
 	if format == "dot" {
 		w.Header().Set("Content-Type", "text/vnd.graphviz; charset=utf-8")
 		io.WriteString(w, dot)
@@ -506,7 +505,7 @@ func (s *Server) failures(w http.ResponseWriter, r *http.Request) {
 
 // export is GET /export?format=csv|jsonl&blocks=A..B.
 func (s *Server) export(w http.ResponseWriter, r *http.Request) {
-	f, err := index.ParseFormat(r.URL.Query().Get("format"))
+	f, err := export.ParseFormat(r.URL.Query().Get("format"))
 	if err != nil {
 		httpError(w, http.StatusBadRequest, err)
 		return
@@ -522,7 +521,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Trailer", trailerError+", "+trailerStatus+", "+trailerCount)
 	out := &flusher{w: w}
-	n, err := s.Ix.Export(r.Context(), out, f, rng)
+	n, err := export.Export(r.Context(), s.Ix, out, f, rng)
 	w.Header().Set(trailerCount, strconv.Itoa(n))
 	setOutcome(w, err)
 }

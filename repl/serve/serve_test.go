@@ -70,7 +70,7 @@ func examples(t *testing.T, sub string) string {
 	return p
 }
 
-func ingest(t *testing.T, c *Client, req IngestRequest) *JobInfo {
+func ingestJob(t *testing.T, c *Client, req IngestRequest) *JobInfo {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -89,7 +89,7 @@ func ingest(t *testing.T, c *Client, req IngestRequest) *JobInfo {
 // statement's error comes back with its position and caret.
 func TestServeQuery(t *testing.T) {
 	srv, c, _ := startServer(t)
-	ingest(t, c, IngestRequest{Paths: []string{examples(t, "mainnet"), examples(t, "scenarios/geth")}})
+	ingestJob(t, c, IngestRequest{Paths: []string{examples(t, "mainnet"), examples(t, "scenarios/geth")}})
 	ctx := context.Background()
 	for _, format := range repl.Modes {
 		src := "count by verdict; find arbitrages order by net profit desc limit 3"
@@ -211,7 +211,7 @@ func TestServeStaleFile(t *testing.T) {
 // transaction and its picture.
 func TestServeWebAPI(t *testing.T) {
 	_, c, _ := startServer(t)
-	ingest(t, c, IngestRequest{Paths: []string{examples(t, "scenarios/geth")}})
+	ingestJob(t, c, IngestRequest{Paths: []string{examples(t, "scenarios/geth")}})
 	get := func(path string) (int, string) {
 		resp, err := http.Get(c.Base + path)
 		if err != nil {

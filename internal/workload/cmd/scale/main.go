@@ -1,6 +1,6 @@
 // Command scale is issue 8's scale run: it ingests N SYNTHETIC
 // transactions (package workload) into a Badger index through the real
-// ingest path (index.Ingester: decode, analyse, batched writes), prints
+// ingest path (ingest.Ingester: decode, analyse, batched writes), prints
 // throughput, bytes per transaction and peak memory, then measures query
 // latency through the planner on the result.
 //
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/workload"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
@@ -126,14 +127,14 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 
 	if n > 0 {
 		start := time.Now()
-		g := ix.NewIngester(ctx, index.IngestOptions{Workers: workers, BatchTxs: batch})
+		g := ingest.NewIngester(ctx, ix, ingest.Options{Workers: workers, BatchTxs: batch})
 		done, lastReport := 0, 0
 		var genTime time.Duration
 		for done < n {
 			t0 := time.Now()
 			blk := gen.Block()
 			genTime += time.Since(t0)
-			if err := g.Add(index.BundleInput(fmt.Sprintf("synthetic:seed%d:block:%d", seed, blk.Number), blk.Bundle)); err != nil {
+			if err := g.Add(ingest.BundleInput(fmt.Sprintf("synthetic:seed%d:block:%d", seed, blk.Number), blk.Bundle)); err != nil {
 				return err
 			}
 			done += len(blk.Scenarios)

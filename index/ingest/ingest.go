@@ -1,4 +1,4 @@
-package index
+package ingest
 
 import (
 	"context"
@@ -9,12 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
-	badger "github.com/dgraph-io/badger/v4"
-
+	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
@@ -85,8 +83,8 @@ func Files(paths ...string) ([]Input, error) {
 	return out, nil
 }
 
-// IngestOptions configure an ingest. Zero values take the defaults.
-type IngestOptions struct {
+// Options configure an ingest. Zero values take the defaults.
+type Options struct {
 	// Config is the analysis configuration (nil: Ethereum defaults).
 	Config *normalform.Config
 	// Workers is the number of decoding and of analysing goroutines
@@ -102,18 +100,18 @@ type IngestOptions struct {
 	Total int
 	// OnFailure, when set, is called (from the writer goroutine) for every
 	// failure recorded.
-	OnFailure func(Failure)
+	OnFailure func(index.Failure)
 	// Limits of the decoder (trace.Options): an input over MaxBytes, a
 	// transaction nested deeper than MaxDepth or with more than
 	// MaxTransfers transfers is recorded as a failure naming the limit.
 	// Zero takes trace's defaults; negative lifts the limit.
 	MaxBytes, MaxDepth, MaxTransfers int
 
-	// Test hooks: afterCommit is called after every committed write with
-	// the number of inputs finished so far; clock replaces time.Now for
+	// Test hooks: AfterCommit is called after every committed write with
+	// the number of inputs finished so far; Clock replaces time.Now for
 	// latencies.
-	afterCommit func(finished int)
-	clock       func() time.Time
+	AfterCommit func(finished int)
+	Clock       func() time.Time
 }
 
 // Summary is what an ingest did.
@@ -154,11 +152,11 @@ func (s Summary) String() string {
 // ingested again, which changes nothing it had already written. On
 // cancellation it stops at once; the batch being assembled is not
 // written, as after a crash.
-func (ix *Index) Ingest(ctx context.Context, inputs []Input, opt IngestOptions) (Summary, error) {
+func Ingest(ctx context.Context, ix *index.Index, inputs []Input, opt Options) (Summary, error) {
 	if opt.Total == 0 {
 		opt.Total = len(inputs)
 	}
-	g := ix.NewIngester(ctx, opt)
+	g := NewIngester(ctx, ix, opt)
 	for _, in := range inputs {
 		if err := g.Add(in); err != nil {
 			break
@@ -173,10 +171,10 @@ func (ix *Index) Ingest(ctx context.Context, inputs []Input, opt IngestOptions) 
 // are read again only when they are regular files (ReadRegularFile: a
 // pipe's content is gone, a device's is not the same), with the size
 // limit; load receives the limit too.
-func (ix *Index) RetryFailed(ctx context.Context, opt IngestOptions, load func(name string, max int) ([]byte, error)) (Summary, error) {
+func RetryFailed(ctx context.Context, ix *index.Index, opt Options, load func(name string, max int) ([]byte, error)) (Summary, error) {
 	var names []string
 	seen := map[string]bool{}
-	err := ix.Failures(ctx, func(f Failure) error {
+	err := ix.Failures(ctx, func(f index.Failure) error {
 		if !seen[f.Source] {
 			seen[f.Source] = true
 			names = append(names, f.Source)
@@ -194,7 +192,7 @@ func (ix *Index) RetryFailed(ctx context.Context, opt IngestOptions, load func(n
 		}
 	}
 	opt.Force = true
-	return ix.Ingest(ctx, inputs, opt)
+	return Ingest(ctx, ix, inputs, opt)
 }
 
 // --- the pipeline -------------------------------------------------------------
@@ -209,8 +207,8 @@ func (ix *Index) RetryFailed(ctx context.Context, opt IngestOptions, load func(n
 // Ingester is an ingest in progress, fed one input at a time (the RPC
 // fetcher's entry point: Add each bundle as it arrives, then Close).
 type Ingester struct {
-	ix      *Index
-	opt     IngestOptions
+	ix      *index.Index
+	opt     Options
 	ctx     context.Context
 	cancel  context.CancelFunc
 	fp      [8]byte
@@ -243,24 +241,17 @@ type header struct {
 	seq      int
 	name     string
 	content  [32]byte
-	skip     *InputMark // the marker that matched, when skipped
+	skip     *index.InputMark // the marker that matched, when skipped
 	readFail bool
 	txs      int
-	failures []Failure // read and decode failures, in the decoder's order
+	failures []index.Failure // read and decode failures, in the decoder's order
 }
 
 // result: what an analyser says of a transaction.
 type result struct {
 	seq, slot int
-	entry     *entry
-	failure   *Failure
-}
-
-// entry is an analysed transaction ready to write: its record, encoded
-// but for the dictionary ids, which the writer assigns.
-type entry struct {
-	rec *Record
-	enc *encoded
+	entry     *index.Entry
+	failure   *index.Failure
 }
 
 // resultsQueue is how many analysed transactions (and input headers) may
@@ -271,7 +262,7 @@ type entry struct {
 const resultsQueue = 1024
 
 // NewIngester starts an ingest.
-func (ix *Index) NewIngester(ctx context.Context, opt IngestOptions) *Ingester {
+func NewIngester(ctx context.Context, ix *index.Index, opt Options) *Ingester {
 	if opt.Config == nil {
 		opt.Config = normalform.DefaultConfig()
 	}
@@ -281,11 +272,11 @@ func (ix *Index) NewIngester(ctx context.Context, opt IngestOptions) *Ingester {
 	if opt.BatchTxs <= 0 {
 		opt.BatchTxs = 256
 	}
-	if opt.clock == nil {
-		opt.clock = time.Now
+	if opt.Clock == nil {
+		opt.Clock = time.Now
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	g := &Ingester{ix: ix, opt: opt, ctx: ctx, cancel: cancel, fp: ConfigFingerprint(opt.Config),
+	g := &Ingester{ix: ix, opt: opt, ctx: ctx, cancel: cancel, fp: index.ConfigFingerprint(opt.Config),
 		jobs: make(chan job), tasks: make(chan task, 4*opt.Workers), results: make(chan any, resultsQueue),
 		slots: make(chan struct{}, 4*opt.Workers), done: make(chan struct{}), start: time.Now()}
 	for range opt.Workers {
@@ -364,14 +355,14 @@ func (g *Ingester) decoder() {
 		data, err := j.in.Load(g.maxBytes())
 		if err != nil {
 			h.readFail = true
-			h.failures = []Failure{{Source: j.in.Name, Stage: StageRead, Msg: err.Error()}}
+			h.failures = []index.Failure{{Source: j.in.Name, Stage: index.StageRead, Msg: err.Error()}}
 			g.send(h)
 			continue
 		}
 		h.content = sha256.Sum256(data)
 		if !g.opt.Force {
 			m, ok, err := g.ix.Input(j.in.Name)
-			if err == nil && ok && m.Content == h.content && m.Schema == SchemaVersion &&
+			if err == nil && ok && m.Content == h.content && m.Schema == index.SchemaVersion &&
 				m.Algebra == normalform.AlgebraVersion && m.Config == g.fp {
 				h.skip = &m
 				g.send(h)
@@ -382,7 +373,7 @@ func (g *Ingester) decoder() {
 			MaxBytes: g.opt.MaxBytes, MaxDepth: g.opt.MaxDepth, MaxTransfers: g.opt.MaxTransfers})
 		h.txs = len(res.Txs)
 		for _, e := range res.Errors {
-			h.failures = append(h.failures, Failure{Source: j.in.Name, Stage: StageDecode, Tx: e.Tx, HasTx: e.HasTx, Msg: e.Error()})
+			h.failures = append(h.failures, index.Failure{Source: j.in.Name, Stage: index.StageDecode, Tx: e.Tx, HasTx: e.HasTx, Msg: e.Error()})
 		}
 		if !g.send(h) {
 			continue
@@ -419,30 +410,30 @@ func (g *Ingester) analyser() {
 func (g *Ingester) analyse(t task) (r *result) {
 	r = &result{seq: t.seq, slot: t.slot}
 	m := &t.tx.Meta
-	fail := func(st Stage, msg string) *result {
-		r.failure = &Failure{Stage: st, Tx: m.Hash, HasTx: m.HasHash, Msg: msg}
+	fail := func(st index.Stage, msg string) *result {
+		r.failure = &index.Failure{Stage: st, Tx: m.Hash, HasTx: m.HasHash, Msg: msg}
 		return r
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			r.entry = nil
-			fail(StageAnalyze, fmt.Sprintf("tx %s: engine panic: %v", m.Hash.Hex(), p))
+			fail(index.StageAnalyze, fmt.Sprintf("tx %s: engine panic: %v", m.Hash.Hex(), p))
 		}
 	}()
 	if !m.HasHash {
-		return fail(StageIndex, ErrNoHash.Error())
+		return fail(index.StageIndex, index.ErrNoHash.Error())
 	}
-	start := g.opt.clock()
+	start := g.opt.Clock()
 	a, err := normalform.Analyze(t.tx, g.opt.Config)
 	if err != nil {
-		return fail(StageAnalyze, err.Error())
+		return fail(index.StageAnalyze, err.Error())
 	}
-	rec, err := NewRecord(a, 0)
+	rec, err := index.NewRecord(a, 0)
 	if err != nil {
-		return fail(StageIndex, err.Error())
+		return fail(index.StageIndex, err.Error())
 	}
-	rec.Latency = g.opt.clock().Sub(start)
-	r.entry = &entry{rec: rec, enc: encodeRecord(rec)}
+	rec.Latency = g.opt.Clock().Sub(start)
+	r.entry = index.NewEntry(rec)
 	return r
 }
 
@@ -456,31 +447,13 @@ type inputState struct {
 
 func (s *inputState) complete() bool { return s.h != nil && s.got == s.h.txs }
 
-// op is one step of a batch: a transaction to put (e, of the input whose
-// finish is owner), or an input finished (fin).
-type op struct {
-	e       *entry
-	owner   *finish
-	changed bool
-	kept    bool // not written: the index's record knows more
-	fin     *finish
-}
-
-// finish is an input's last step: its failures (replacing the earlier
-// ones) and its marker.
-type finish struct {
-	h        *header
-	failures []Failure
-	txs      int
-}
-
 type writer struct {
 	g        *Ingester
-	batch    []op
+	batches  *index.Batches
+	batch    []index.Op
 	ntx      int
 	finished int
-	bar      *bar
-	failing  failing // the transactions recorded failures name (supersede.go)
+	bar      *Bar
 }
 
 func (g *Ingester) writer() {
@@ -493,7 +466,7 @@ func (g *Ingester) writer() {
 			g.cancel()
 		}
 	}()
-	w := &writer{g: g, bar: newBar(g.opt.Progress, g.opt.Total)}
+	w := &writer{g: g, bar: NewBar(g.opt.Progress, g.opt.Total, "inputs")}
 	pending := map[int]*inputState{}
 	next := 0
 	state := func(seq int) *inputState {
@@ -510,10 +483,10 @@ func (g *Ingester) writer() {
 		}
 		g.cancel()
 	}
-	if f, err := g.ix.failingTxs(g.ctx); err != nil {
+	if b, err := g.ix.Batches(g.ctx, g.opt.Config); err != nil {
 		fail(err)
 	} else {
-		w.failing = f
+		w.batches = b
 	}
 	for {
 		var v any
@@ -570,7 +543,7 @@ func (g *Ingester) writer() {
 	if g.err == nil && g.ctx.Err() != nil {
 		g.err = g.ctx.Err()
 	}
-	w.bar.done(g.err == nil)
+	w.bar.Done(g.err == nil)
 	g.sum.Elapsed = time.Since(g.start)
 }
 
@@ -578,16 +551,16 @@ func (g *Ingester) writer() {
 func (w *writer) input(s *inputState) error {
 	h := s.h
 	<-w.g.slots
-	f := &finish{h: h, failures: h.failures}
+	f := &index.Finish{Name: h.name, Content: h.content, Skip: h.skip, ReadFail: h.readFail, Failures: h.failures}
 	if h.skip == nil && !h.readFail {
 		for _, r := range s.results {
 			if r.failure != nil {
 				r.failure.Source = h.name
-				f.failures = append(f.failures, *r.failure)
+				f.Failures = append(f.Failures, *r.failure)
 				continue
 			}
-			f.txs++
-			w.batch = append(w.batch, op{e: r.entry, owner: f})
+			f.Txs++
+			w.batch = append(w.batch, index.Op{Entry: r.entry, Owner: f})
 			if w.ntx++; w.ntx >= w.g.opt.BatchTxs {
 				if err := w.flush(); err != nil {
 					return err
@@ -595,7 +568,7 @@ func (w *writer) input(s *inputState) error {
 			}
 		}
 	}
-	w.batch = append(w.batch, op{fin: f})
+	w.batch = append(w.batch, index.Op{Fin: f})
 	if w.ntx++; w.ntx >= w.g.opt.BatchTxs { // skipped inputs count too: the bar moves, the batch stays small
 		return w.flush()
 	}
@@ -607,208 +580,41 @@ func (w *writer) flush() error {
 	if len(w.batch) == 0 {
 		return nil
 	}
-	if err := w.commit(w.batch); err != nil {
+	if err := w.batches.Write(w.batch); err != nil {
 		return err
 	}
 	g := w.g
 	for _, o := range w.batch {
 		switch {
-		case o.e != nil && o.changed:
+		case o.Entry != nil && o.Changed:
 			g.sum.Stored++
-		case o.e != nil && o.kept:
+		case o.Entry != nil && o.Kept:
 			g.sum.Kept++
 			g.sum.Skipped++
-		case o.e != nil:
+		case o.Entry != nil:
 			g.sum.Unchanged++
 			g.sum.Skipped++
-		case o.fin != nil:
+		case o.Fin != nil:
 			w.finished++
 			g.sum.Inputs++
-			g.sum.Failed += len(o.fin.failures)
-			if o.fin.h.skip != nil {
+			g.sum.Failed += len(o.Fin.Failures)
+			if o.Fin.Skip != nil {
 				g.sum.InputsSkipped++
-				g.sum.Skipped += o.fin.h.skip.Txs
+				g.sum.Skipped += o.Fin.Skip.Txs
 			}
 			if g.opt.OnFailure != nil {
-				for _, f := range o.fin.failures {
+				for _, f := range o.Fin.Failures {
 					g.opt.OnFailure(f)
 				}
 			}
 		}
 	}
 	w.batch, w.ntx = w.batch[:0], 0
-	w.bar.update(w.finished, g.sum.Stored+g.sum.Skipped)
-	if g.opt.afterCommit != nil {
-		g.opt.afterCommit(w.finished)
+	w.bar.SetTx(w.finished, g.sum.Stored+g.sum.Skipped)
+	if g.opt.AfterCommit != nil {
+		g.opt.AfterCommit(w.finished)
 	}
 	return nil
-}
-
-func (w *writer) commit(ops []op) error {
-	if err := w.g.ix.roomFor(opsSize(ops)); err != nil {
-		return err
-	}
-	for range 10 {
-		wt, err := w.try(ops)
-		if errors.Is(err, badger.ErrConflict) {
-			continue // a concurrent Put assigned dictionary ids: again
-		}
-		if err == nil && wt != nil {
-			wt.committed()
-		}
-		return w.g.ix.noSpace(err)
-	}
-	return fmt.Errorf("writing a batch: %w", badger.ErrConflict)
-}
-
-// try writes ops in one Badger transaction; it returns the transaction's
-// state after its commit (nil when a split or retry wrote the batch).
-func (w *writer) try(ops []op) (*wtx, error) {
-	txn := w.g.ix.db.NewTransaction(true)
-	defer txn.Discard()
-	wt := w.g.ix.newWtx(txn)
-	for i := range ops {
-		err := w.apply(wt, &ops[i])
-		var pe *PositionError
-		switch {
-		case err == nil:
-			continue
-		case errors.As(err, &pe) && ops[i].e != nil:
-			// Not this transaction; the batch again without it.
-			txn.Discard()
-			w.drop(&ops[i], pe.Error())
-			return nil, w.commit(ops)
-		case errors.Is(err, badger.ErrTxnTooBig):
-			txn.Discard()
-			if len(ops) > 1 {
-				half := len(ops) / 2
-				if err := w.commit(ops[:half]); err != nil {
-					return nil, err
-				}
-				return nil, w.commit(ops[half:])
-			}
-			if ops[0].e == nil {
-				return nil, fmt.Errorf("%s: the input's failures and marker do not fit in one write", ops[0].fin.h.name)
-			}
-			w.drop(&ops[0], fmt.Sprintf("tx %s: its record and keys do not fit in one Badger write", ops[0].e.rec.Hash.Hex()))
-			return nil, nil
-		default:
-			return nil, err
-		}
-	}
-	return wt, txn.Commit()
-}
-
-// drop turns a transaction that cannot be written into a failure of its
-// input.
-func (w *writer) drop(o *op, msg string) {
-	o.owner.failures = append(o.owner.failures, Failure{Source: o.owner.h.name, Stage: StageIndex, Tx: o.e.rec.Hash, HasTx: true, Msg: msg})
-	o.owner.txs--
-	o.e = nil
-}
-
-func (w *writer) apply(wt *wtx, o *op) error {
-	ix, txn := w.g.ix, wt.txn
-	if o.e != nil {
-		changed, err := wt.put(o.e.rec, o.e.enc)
-		o.changed, o.kept = changed, wt.kept
-		if err != nil {
-			return err
-		}
-		return w.failing.clear(wt, o.e.rec.Hash, SourceOf(o.owner.h.name))
-	}
-	if o.fin == nil {
-		return nil
-	}
-	f := o.fin
-	if f.h.skip != nil {
-		return nil
-	}
-	src := SourceOf(f.h.name)
-	for i, fl := range f.failures {
-		fl.Seq = uint32(i)
-		f.failures[i] = fl
-		if err := ix.set(txn, FailureKey(src, uint32(i)).Bytes(), fl.encode()); err != nil {
-			return err
-		}
-	}
-	if err := wt.staleFailures(src, uint32(len(f.failures))); err != nil { // earlier failures beyond the new ones
-		return err
-	}
-	w.failing.add(src, f.failures)
-	if f.h.readFail {
-		return nil
-	}
-	m := InputMark{Name: f.h.name, Content: f.h.content, Schema: SchemaVersion, Algebra: normalform.AlgebraVersion,
-		Config: w.g.fp, Txs: f.txs, Failures: len(f.failures)}
-	return ix.set(txn, InputKey(src).Bytes(), m.encode())
-}
-
-// --- progress -------------------------------------------------------------------
-
-// bar draws a one-line progress bar, redrawn with \r at most ten times a
-// second:
-//
-//	[==========>         ]  12/26 inputs  149 tx  1234 tx/s  eta 3s
-type bar struct {
-	w     io.Writer
-	total int
-	start time.Time
-	last  time.Time
-	n, tx int
-}
-
-func newBar(w io.Writer, total int) *bar {
-	if w == nil {
-		return nil
-	}
-	return &bar{w: w, total: total, start: time.Now()}
-}
-
-func (b *bar) update(inputs, txs int) {
-	if b == nil {
-		return
-	}
-	b.n, b.tx = inputs, txs
-	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond {
-		b.last = now
-		b.draw()
-	}
-}
-
-func (b *bar) draw() {
-	el := time.Since(b.start).Seconds()
-	rate := 0.0
-	if el > 0 {
-		rate = float64(b.tx) / el
-	}
-	if b.total <= 0 {
-		fmt.Fprintf(b.w, "\r%d inputs  %d tx  %.0f tx/s   ", b.n, b.tx, rate)
-		return
-	}
-	const width = 30
-	filled := min(width*b.n/b.total, width)
-	s := strings.Repeat("=", filled)
-	if filled < width {
-		s += ">" + strings.Repeat(" ", width-filled-1)
-	}
-	eta := "-"
-	if b.n > 0 && b.n < b.total {
-		eta = (time.Duration(el*float64(b.total-b.n)/float64(b.n)) * time.Second).Round(time.Second).String()
-	}
-	fmt.Fprintf(b.w, "\r[%s] %d/%d inputs  %d tx  %.0f tx/s  eta %s   ", s, b.n, b.total, b.tx, rate, eta)
-}
-
-func (b *bar) done(ok bool) {
-	if b == nil {
-		return
-	}
-	b.draw()
-	if ok {
-		fmt.Fprintln(b.w)
-	} else {
-		fmt.Fprintln(b.w, " stopped")
-	}
 }
 
 // maxBytes is the input size limit in force (the decoder's default when

@@ -1,4 +1,4 @@
-package normalform_test
+package show_test
 
 import (
 	"flag"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowq/flowq/internal/textdiff"
 	. "github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/normalform/trace"
 )
 
@@ -324,7 +325,7 @@ func loadTraces(t *testing.T, cfg *Config, patterns ...string) []namedAnalysis {
 	return out
 }
 
-var corpusGlobs = []string{"../examples/mainnet/*.json", "../examples/scenarios/geth/*.json", "../examples/scenarios/parity/*.json", "trace/testdata/corpus/*/*/*.json"}
+var corpusGlobs = []string{"../../examples/mainnet/*.json", "../../examples/scenarios/geth/*.json", "../../examples/scenarios/parity/*.json", "../trace/testdata/corpus/*/*/*.json"}
 
 // --- the transfer graph ----------------------------------------------------
 
@@ -337,13 +338,13 @@ func TestTransferGraphDOTCorpus(t *testing.T) {
 	for _, na := range all {
 		a := na.a
 		t.Run(na.name, func(t *testing.T) {
-			src := cfg.TransferGraphDOT(a)
+			src := show.TransferGraphDOT(cfg, a)
 			g, err := parseDOT(src)
 			if err != nil {
 				t.Fatalf("not sane DOT: %v\n%s", err, src)
 			}
 			for i := 0; i < 5; i++ {
-				if again := cfg.TransferGraphDOT(a); again != src {
+				if again := show.TransferGraphDOT(cfg, a); again != src {
 					t.Fatal("two renderings of the same analysis differ")
 				}
 			}
@@ -352,7 +353,7 @@ func TestTransferGraphDOTCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cfg.TransferGraphDOT(dec); got != src {
+			if got := show.TransferGraphDOT(cfg, dec); got != src {
 				t.Errorf("the decoded normal form draws differently:\n%s", textdiff.FirstLine(src, got))
 			}
 
@@ -472,13 +473,13 @@ func TestNormalFormDOTCorpus(t *testing.T) {
 	for _, na := range loadTraces(t, cfg, corpusGlobs...) {
 		a := na.a
 		t.Run(na.name, func(t *testing.T) {
-			src := cfg.NormalFormDOT(a)
+			src := show.NormalFormDOT(cfg, a)
 			g, err := parseDOT(src)
 			if err != nil {
 				t.Fatalf("not sane DOT: %v\n%s", err, src)
 			}
 			for i := 0; i < 5; i++ {
-				if again := cfg.NormalFormDOT(a); again != src {
+				if again := show.NormalFormDOT(cfg, a); again != src {
 					t.Fatal("two renderings of the same analysis differ")
 				}
 			}
@@ -486,7 +487,7 @@ func TestNormalFormDOTCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cfg.NormalFormDOT(dec); got != src {
+			if got := show.NormalFormDOT(cfg, dec); got != src {
 				t.Errorf("the decoded normal form draws differently:\n%s", textdiff.FirstLine(src, got))
 			}
 			// A tree rooted at "nf": every other node has one parent.
@@ -593,8 +594,8 @@ func countSwaps(t *Term) int {
 // swaps each, converging on the hub, whose swap is the cycle's return.
 func TestDOTStarR(t *testing.T) {
 	cfg := DefaultConfig()
-	a := loadTraces(t, cfg, "../examples/scenarios/geth/star_r.json")[0].a
-	g, err := parseDOT(cfg.NormalFormDOT(a))
+	a := loadTraces(t, cfg, "../../examples/scenarios/geth/star_r.json")[0].a
+	g, err := parseDOT(show.NormalFormDOT(cfg, a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -658,7 +659,7 @@ func TestDOTStarR(t *testing.T) {
 		t.Errorf("%d hub returns, want 1", hubs)
 	}
 	// The transfer graph: sender, bot, six arm pools and the hub.
-	tg, err := parseDOT(cfg.TransferGraphDOT(a))
+	tg, err := parseDOT(show.TransferGraphDOT(cfg, a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -684,11 +685,11 @@ func TestDOTStarR(t *testing.T) {
 func TestDOTGolden(t *testing.T) {
 	cfg := DefaultConfig()
 	for _, name := range []string{"two_pool_arb", "star_r"} {
-		a := loadTraces(t, cfg, "../examples/scenarios/geth/"+name+".json")[0].a
+		a := loadTraces(t, cfg, "../../examples/scenarios/geth/"+name+".json")[0].a
 		for _, v := range []struct {
 			view string
 			dot  string
-		}{{"graph", cfg.TransferGraphDOT(a)}, {"tree", cfg.NormalFormDOT(a)}} {
+		}{{"graph", show.TransferGraphDOT(cfg, a)}, {"tree", show.NormalFormDOT(cfg, a)}} {
 			golden := filepath.Join("testdata", "dot", name+"."+v.view+".dot")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
@@ -719,7 +720,7 @@ func TestDOTEscaping(t *testing.T) {
 	for k, v := range base.Tokens {
 		net.Tokens[k] = v
 	}
-	all := loadTraces(t, DefaultConfig(), "../examples/scenarios/geth/two_pool_arb.json")
+	all := loadTraces(t, DefaultConfig(), "../../examples/scenarios/geth/two_pool_arb.json")
 	a := all[0].a
 	var tok Address
 	for _, tr := range a.Tx.Transfers {
@@ -735,7 +736,7 @@ func TestDOTEscaping(t *testing.T) {
 	// The unescaped symbol as a label shows it: \n is a line break, the
 	// tab and the invalid byte are replaced.
 	shown := strings.NewReplacer("\t", "\uFFFD", "\xff", "\uFFFD").Replace(weird)
-	for _, src := range []string{cfg.TransferGraphDOT(a), cfg.NormalFormDOT(a)} {
+	for _, src := range []string{show.TransferGraphDOT(cfg, a), show.NormalFormDOT(cfg, a)} {
 		g, err := parseDOT(src)
 		if err != nil {
 			t.Fatalf("escaping broke the syntax: %v\n%s", err, src)
@@ -769,14 +770,14 @@ func TestDOTEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := parseDOT(cfg.TransferGraphDOT(a))
+	g, err := parseDOT(show.TransferGraphDOT(cfg, a))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(g.nodes) != 1 || len(g.edges) != 0 || g.countClass("sender") != 1 {
 		t.Errorf("empty transfer graph: %d nodes, %d edges", len(g.nodes), len(g.edges))
 	}
-	g, err = parseDOT(cfg.NormalFormDOT(a))
+	g, err = parseDOT(show.NormalFormDOT(cfg, a))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package index
+package export
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -58,7 +59,7 @@ var Columns = []string{"hash", "block", "verdict", "reasons", "cycles", "latency
 // Export writes the records of a block range, in position order, as CSV
 // (with a header line of Columns) or as JSON lines (ExportJSON). It
 // returns the number of records written.
-func (ix *Index) Export(ctx context.Context, w io.Writer, f Format, blocks BlockRange) (int, error) {
+func Export(ctx context.Context, ix *index.Index, w io.Writer, f Format, blocks index.BlockRange) (int, error) {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	n := 0
 	var err error
@@ -68,7 +69,7 @@ func (ix *Index) Export(ctx context.Context, w io.Writer, f Format, blocks Block
 		if err = cw.Write(Columns); err != nil {
 			return 0, err
 		}
-		err = ix.Records(ctx, blocks, func(r *Record) error {
+		err = ix.Records(ctx, blocks, func(r *index.Record) error {
 			n++
 			return cw.Write(csvRow(r))
 		})
@@ -79,7 +80,7 @@ func (ix *Index) Export(ctx context.Context, w io.Writer, f Format, blocks Block
 	case JSONL:
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
-		err = ix.Records(ctx, blocks, func(r *Record) error {
+		err = ix.Records(ctx, blocks, func(r *index.Record) error {
 			n++
 			return enc.Encode(ExportRecord(r))
 		})
@@ -92,14 +93,16 @@ func (ix *Index) Export(ctx context.Context, w io.Writer, f Format, blocks Block
 	return n, err
 }
 
-func optBlock(r *Record) string {
-	if r.Loc.Block == UnknownBlock {
+func optBlock(r *index.Record) string {
+	if r.Loc.Block == index.UnknownBlock {
 		return ""
 	}
 	return strconv.FormatUint(r.Loc.Block, 10)
 }
 
-func latencyMS(r *Record) string { return strconv.FormatFloat(r.Latency.Seconds()*1000, 'f', 3, 64) }
+func latencyMS(r *index.Record) string {
+	return strconv.FormatFloat(r.Latency.Seconds()*1000, 'f', 3, 64)
+}
 
 func joinReasons(rs []normalform.Reason) string {
 	s := make([]string, len(rs))
@@ -109,7 +112,7 @@ func joinReasons(rs []normalform.Reason) string {
 	return strings.Join(s, ";")
 }
 
-func joinAmounts(as []Amount) string {
+func joinAmounts(as []index.Amount) string {
 	s := make([]string, len(as))
 	for i, a := range as {
 		s[i] = a.Token.Key() + "=" + a.Amount.String()
@@ -117,7 +120,7 @@ func joinAmounts(as []Amount) string {
 	return strings.Join(s, ";")
 }
 
-func csvRow(r *Record) []string {
+func csvRow(r *index.Record) []string {
 	idx, to, net := "", "", ""
 	if r.Loc.Known() {
 		idx = strconv.FormatUint(uint64(r.Loc.Index), 10)
@@ -170,7 +173,7 @@ type ExportCounts struct {
 	Leftovers int `json:"leftovers"`
 }
 
-func amountMap(as []Amount) map[string]string {
+func amountMap(as []index.Amount) map[string]string {
 	m := make(map[string]string, len(as))
 	for _, a := range as {
 		m[a.Token.Key()] = a.Amount.String()
@@ -179,7 +182,7 @@ func amountMap(as []Amount) map[string]string {
 }
 
 // ExportRecord is a record's JSON-lines form.
-func ExportRecord(r *Record) ExportJSON {
+func ExportRecord(r *index.Record) ExportJSON {
 	j := ExportJSON{Hash: r.Hash.Hex(), Verdict: r.Verdict.String(), Reasons: make([]string, len(r.Reasons)),
 		Cycles: r.Counts.Cycles, LatencyMS: json.Number(latencyMS(r)), Tier: r.Tier.String(), From: normalform.AddrKey(r.From),
 		CostsKnown: r.CostsKnown, Profit: ExportProfit{Gross: amountMap(r.Gross)},
@@ -187,7 +190,7 @@ func ExportRecord(r *Record) ExportJSON {
 	for i, x := range r.Reasons {
 		j.Reasons[i] = string(x)
 	}
-	if r.Loc.Block != UnknownBlock {
+	if r.Loc.Block != index.UnknownBlock {
 		b := r.Loc.Block
 		j.Block = &b
 	}

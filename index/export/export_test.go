@@ -1,16 +1,21 @@
-package index
+package export_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/export"
+	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -19,9 +24,9 @@ const triangular = "0xddbf97f758bd0958487e18d9e307cd1256b1ad6763cd34090f4c9720ba
 
 func TestExportCSV(t *testing.T) {
 	ix := openTemp(t)
-	ingestCorpus(t, ix, IngestOptions{})
+	ingestCorpus(t, ix, ingest.Options{})
 	var buf bytes.Buffer
-	n, err := ix.Export(context.Background(), &buf, CSV, AllBlocks)
+	n, err := export.Export(context.Background(), ix, &buf, export.CSV, index.AllBlocks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +34,11 @@ func TestExportCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(rows[0], Columns) {
+	if !reflect.DeepEqual(rows[0], export.Columns) {
 		t.Errorf("header %v", rows[0])
 	}
-	if want := []string{"hash", "block", "verdict", "reasons", "cycles", "latency_ms"}; !reflect.DeepEqual(Columns[:6], want) {
-		t.Errorf("the paper's columns come first: %v", Columns[:6])
+	if want := []string{"hash", "block", "verdict", "reasons", "cycles", "latency_ms"}; !reflect.DeepEqual(export.Columns[:6], want) {
+		t.Errorf("the paper's columns come first: %v", export.Columns[:6])
 	}
 	if n != corpusDistinct || len(rows) != corpusDistinct+1 {
 		t.Fatalf("%d records, %d rows", n, len(rows))
@@ -42,7 +47,7 @@ func TestExportCSV(t *testing.T) {
 	for _, r := range rows[1:] {
 		if r[0] == triangular {
 			row = map[string]string{}
-			for i, c := range Columns {
+			for i, c := range export.Columns {
 				row[c] = r[i]
 			}
 		}
@@ -62,7 +67,7 @@ func TestExportCSV(t *testing.T) {
 		"pools": strconv.Itoa(rec.Counts.Pools), "hops": "5", "leftovers": "0",
 		"hash_exact": rec.Hashes.Exact.Hex(), "hash_shape": rec.Hashes.Shape.Hex(), "hash_tokens": rec.Hashes.Tokens.Hex(), "hash_family": rec.Hashes.Family.Hex()}
 	if !reflect.DeepEqual(row, want) {
-		for _, c := range Columns {
+		for _, c := range export.Columns {
 			if row[c] != want[c] {
 				t.Errorf("%s = %q, want %q", c, row[c], want[c])
 			}
@@ -70,16 +75,16 @@ func TestExportCSV(t *testing.T) {
 	}
 	// Rows are in position order; a block range exports its blocks only.
 	buf.Reset()
-	if n, err := ix.Export(context.Background(), &buf, CSV, Blocks(11017338, 11017338)); err != nil || n != 124 {
+	if n, err := export.Export(context.Background(), ix, &buf, export.CSV, index.Blocks(11017338, 11017338)); err != nil || n != 124 {
 		t.Errorf("block 11017338: %d rows, %v", n, err)
 	}
 }
 
 func TestExportJSONL(t *testing.T) {
 	ix := openTemp(t)
-	ingestCorpus(t, ix, IngestOptions{})
+	ingestCorpus(t, ix, ingest.Options{})
 	var buf bytes.Buffer
-	n, err := ix.Export(context.Background(), &buf, JSONL, AllBlocks)
+	n, err := export.Export(context.Background(), ix, &buf, export.JSONL, index.AllBlocks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +109,7 @@ func TestExportJSONL(t *testing.T) {
 		if m["hash"] != triangular {
 			continue
 		}
-		var j ExportJSON
+		var j export.ExportJSON
 		json.Unmarshal([]byte(l), &j)
 		if *j.Block != 11117996 || *j.Index != 12 || j.Verdict != "warning" || j.Tier != "probable" || j.Cycles != 1 ||
 			!reflect.DeepEqual(j.Reasons, []string{"costs_unknown"}) || j.Profit.Net != nil ||
@@ -113,7 +118,34 @@ func TestExportJSONL(t *testing.T) {
 			t.Errorf("triangular_arb: %s", l)
 		}
 	}
-	if _, err := ParseFormat("xml"); err == nil {
+	if _, err := export.ParseFormat("xml"); err == nil {
 		t.Error("xml accepted")
+	}
+}
+
+// corpusDistinct is the number of distinct transactions of the corpus
+// (index's tests say why it is one less than the transactions).
+const corpusDistinct = 148
+
+func openTemp(t testing.TB) *index.Index {
+	t.Helper()
+	ix, err := index.Open(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// ingestCorpus ingests the decoder's corpus, every latency zero.
+func ingestCorpus(t testing.TB, ix *index.Index, opt ingest.Options) {
+	t.Helper()
+	in, err := ingest.Files("../../normalform/trace/testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Clock = func() time.Time { return time.Unix(0, 0) }
+	if _, err := ingest.Ingest(context.Background(), ix, in, opt); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,13 +1,16 @@
-package normalform
+package show
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
 )
 
 // Pictures: Graphviz DOT renderings of an analysis, after the paper's
@@ -95,7 +98,7 @@ func dotAttrs(kv ...string) string {
 
 // dotCaption is the graph label: what is drawn, the transaction, the
 // verdict and tier with their reasons, the gross and the net profit.
-func (c *Config) dotCaption(a *Analysis, what string) string {
+func dotCaption(c *normalform.Config, a *normalform.Analysis, what string) string {
 	m := &a.Tx.Meta
 	var b strings.Builder
 	b.WriteString(what + " of tx ")
@@ -111,7 +114,7 @@ func (c *Config) dotCaption(a *Analysis, what string) string {
 		fmt.Fprintf(&b, "  index %d", m.Index)
 	}
 	b.WriteString("\nverdict " + strings.ToUpper(a.Verdict.String()))
-	if a.Tier != TierNone {
+	if a.Tier != normalform.TierNone {
 		fmt.Fprintf(&b, " (%s)", a.Tier)
 	}
 	if len(a.Reasons) > 0 {
@@ -123,7 +126,7 @@ func (c *Config) dotCaption(a *Analysis, what string) string {
 	}
 	b.WriteString("\ngross at the principals " + c.FormatDelta(a.Gross))
 	if a.Costs.Known {
-		b.WriteString("  ·  net profit " + c.FormatDelta(a.Net) + " (costs " + c.FormatAmount(&a.Costs.Total, NativeToken) + ")")
+		b.WriteString("  ·  net profit " + c.FormatDelta(a.Net) + " (costs " + c.FormatAmount(&a.Costs.Total, normalform.NativeToken) + ")")
 	} else {
 		b.WriteString("  ·  net profit unknown (no receipt: gas cannot be charged)")
 	}
@@ -132,19 +135,19 @@ func (c *Config) dotCaption(a *Analysis, what string) string {
 
 // dotElement is one element of the normal form as the pictures see it.
 type dotElement struct {
-	index  int    // among the normal form's children
-	chain  *Chain // nil for a leaf
-	leaf   *Transfer
+	index  int               // among the normal form's children
+	chain  *normalform.Chain // nil for a leaf
+	leaf   *normalform.Transfer
 	color  string // edge colour in the transfer graph
 	kind   string // class: arbitrage, cycle, open, lc, leftover, cost
-	swaps  map[int32]*Term
+	swaps  map[int32]*normalform.Term
 	ret    int32  // the transfer of a Star's return (its closing swap), or -1
 	title  string // one line: C9 arbitrage at 0x… δ …
 	counts bool   // a counted arbitrage
 }
 
 // dotElements classifies the normal form's children, in order.
-func (c *Config) dotElements(a *Analysis) []*dotElement {
+func dotElements(c *normalform.Config, a *normalform.Analysis) []*dotElement {
 	if a.NF == nil {
 		return nil
 	}
@@ -155,7 +158,7 @@ func (c *Config) dotElements(a *Analysis) []*dotElement {
 		out = append(out, e)
 		if n.Leaf != nil {
 			e.leaf = n.Leaf
-			if a.isBuilderPayment(n.Leaf) {
+			if a.IsBuilderPayment(n.Leaf) {
 				e.kind, e.color, e.title = "cost", dotCost, "builder payment"
 			} else {
 				e.kind, e.color, e.title = "leftover", dotLeftover, "leftover"
@@ -164,17 +167,17 @@ func (c *Config) dotElements(a *Analysis) []*dotElement {
 		}
 		ch := n.Chain
 		e.chain = ch
-		e.swaps = map[int32]*Term{}
-		var prev *Token
+		e.swaps = map[int32]*normalform.Term{}
+		var prev *normalform.Token
 		chainSwaps(ch, &prev, e.swaps)
 		switch {
-		case ch.Label == LeftoverCycle:
+		case ch.Label == normalform.LeftoverCycle:
 			e.kind, e.color = "lc", dotLC
 			e.title = fmt.Sprintf("C%d leftover cycle (%s) at %s", ch.ID, ch.Rule, c.Short(ch.Origin()))
 		case !ch.Closed():
 			e.kind, e.color = "open", dotOpen
 			e.title = fmt.Sprintf("C%d open chain (%s) %s → %s", ch.ID, ch.Label, c.Short(ch.Origin()), c.Short(ch.Dest()))
-		case ch.Label == Arbitrage:
+		case ch.Label == normalform.Arbitrage:
 			e.kind, e.color = "arbitrage", dotCycleColors[arb%len(dotCycleColors)]
 			arb++
 			e.ret = starReturn(ch)
@@ -207,11 +210,11 @@ func (c *Config) dotElements(a *Analysis) []*dotElement {
 // It walks the chain as the algebra's bodyTerm does (each parallel arm
 // starts from the token before the merge), so that the swaps drawn are the
 // Swap(τ, τ') of the terms, the Star's return included.
-func chainSwaps(c *Chain, prev **Token, out map[int32]*Term) {
+func chainSwaps(c *normalform.Chain, prev **normalform.Token, out map[int32]*normalform.Term) {
 	if c.Leaf != nil {
 		t := c.Leaf
 		if *prev != nil && **prev != t.Token {
-			out[t.Pos] = &Term{Kind: TSwap, At: t.From, In: **prev, Out: t.Token}
+			out[t.Pos] = &normalform.Term{Kind: normalform.TSwap, At: t.From, In: **prev, Out: t.Token}
 		}
 		tok := t.Token
 		*prev = &tok
@@ -219,7 +222,7 @@ func chainSwaps(c *Chain, prev **Token, out map[int32]*Term) {
 	}
 	if c.Merged && c.Rule.Parallel() {
 		start := *prev
-		for _, arm := range flattenPar(c, nil) {
+		for _, arm := range normalform.FlattenPar(c, nil) {
 			p := start
 			chainSwaps(arm, &p, out)
 		}
@@ -236,21 +239,21 @@ func chainSwaps(c *Chain, prev **Token, out map[int32]*Term) {
 // the cycle's exit token (chainTerm); that swap's transfer is returned, or
 // -1. The body is walked as bodyTerm walks it: a parallel merge is one
 // item, anything else is a sequence.
-func starReturn(c *Chain) int32 {
-	last, lastPos := (*Term)(nil), int32(-1)
-	var prev *Token
-	var walk func(c *Chain)
-	walk = func(c *Chain) {
+func starReturn(c *normalform.Chain) int32 {
+	last, lastPos := (*normalform.Term)(nil), int32(-1)
+	var prev *normalform.Token
+	var walk func(c *normalform.Chain)
+	walk = func(c *normalform.Chain) {
 		switch {
 		case c.Leaf != nil:
 			t := c.Leaf
 			if prev != nil && *prev != t.Token {
-				last, lastPos = &Term{Kind: TSwap, Out: t.Token}, t.Pos
+				last, lastPos = &normalform.Term{Kind: normalform.TSwap, Out: t.Token}, t.Pos
 			}
 			tok := t.Token
 			prev = &tok
 		case c.Merged && c.Rule.Parallel():
-			last, lastPos = &Term{Kind: TPar}, -1
+			last, lastPos = &normalform.Term{Kind: normalform.TPar}, -1
 			o := c.TokOut()
 			prev = &o
 		default:
@@ -259,14 +262,14 @@ func starReturn(c *Chain) int32 {
 		}
 	}
 	walk(c)
-	if last != nil && last.Kind == TSwap && last.Out == c.TokOut() {
+	if last != nil && last.Kind == normalform.TSwap && last.Out == c.TokOut() {
 		return lastPos
 	}
 	return -1
 }
 
 // swapText renders a swap for people, as the terms do.
-func (c *Config) swapText(s *Term) string {
+func swapText(c *normalform.Config, s *normalform.Term) string {
 	return fmt.Sprintf("Swap@%s(%s,%s)", c.Short(s.At), c.TokenName(s.In), c.TokenName(s.Out))
 }
 
@@ -287,9 +290,9 @@ type dotRole struct {
 // (builder payments) dashed, leftovers in vermillion, transfers that
 // trimming dropped dotted. A dashed edge from the sender to the recipient
 // is the transaction's call, labelled with its gas cost when known.
-func (c *Config) TransferGraphDOT(a *Analysis) string {
+func TransferGraphDOT(c *normalform.Config, a *normalform.Analysis) string {
 	c = c.ForAnalysis(a)
-	elems := c.dotElements(a)
+	elems := dotElements(c, a)
 	// Which element holds each transfer.
 	of := map[int32]*dotElement{}
 	for _, e := range elems {
@@ -303,16 +306,16 @@ func (c *Config) TransferGraphDOT(a *Analysis) string {
 	}
 	// Addresses in order: the principals, then by first appearance.
 	m := &a.Tx.Meta
-	seen := map[Address]bool{}
-	var addrs []Address
-	add := func(x Address) {
+	seen := map[normalform.Address]bool{}
+	var addrs []normalform.Address
+	add := func(x normalform.Address) {
 		if !seen[x] {
 			seen[x] = true
 			addrs = append(addrs, x)
 		}
 	}
 	ts := a.Tx.Transfers
-	endpoint := map[Address]bool{}
+	endpoint := map[normalform.Address]bool{}
 	for i := range ts {
 		endpoint[ts[i].From], endpoint[ts[i].To] = true, true
 	}
@@ -328,31 +331,31 @@ func (c *Config) TransferGraphDOT(a *Analysis) string {
 		add(ts[i].To)
 	}
 	// Pools: where a chain's token changes (its swaps), with the tokens.
-	poolToks := map[Address][]Token{}
+	poolToks := map[normalform.Address][]normalform.Token{}
 	for _, e := range elems {
 		if e.chain == nil {
 			continue
 		}
 		for _, t := range e.chain.Transfers(nil) {
 			if s := e.swaps[t.Pos]; s != nil {
-				for _, tk := range []Token{s.In, s.Out} {
-					if !containsToken(poolToks[s.At], tk) {
+				for _, tk := range []normalform.Token{s.In, s.Out} {
+					if !slices.Contains(poolToks[s.At], tk) {
 						poolToks[s.At] = append(poolToks[s.At], tk)
 					}
 				}
 			}
 		}
 	}
-	tokenContract := map[Address]Token{}
+	tokenContract := map[normalform.Address]normalform.Token{}
 	for i := range ts {
 		tk := ts[i].Token
-		if tk.Kind != Native {
+		if tk.Kind != normalform.Native {
 			if _, ok := tokenContract[tk.Addr]; !ok {
 				tokenContract[tk.Addr] = tk
 			}
 		}
 	}
-	role := func(x Address) dotRole {
+	role := func(x normalform.Address) dotRole {
 		short := c.Short(x)
 		isFrom, isTo := m.HasFrom && x == a.Sender, recipientKnown && x == a.Recipient
 		switch {
@@ -371,7 +374,7 @@ func (c *Config) TransferGraphDOT(a *Analysis) string {
 		}
 		if tk, ok := tokenContract[x]; ok {
 			name := "token " + short
-			if ti, ok := c.TokenInfo(FungibleToken(tk.Addr)); ok && tk.Kind == Fungible {
+			if ti, ok := c.TokenInfo(normalform.FungibleToken(tk.Addr)); ok && tk.Kind == normalform.Fungible {
 				name = ti.Symbol + " contract"
 			}
 			return dotRole{"token", []string{"label", name + "\n" + short, "shape", "box",
@@ -390,7 +393,7 @@ func (c *Config) TransferGraphDOT(a *Analysis) string {
 
 	var b strings.Builder
 	b.WriteString("digraph " + dotQuote("transfer graph") + " {\n")
-	legend := c.dotCaption(a, "transfer graph")
+	legend := dotCaption(c, a, "transfer graph")
 	for _, e := range elems {
 		if e.kind == "arbitrage" {
 			legend += "\n" + e.title
@@ -402,30 +405,30 @@ func (c *Config) TransferGraphDOT(a *Analysis) string {
 	fmt.Fprintf(&b, "  edge%s;\n", dotAttrs("fontname", dotFont, "fontsize", "9", "arrowsize", "0.7"))
 	for _, x := range addrs {
 		r := role(x)
-		attrs := append([]string{"id", AddrKey(x), "class", r.class, "tooltip", AddrKey(x)}, r.attrs...)
-		fmt.Fprintf(&b, "  %s%s;\n", dotQuote(AddrKey(x)), dotAttrs(attrs...))
+		attrs := append([]string{"id", normalform.AddrKey(x), "class", r.class, "tooltip", normalform.AddrKey(x)}, r.attrs...)
+		fmt.Fprintf(&b, "  %s%s;\n", dotQuote(normalform.AddrKey(x)), dotAttrs(attrs...))
 	}
 	if m.HasFrom && recipientKnown && a.Sender != a.Recipient {
 		label := "call"
 		if a.Costs.Known {
 			var gas uint256.Int
 			gas.Add(&a.Costs.BaseFee, &a.Costs.Priority)
-			label += "\ngas " + c.FormatAmount(&gas, NativeToken)
+			label += "\ngas " + c.FormatAmount(&gas, normalform.NativeToken)
 		}
-		fmt.Fprintf(&b, "  %s -> %s%s;\n", dotQuote(AddrKey(a.Sender)), dotQuote(AddrKey(a.Recipient)),
+		fmt.Fprintf(&b, "  %s -> %s%s;\n", dotQuote(normalform.AddrKey(a.Sender)), dotQuote(normalform.AddrKey(a.Recipient)),
 			dotAttrs("id", "call", "class", "call", "label", label, "style", "dashed", "color", "#7f7f7f", "fontcolor", "#7f7f7f", "arrowhead", "empty"))
 	}
-	edge := func(t *Transfer, tag string, extra ...string) {
+	edge := func(t *normalform.Transfer, tag string, extra ...string) {
 		label := fmt.Sprintf("#%d", t.Pos)
 		if tag != "" {
 			label += " · " + tag
 		}
 		label += "\n" + c.FormatAmount(&t.Amount, t.Token)
-		if t.Flags&(Mint|Burn) != 0 {
-			label += " [" + (t.Flags & (Mint | Burn)).String() + "]"
+		if t.Flags&(normalform.Mint|normalform.Burn) != 0 {
+			label += " [" + (t.Flags & (normalform.Mint | normalform.Burn)).String() + "]"
 		}
 		attrs := append([]string{"id", fmt.Sprintf("t%d", t.Pos), "label", label, "tooltip", c.LeafString(t)}, extra...)
-		fmt.Fprintf(&b, "    %s -> %s%s;\n", dotQuote(AddrKey(t.From)), dotQuote(AddrKey(t.To)), dotAttrs(attrs...))
+		fmt.Fprintf(&b, "    %s -> %s%s;\n", dotQuote(normalform.AddrKey(t.From)), dotQuote(normalform.AddrKey(t.To)), dotAttrs(attrs...))
 	}
 	// Chains, one subgraph each, in the order of the normal form.
 	for _, e := range elems {
@@ -481,17 +484,8 @@ func (c *Config) TransferGraphDOT(a *Analysis) string {
 	return b.String()
 }
 
-func containsToken(l []Token, t Token) bool {
-	for _, x := range l {
-		if x == t {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedByPos(ts []*Transfer) []*Transfer {
-	out := append([]*Transfer(nil), ts...)
+func sortedByPos(ts []*normalform.Transfer) []*normalform.Transfer {
+	out := append([]*normalform.Transfer(nil), ts...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
 	return out
 }
@@ -500,10 +494,10 @@ func sortedByPos(ts []*Transfer) []*Transfer {
 // collected and written after every cluster at the top level (an edge
 // inside a cluster would pull its other end into it).
 type nfDrawer struct {
-	c      *Config
+	c      *normalform.Config
 	b      strings.Builder
 	edges  []string
-	fills  map[Token]string
+	fills  map[normalform.Token]string
 	indent string
 }
 
@@ -527,11 +521,11 @@ func (d *nfDrawer) close() {
 }
 
 // leaf draws a transfer; note is an extra line (its swap, a return).
-func (d *nfDrawer) leaf(t *Transfer, class, note string) string {
+func (d *nfDrawer) leaf(t *normalform.Transfer, class, note string) string {
 	id := fmt.Sprintf("t%d", t.Pos)
 	label := fmt.Sprintf("#%d %s → %s\n%s", t.Pos, d.c.Short(t.From), d.c.Short(t.To), d.c.FormatAmount(&t.Amount, t.Token))
-	if t.Flags&(Mint|Burn) != 0 {
-		label += " [" + (t.Flags & (Mint | Burn)).String() + "]"
+	if t.Flags&(normalform.Mint|normalform.Burn) != 0 {
+		label += " [" + (t.Flags & (normalform.Mint | normalform.Burn)).String() + "]"
 	}
 	if note != "" {
 		label += "\n" + note
@@ -548,7 +542,7 @@ func (d *nfDrawer) leaf(t *Transfer, class, note string) string {
 }
 
 // nfPieces flattens chaining (∘) into its sequence of leaves and merges.
-func nfPieces(ch *Chain, dst []*Chain) []*Chain {
+func nfPieces(ch *normalform.Chain, dst []*normalform.Chain) []*normalform.Chain {
 	if ch.Leaf != nil || ch.Merged {
 		return append(dst, ch)
 	}
@@ -557,8 +551,8 @@ func nfPieces(ch *Chain, dst []*Chain) []*Chain {
 
 // flattenSum flattens nested merges of closed loops (R8, R9) into their
 // operands, in chain order.
-func flattenSum(c *Chain, dst []*Chain) []*Chain {
-	if c.Leaf == nil && c.Merged && (c.Rule == R8 || c.Rule == R9) {
+func flattenSum(c *normalform.Chain, dst []*normalform.Chain) []*normalform.Chain {
+	if c.Leaf == nil && c.Merged && (c.Rule == normalform.R8 || c.Rule == normalform.R9) {
 		return flattenSum(c.Right, flattenSum(c.Left, dst))
 	}
 	return append(dst, c)
@@ -569,16 +563,16 @@ func flattenSum(c *Chain, dst []*Chain) []*Chain {
 // with "hub" when the parallel arms just before it converge at its pool.
 // Siblings are written last first (see NormalFormDOT); a merge's id is
 // its parent's and its place in the sequence.
-func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
+func (d *nfDrawer) pieces(e *dotElement, parent string, ch *normalform.Chain) {
 	ps := nfPieces(ch, nil)
 	for i := len(ps) - 1; i >= 0; i-- {
 		p := ps[i]
 		if p.Leaf != nil {
 			note := ""
 			if s := e.swaps[p.Leaf.Pos]; s != nil {
-				note = "⇄ " + d.c.swapText(s)
+				note = "⇄ " + swapText(d.c, s)
 				if p.Leaf.Pos == e.ret {
-					note = "↩ return " + d.c.swapText(s)
+					note = "↩ return " + swapText(d.c, s)
 					if i > 0 && ps[i-1].Merged && ps[i-1].Rule.Parallel() && ps[i-1].Dest() == p.Leaf.From {
 						note += "\nhub: the arms converge here"
 					}
@@ -589,10 +583,10 @@ func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
 		}
 		id := fmt.Sprintf("%s.%d", parent, i+1)
 		par := p.Rule.Parallel()
-		var ops []*Chain
+		var ops []*normalform.Chain
 		var label, class, opName string
 		if par {
-			ops = flattenPar(p, nil)
+			ops = normalform.FlattenPar(p, nil)
 			sort.SliceStable(ops, func(i, j int) bool { return ops[i].First.Pos < ops[j].First.Pos })
 			label = fmt.Sprintf("∥ %d parallel arms (%s)\n%s → %s\n%s → %s", len(ops), p.Rule, d.c.Short(p.Origin()), d.c.Short(p.Dest()),
 				d.c.TokenName(p.TokIn()), d.c.TokenName(p.TokOut()))
@@ -612,9 +606,9 @@ func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
 			for _, t := range op.Transfers(nil) {
 				if s := e.swaps[t.Pos]; s != nil {
 					if t.Pos == e.ret {
-						swaps = append(swaps, d.c.swapText(s)+" (return)")
+						swaps = append(swaps, swapText(d.c, s)+" (return)")
 					} else {
-						swaps = append(swaps, d.c.swapText(s))
+						swaps = append(swaps, swapText(d.c, s))
 					}
 				}
 			}
@@ -658,9 +652,9 @@ func (d *nfDrawer) pieces(e *dotElement, parent string, ch *Chain) {
 // the other way round), so that the picture reads top down in order:
 // elements in normal-form order, a chain's pieces in chain order, arms in
 // trace order, leftovers and costs below.
-func (c *Config) NormalFormDOT(a *Analysis) string {
+func NormalFormDOT(c *normalform.Config, a *normalform.Analysis) string {
 	c = c.ForAnalysis(a)
-	d := &nfDrawer{c: c, fills: map[Token]string{}, indent: "  "}
+	d := &nfDrawer{c: c, fills: map[normalform.Token]string{}, indent: "  "}
 	for i := range a.Tx.Transfers {
 		tk := a.Tx.Transfers[i].Token
 		if _, ok := d.fills[tk]; !ok {
@@ -669,7 +663,7 @@ func (c *Config) NormalFormDOT(a *Analysis) string {
 	}
 	b := &d.b
 	b.WriteString("digraph " + dotQuote("normal form") + " {\n")
-	fmt.Fprintf(b, "  graph%s;\n", dotAttrs("rankdir", "LR", "ordering", "out", "label", c.dotCaption(a, "normal form"), "labelloc", "t",
+	fmt.Fprintf(b, "  graph%s;\n", dotAttrs("rankdir", "LR", "ordering", "out", "label", dotCaption(c, a, "normal form"), "labelloc", "t",
 		"fontname", dotFont, "fontsize", "12", "nodesep", "0.12", "ranksep", "0.3"))
 	fmt.Fprintf(b, "  node%s;\n", dotAttrs("shape", "box", "style", "rounded,filled", "fillcolor", "white", "fontname", dotFont, "fontsize", "10"))
 	fmt.Fprintf(b, "  edge%s;\n", dotAttrs("color", "#8c8c8c", "arrowhead", "none"))
@@ -682,9 +676,9 @@ func (c *Config) NormalFormDOT(a *Analysis) string {
 	}
 	d.open("nf", "style", "invis")
 	d.node("nf", "id", "nf", "class", "root", "label", rootLabel, "fillcolor", "#eeeeee")
-	elems := c.dotElements(a)
+	elems := dotElements(c, a)
 	terms := a.RenderTerms(c)
-	var lefts, costs []*Transfer
+	var lefts, costs []*normalform.Transfer
 	for _, e := range elems {
 		switch {
 		case e.kind == "cost":
@@ -694,7 +688,7 @@ func (c *Config) NormalFormDOT(a *Analysis) string {
 		}
 	}
 	// Last first: the costs, the leftovers, then the chains from the last.
-	group := func(id, title, class string, ts []*Transfer) {
+	group := func(id, title, class string, ts []*normalform.Transfer) {
 		if len(ts) == 0 {
 			return
 		}
@@ -750,14 +744,14 @@ func (c *Config) NormalFormDOT(a *Analysis) string {
 
 // chainHead is a chain's head: its term's constructor, origin and tokens,
 // its rule and size.
-func chainHead(c *Config, ch *Chain) string {
+func chainHead(c *normalform.Config, ch *normalform.Chain) string {
 	name := "Path"
 	switch {
-	case ch.Label == LeftoverCycle:
+	case ch.Label == normalform.LeftoverCycle:
 		name = "LC"
-	case ch.Closed() && ch.Label == Arbitrage:
+	case ch.Closed() && ch.Label == normalform.Arbitrage:
 		name = "Star"
-	case ch.Closed() && ch.Label == Cycle:
+	case ch.Closed() && ch.Label == normalform.Cycle:
 		name = "Cycle"
 	case ch.Closed():
 		name = "Cycle:" + ch.Label.String()

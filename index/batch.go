@@ -1,0 +1,174 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// Writing in batches: what the ingest pipeline (index/ingest) asks of the
+// store. The pipeline decodes and analyses; the store writes each batch in
+// one Badger transaction (split when Badger finds it too big, retried
+// when a concurrent Put assigned dictionary ids), with each input's
+// failures and marker in the batch with its last transaction.
+
+// Entry is an analysed transaction ready to write: its record, encoded
+// but for the dictionary ids, which the writer assigns.
+type Entry struct {
+	Rec *Record
+	enc *encoded
+}
+
+// NewEntry encodes rec for a batch (on the analysing goroutine, not the
+// writer's).
+func NewEntry(rec *Record) *Entry { return &Entry{Rec: rec, enc: encodeRecord(rec)} }
+
+// Finish is an input's last step: its failures (replacing the earlier
+// ones) and its marker.
+type Finish struct {
+	Name     string
+	Content  [32]byte   // SHA-256 of the input's bytes
+	Skip     *InputMark // the marker that matched, when the input is skipped: nothing is written
+	ReadFail bool       // the input could not be read: its failures are written, no marker
+	Failures []Failure
+	Txs      int // transactions of the input written (a transaction dropped by the writer is not)
+}
+
+// Op is one step of a batch: a transaction to put (Entry, of the input
+// whose finish is Owner), or an input finished (Fin). After Write,
+// Changed says the transaction's record was written (new or different),
+// Kept that it was not because the index's record knows more.
+type Op struct {
+	Entry   *Entry
+	Owner   *Finish
+	Changed bool
+	Kept    bool
+	Fin     *Finish
+}
+
+// Batches writes an ingest's batches.
+type Batches struct {
+	ix      *Index
+	fp      [8]byte
+	failing failing // the transactions recorded failures name (supersede.go)
+}
+
+// Batches starts writing an ingest's batches under the analysis
+// configuration cfg (its fingerprint goes into the input markers).
+func (ix *Index) Batches(ctx context.Context, cfg *normalform.Config) (*Batches, error) {
+	f, err := ix.failingTxs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Batches{ix: ix, fp: ConfigFingerprint(cfg), failing: f}, nil
+}
+
+// Write writes ops, in one Badger transaction when they fit. A
+// transaction that cannot be written (its position taken by another, or
+// too big for one write on its own) becomes a failure of its input
+// (Owner.Failures) and the rest is written.
+func (w *Batches) Write(ops []Op) error { return w.commit(ops) }
+
+func (w *Batches) commit(ops []Op) error {
+	if err := w.ix.roomFor(opsSize(ops)); err != nil {
+		return err
+	}
+	for range 10 {
+		wt, err := w.try(ops)
+		if errors.Is(err, badger.ErrConflict) {
+			continue // a concurrent Put assigned dictionary ids: again
+		}
+		if err == nil && wt != nil {
+			wt.committed()
+		}
+		return w.ix.noSpace(err)
+	}
+	return fmt.Errorf("writing a batch: %w", badger.ErrConflict)
+}
+
+// try writes ops in one Badger transaction; it returns the transaction's
+// state after its commit (nil when a split or retry wrote the batch).
+func (w *Batches) try(ops []Op) (*wtx, error) {
+	txn := w.ix.db.NewTransaction(true)
+	defer txn.Discard()
+	wt := w.ix.newWtx(txn)
+	for i := range ops {
+		err := w.apply(wt, &ops[i])
+		var pe *PositionError
+		switch {
+		case err == nil:
+			continue
+		case errors.As(err, &pe) && ops[i].Entry != nil:
+			// Not this transaction; the batch again without it.
+			txn.Discard()
+			w.drop(&ops[i], pe.Error())
+			return nil, w.commit(ops)
+		case errors.Is(err, badger.ErrTxnTooBig):
+			txn.Discard()
+			if len(ops) > 1 {
+				half := len(ops) / 2
+				if err := w.commit(ops[:half]); err != nil {
+					return nil, err
+				}
+				return nil, w.commit(ops[half:])
+			}
+			if ops[0].Entry == nil {
+				return nil, fmt.Errorf("%s: the input's failures and marker do not fit in one write", ops[0].Fin.Name)
+			}
+			w.drop(&ops[0], fmt.Sprintf("tx %s: its record and keys do not fit in one Badger write", ops[0].Entry.Rec.Hash.Hex()))
+			return nil, nil
+		default:
+			return nil, err
+		}
+	}
+	return wt, txn.Commit()
+}
+
+// drop turns a transaction that cannot be written into a failure of its
+// input.
+func (w *Batches) drop(o *Op, msg string) {
+	o.Owner.Failures = append(o.Owner.Failures, Failure{Source: o.Owner.Name, Stage: StageIndex, Tx: o.Entry.Rec.Hash, HasTx: true, Msg: msg})
+	o.Owner.Txs--
+	o.Entry = nil
+}
+
+func (w *Batches) apply(wt *wtx, o *Op) error {
+	ix, txn := w.ix, wt.txn
+	if o.Entry != nil {
+		changed, err := wt.put(o.Entry.Rec, o.Entry.enc)
+		o.Changed, o.Kept = changed, wt.kept
+		if err != nil {
+			return err
+		}
+		return w.failing.clear(wt, o.Entry.Rec.Hash, SourceOf(o.Owner.Name))
+	}
+	if o.Fin == nil {
+		return nil
+	}
+	f := o.Fin
+	if f.Skip != nil {
+		return nil
+	}
+	src := SourceOf(f.Name)
+	for i, fl := range f.Failures {
+		fl.Seq = uint32(i)
+		f.Failures[i] = fl
+		if err := ix.set(txn, FailureKey(src, uint32(i)).Bytes(), fl.encode()); err != nil {
+			return err
+		}
+	}
+	if err := wt.staleFailures(src, uint32(len(f.Failures))); err != nil { // earlier failures beyond the new ones
+		return err
+	}
+	w.failing.add(src, f.Failures)
+	if f.ReadFail {
+		return nil
+	}
+	m := InputMark{Name: f.Name, Content: f.Content, Schema: SchemaVersion, Algebra: normalform.AlgebraVersion,
+		Config: w.fp, Txs: f.Txs, Failures: len(f.Failures)}
+	return ix.set(txn, InputKey(src).Bytes(), m.encode())
+}

@@ -1,0 +1,109 @@
+package index
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/trace"
+)
+
+// Test helpers of the package's own tests (records, keys, fuzz seeds),
+// exported below to its external tests (package index_test), which fill
+// indexes through index/ingest.
+
+const corpusDir = "../normalform/trace/testdata/corpus"
+
+// analyseCorpus decodes and analyses every corpus transaction (the
+// corpus's JSON files in lexical order, as ingest.Files lists them).
+func analyseCorpus(t testing.TB) []*normalform.Analysis {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(corpusDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	cfg := normalform.DefaultConfig()
+	var out []*normalform.Analysis
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		abs, _ := filepath.Abs(p)
+		res := trace.Decode(data, trace.Options{Config: cfg, Source: abs})
+		for _, tx := range res.Txs {
+			a, err := normalform.Analyze(tx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// AnalyseCorpus is analyseCorpus, for the external tests.
+var AnalyseCorpus = analyseCorpus
+
+// What the external tests reach inside the index: its Badger handle, raw
+// writes, the write hooks, the scan's tuning, the space estimate, the
+// dictionary.
+
+func DB(ix *Index) *badger.DB                                { return ix.db }
+func Set(ix *Index, txn *badger.Txn, k, v []byte) error      { return ix.set(txn, k, v) }
+func Del(ix *Index, txn *badger.Txn, k []byte) error         { return ix.del(txn, k) }
+func SetHook(ix *Index, f func(op string, key []byte) error) { ix.hook = f }
+func SetHookSpace(ix *Index, f func(batch uint64) error)     { ix.hookSpace = f }
+
+var (
+	EncodeBlockValue = encodeBlockValue
+	ContentOf        = contentOf
+	H, Ad            = h, ad
+)
+
+// KeyCount is the number of keys rec's record writes (its value's aside).
+func KeyCount(rec *Record) int { return len(keysOf(rec, nil, ids{})) }
+
+// NeedEmpty is the space a batch needs on an empty store.
+func NeedEmpty(batch uint64) uint64 { return need(batch, 0, 0, lsm{}) }
+
+// SetScan sets the parallel scan's goroutines and chunk size; restore
+// puts them back.
+func SetScan(workers int, per int64) (restore func()) {
+	oldW, oldC := scanWorkers, chunkRecords
+	scanWorkers = func() int { return workers }
+	chunkRecords = per
+	return func() { scanWorkers, chunkRecords = oldW, oldC }
+}
+
+// ShapeID assigns (or finds) the dictionary id of a shape hash in txn.
+func ShapeID(ix *Index, txn *badger.Txn, shape normalform.Hash) (uint32, error) {
+	return ix.newWtx(txn).id(normalform.Shape, shape)
+}
+
+// DictIDs calls fn with every id of the dictionary.
+func DictIDs(ctx context.Context, ix *Index, fn func(id uint32)) error {
+	return ix.db.View(func(txn *badger.Txn) error {
+		return scanTxn(ctx, txn, kindPrefix(KindDict), nil, true, func(k, v []byte) ([]byte, bool, error) {
+			id, err := parseID(v)
+			if err == nil {
+				fn(id)
+			}
+			return nil, false, err
+		})
+	})
+}
