@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"hash"
 	"io"
@@ -162,3 +163,5 @@ func TestByteIdentity(t *testing.T) {
 		t.Errorf("normal forms, step logs or hashes changed:\n got\n%s want\n%s", got, want)
 	}
 }
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
