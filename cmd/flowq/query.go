@@ -208,3 +208,44 @@ type scriptSizeError struct{ name string }
 func (e *scriptSizeError) Error() string {
 	return fmt.Sprintf("%s: over %d bytes (64 MiB), the limit on the statements one run reads (repl.MaxScriptBytes); stopped reading there", e.name, repl.MaxScriptBytes)
 }
+
+// exportQuery is `flowq export --query`: the query's rows, as `flowq
+// query --format csv` (or json, for jsonl) writes them, without the
+// query's limits on rows and time, to out or standard output.
+func exportQuery(dir string, f index.Format, query, out string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	mode := "csv"
+	if f == index.JSONL {
+		mode = "json"
+	}
+	w := stdout
+	var file *os.File
+	if out != "" {
+		var err error
+		if file, err = os.Create(out); err != nil {
+			fmt.Fprintf(stderr, "flowq export: %v\n", err)
+			return 1
+		}
+		w = file
+	}
+	noLimit, noRows, no := time.Duration(-1), -1, false
+	qf := queryFlags{dir: &dir, format: &mode, timer: &no, echo: &no, timeout: &noLimit, maxRows: &noRows}
+	s, closeIx, code, err := qf.session(w, stderr, lookupEnv)
+	if err != nil {
+		if file != nil {
+			file.Close()
+		}
+		fmt.Fprintf(stderr, "flowq export: %v\n", err)
+		return code
+	}
+	defer closeIx()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rc := execReport(ctx, s, "--query", query, stderr, "export")
+	if file != nil {
+		if err := file.Close(); err != nil && rc == 0 {
+			fmt.Fprintf(stderr, "flowq export: %v\n", err)
+			rc = 1
+		}
+	}
+	return rc
+}
