@@ -136,7 +136,10 @@ func NewConfig(c *Network, wrapped, routers []Address) *Config {
 	for _, r := range routers {
 		cfg.routers[r] = true
 	}
-	for k, v := range c.Tokens {
+	for k, v := range ListedTokens(c.ID) { // the token list (tokens.go)
+		cfg.tokens[k] = v
+	}
+	for k, v := range c.Tokens { // the curated table wins
 		cfg.tokens[k] = v
 	}
 	for _, w := range wrapped {
@@ -216,8 +219,8 @@ func ParseAddressList(s string) ([]Address, error) {
 }
 
 // TokenBySymbol finds a token by symbol: the native asset's symbol (or
-// "ETH" on chains whose native asset is ether), or a well-known token of
-// the chain. Symbols are matched without regard to case; an ambiguous
+// "ETH" on chains whose native asset is ether), or a token of the chain's
+// token list or curated table (tokens.go). Symbols are matched without regard to case; an ambiguous
 // symbol is not found.
 func (c *Config) TokenBySymbol(sym string) (Token, bool) {
 	sym = strings.ToUpper(sym)
