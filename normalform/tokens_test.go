@@ -43,9 +43,9 @@ func TestTokenList(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	for sym, want := range map[string]string{
-		"WTEH": "did you mean WETH?", // a transposition
-		"USDD": "did you mean",       // several close ones
-		"ZZZZZZZZ": "base units",     // none: no hint
+		"WTEH":     "did you mean WETH?", // a transposition
+		"USDD":     "did you mean",       // several close ones
+		"ZZZZZZZZ": "base units",         // none: no hint
 	} {
 		msg := cfg.SymbolError(sym, `"`+sym+`"`)
 		if !strings.Contains(msg, want) || sym == "ZZZZZZZZ" && strings.Contains(msg, "did you mean") {

@@ -27,7 +27,7 @@ var balanceColumns = map[string]bool{"gross": true, "net": true}
 var amountColumns = map[string]bool{"gain": true, "builder_paid": true}
 
 // listColumns hold lists, comma-separated in the planner's values.
-var listColumns = map[string]bool{"reasons": true, "victims": true, "corrects": true}
+var listColumns = map[string]bool{"reasons": true, "victims": true, "corrects": true, "roles": true}
 
 // jsonValue is a field's value under the contract: numbers as numbers,
 // balances as maps, lists as arrays, amounts as decimal strings, and

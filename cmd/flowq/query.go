@@ -240,7 +240,7 @@ func exportQuery(dir string, f index.Format, query, out string, stdout, stderr i
 	defer closeIx()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rc := execReport(ctx, s, "--query", query, stderr, "export")
+	rc := execReport(ctx, s, "<query>", query, stderr, "export")
 	if file != nil {
 		if err := file.Close(); err != nil && rc == 0 {
 			fmt.Fprintf(stderr, "flowq export: %v\n", err)
