@@ -236,3 +236,14 @@ func (c *Config) TokenBySymbol(sym string) (Token, bool) {
 	}
 	return found, n == 1
 }
+
+// AddTokens adds display facts for tokens the configuration does not know
+// (the index's token dictionary: what a node said); a token it knows keeps
+// its entry.
+func (c *Config) AddTokens(m map[Address]TokenInfo) {
+	for a, ti := range m {
+		if _, ok := c.tokens[a]; !ok {
+			c.tokens[a] = ti
+		}
+	}
+}

@@ -278,6 +278,9 @@ func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, i
 	defer c.Close()
 	rep, err := c.IngestBlocks(ctx, ix, a.from, a.to, opt)
 	sum, text := rep.Summary, rep.String()+" into "+ix.Path()
+	if err == nil {
+		text += nameTokens(ctx, c, ix, opt.Config, a.from, a.to)
+	}
 	if err != nil || a.confirm == "" {
 		return sum, text, !rep.Complete(), err
 	}

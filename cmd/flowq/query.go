@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/repl"
 )
@@ -85,6 +87,7 @@ func (q *queryFlags) session(stdout, stderr io.Writer, lookupEnv func(string) (s
 	if err != nil {
 		return nil, nil, 1, fmt.Errorf("open index %s: %w", path, err)
 	}
+	withTokens(cfg, ix, index.Command, stderr)
 	s = &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table", Timeout: *q.timeout, MaxRows: *q.maxRows}
 	return s, ix.Close, 0, nil
 }
@@ -248,4 +251,37 @@ func exportQuery(dir string, f index.Format, query, out string, stdout, stderr i
 		}
 	}
 	return rc
+}
+
+// nameTokens asks the node for the symbol and decimals of the tokens the
+// ingested range touches that no table knows, into the index's token
+// dictionary (index.TokensFile); it returns a line for the report, or ""
+// when there was nothing to name.
+func nameTokens(ctx context.Context, c *fetch.Client, ix *index.Index, cfg *normalform.Config, from, to uint64) string {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	n, err := c.NameTokens(ctx, ix, cfg, from, to)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("\n  tokens not named: the node did not answer symbol() and decimals(): %v", err)
+	case n > 0:
+		return fmt.Sprintf("\n  %d tokens named by the node (symbol() and decimals()), kept in %s", n, index.TokensFile)
+	}
+	return ""
+}
+
+// withTokens adds the index's token dictionary (what a node named at
+// `ingest --rpc`) to cfg; a dictionary that does not read is said, not
+// fatal.
+func withTokens(cfg *normalform.Config, ix *index.Index, cmd string, stderr io.Writer) {
+	if ix == nil {
+		return
+	}
+	m, err := ix.Tokens()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: the token dictionary is not read: %v\n", cmd, err)
+		return
+	}
+	cfg.AddTokens(m)
 }
