@@ -51,5 +51,5 @@ TOKENLIST_VERSION ?= 22.21.0
 tokens:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	(cd "$$tmp" && npm pack --silent @uniswap/default-token-list@$(TOKENLIST_VERSION) >/dev/null && tar xzf uniswap-default-token-list-*.tgz) && \
-	$(GO) run ./normalform/gentokens "$$tmp/package" > normalform/tokens_list.go.new && \
+	$(GO) run ./internal/gentokens "$$tmp/package" > normalform/tokens_list.go.new && \
 	mv normalform/tokens_list.go.new normalform/tokens_list.go
