@@ -1,7 +1,7 @@
 # The README's test command is `make test`; .ci/run calls it.
 GO ?= go
 
-.PHONY: test build build-duckdb test-duckdb fmt-check vet bench scenario-setup fuzz-smoke browser-setup
+.PHONY: test build build-duckdb test-duckdb fmt-check vet bench scenario-setup fuzz-smoke browser-setup tokens
 
 test: scenario-setup browser-setup fmt-check vet
 	$(GO) test ./...
@@ -56,3 +56,14 @@ vet:
 # Benchmarks as BENCHMARKS.md reports them.
 bench:
 	$(GO) test ./normalform/trace -run '^$$' -bench Corpus -benchmem -count 5
+
+# normalform/tokens_list.go: the symbols and decimals of the Uniswap
+# default token list, from its npm package at TOKENLIST_VERSION (the
+# version the committed file names in its first line); `go generate
+# ./normalform` runs this too.
+TOKENLIST_VERSION ?= 22.21.0
+tokens:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	(cd "$$tmp" && npm pack --silent @uniswap/default-token-list@$(TOKENLIST_VERSION) >/dev/null && tar xzf uniswap-default-token-list-*.tgz) && \
+	$(GO) run ./internal/gentokens "$$tmp/package" > normalform/tokens_list.go.new && \
+	mv normalform/tokens_list.go.new normalform/tokens_list.go

@@ -151,7 +151,10 @@ func NewConfig(c *Network, wrapped, routers []Address) *Config {
 	for _, r := range routers {
 		cfg.routers[r] = true
 	}
-	for k, v := range c.Tokens {
+	for k, v := range ListedTokens(c.ID) { // the token list (tokens.go)
+		cfg.tokens[k] = v
+	}
+	for k, v := range c.Tokens { // the curated table wins
 		cfg.tokens[k] = v
 	}
 	for _, w := range wrapped {
@@ -231,8 +234,8 @@ func ParseAddressList(s string) ([]Address, error) {
 }
 
 // TokenBySymbol finds a token by symbol: the native asset's symbol (or
-// "ETH" on chains whose native asset is ether), or a well-known token of
-// the chain. Symbols are matched without regard to case; an ambiguous
+// "ETH" on chains whose native asset is ether), or a token of the chain's
+// token list or curated table (tokens.go). Symbols are matched without regard to case; an ambiguous
 // symbol is not found.
 func (c *Config) TokenBySymbol(sym string) (Token, bool) {
 	sym = strings.ToUpper(sym)
@@ -247,4 +250,15 @@ func (c *Config) TokenBySymbol(sym string) (Token, bool) {
 		}
 	}
 	return found, n == 1
+}
+
+// AddTokens adds display facts for tokens the configuration does not know
+// (the index's token dictionary: what a node said); a token it knows keeps
+// its entry.
+func (c *Config) AddTokens(m map[Address]TokenInfo) {
+	for a, ti := range m {
+		if _, ok := c.tokens[a]; !ok {
+			c.tokens[a] = ti
+		}
+	}
 }

@@ -178,14 +178,20 @@ func TreeToJSON(n *Node) *NodeJSON {
 	return j
 }
 
-// MetaJSON is the JSON form of a transaction's metadata. Cost fields are
-// present only when the input carried them.
+// MetaJSON is the JSON form of a transaction's metadata: what names it
+// (null when the input did not say) and what its receipt says.
 type MetaJSON struct {
-	Tx                string  `json:"tx,omitempty"`
-	Block             *uint64 `json:"block,omitempty"`
-	Index             *int    `json:"index,omitempty"`
-	From              string  `json:"from,omitempty"`
-	To                string  `json:"to,omitempty"`
+	Tx    *string `json:"tx"`
+	Block *uint64 `json:"block"`
+	Index *uint32 `json:"index"`
+	From  *string `json:"from"`
+	To    *string `json:"to"`
+	ReceiptJSON
+}
+
+// ReceiptJSON is what a receipt and a block header say of a transaction.
+// Cost fields are present only when the input carried them.
+type ReceiptJSON struct {
 	Status            string  `json:"status"`
 	Type              *uint8  `json:"type,omitempty"`
 	GasUsed           *uint64 `json:"gas_used,omitempty"`
@@ -197,24 +203,30 @@ type MetaJSON struct {
 
 // MetaToJSON converts metadata; Costs says whether gas costs are known.
 func MetaToJSON(m *Meta) MetaJSON {
-	j := MetaJSON{Status: m.Status.String(), Costs: "unknown: no receipt"}
+	j := MetaJSON{ReceiptJSON: ReceiptToJSON(m)}
 	if m.HasHash {
-		j.Tx = m.Hash.Hex()
+		j.Tx = strPtr(m.Hash.Hex())
 	}
 	if m.HasBlock {
 		b := m.Block
 		j.Block = &b
 	}
 	if m.HasIndex {
-		i := m.Index
+		i := uint32(m.Index)
 		j.Index = &i
 	}
 	if m.HasFrom {
-		j.From = lowerHex(m.From)
+		j.From = strPtr(lowerHex(m.From))
 	}
 	if m.HasTo {
-		j.To = lowerHex(m.To)
+		j.To = strPtr(lowerHex(m.To))
 	}
+	return j
+}
+
+// ReceiptToJSON converts the receipt's part of metadata.
+func ReceiptToJSON(m *Meta) ReceiptJSON {
+	j := ReceiptJSON{Status: m.Status.String(), Costs: "unknown: no receipt"}
 	if m.HasReceipt {
 		t, g := m.Type, m.GasUsed
 		j.Type, j.GasUsed = &t, &g

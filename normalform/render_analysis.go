@@ -229,17 +229,17 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 
 // CycleJSON is one closed chain of the normal form.
 type CycleJSON struct {
-	ID        int32             `json:"id"`
-	Label     string            `json:"label"`
-	Origin    string            `json:"origin"`
-	TokenIn   string            `json:"token_in"`
-	TokenOut  string            `json:"token_out"`
-	Delta     map[string]string `json:"delta"` // at the origin
-	Transfers []int32           `json:"transfers"`
-	Counted   bool              `json:"counted"`  // some detection reads it
-	Promoted  bool              `json:"promoted"` // reached by the post-fixpoint promotion path
-	Inner     bool              `json:"inner"`    // its detection's origin is not a principal
-	Rule      string            `json:"rule"`
+	ID        int32   `json:"id"`
+	Label     string  `json:"label"`
+	Origin    string  `json:"origin"`
+	TokenIn   string  `json:"token_in"`
+	TokenOut  string  `json:"token_out"`
+	Delta     Amounts `json:"delta"` // at the origin
+	Transfers []int32 `json:"transfers"`
+	Counted   bool    `json:"counted"`  // some detection reads it
+	Promoted  bool    `json:"promoted"` // reached by the post-fixpoint promotion path
+	Inner     bool    `json:"inner"`    // its detection's origin is not a principal
+	Rule      string  `json:"rule"`
 }
 
 // StepJSON is one rewrite.
@@ -251,26 +251,23 @@ type StepJSON struct {
 	Note     string   `json:"note,omitempty"`
 }
 
-// AnalysisJSON is one line of `flowq inspect --format json`.
+// AnalysisJSON is one line of `flowq inspect --format json` and the
+// answer of `show --format json`: the contract's TxJSON, then the
+// receipt and the analysis in detail.
 type AnalysisJSON struct {
-	MetaJSON
-	Mode       string          `json:"mode"` // traces, or receipts (ModeReceipts)
-	Verdict    string          `json:"verdict"`
-	Tier       string          `json:"tier"`
-	Reasons    []string        `json:"reasons"`
-	Cycles     []CycleJSON     `json:"cycles"`
-	Chains     []CycleJSON     `json:"chains"` // open chains
-	Path       string          `json:"path"`   // how the verdict's arbitrage was found; "" without one
+	TxJSON
+	ReceiptJSON
+	Mode       string          `json:"mode"`         // traces, or receipts (ModeReceipts)
+	Closed     []CycleJSON     `json:"cycle_chains"` // closed chains; the counted ones are the cycles
+	Chains     []CycleJSON     `json:"chains"`       // open chains
 	Detections []DetectionJSON `json:"detections"`
 	Payouts    []int32         `json:"payouts"`
 	Internal   []int32         `json:"internal_transfers"`
-	Leftovers  int             `json:"leftovers"`
 	Leftover   []int32         `json:"leftover_transfers"`
 	Builder    []int32         `json:"builder_payments"`
 	Profit     ProfitJSON      `json:"profit"`
 	Transfers  []TransferJSON  `json:"transfers"`
 	Passes     int             `json:"passes"`
-	Hashes     HashesJSON      `json:"hashes"`
 	Terms      []string        `json:"terms"`
 	Star       *StarJSON       `json:"star_family,omitempty"`
 	Steps      []StepJSON      `json:"steps,omitempty"`
@@ -300,14 +297,6 @@ type WitnessJSON struct {
 	Gain   string    `json:"gain"`
 }
 
-// HashesJSON are the structural hashes of the four equivalence levels.
-type HashesJSON struct {
-	Exact  string `json:"exact"`
-	Shape  string `json:"shape"`
-	Tokens string `json:"tokens"`
-	Family string `json:"family"`
-}
-
 // StarJSON says the normal form is a word of the star grammar G_{α,τ'}
 // (flash: of its flash-loan extension G^F).
 type StarJSON struct {
@@ -319,12 +308,12 @@ type StarJSON struct {
 // ProfitJSON carries the balances at the principals (token keys are
 // lowercase addresses; net folds the wrapped native into the native asset).
 type ProfitJSON struct {
-	Gross       map[string]string `json:"gross"`
-	GrossFolded map[string]string `json:"gross_folded"` // gross with the wrapped native folded into the native asset
-	Net         map[string]string `json:"net"`          // null when costs are unknown
-	Costs       *CostsJSON        `json:"costs"`
-	Unexplained map[string]string `json:"unexplained"` // gross the detections do not account for (folded)
-	Kept        map[string]string `json:"kept"`        // net less payouts; null when costs are unknown
+	Gross       Amounts    `json:"gross"`
+	GrossFolded Amounts    `json:"gross_folded"` // gross with the wrapped native folded into the native asset
+	Net         Amounts    `json:"net"`          // null when costs are unknown
+	Costs       *CostsJSON `json:"costs"`
+	Unexplained Amounts    `json:"unexplained"` // gross the detections do not account for (folded)
+	Kept        Amounts    `json:"kept"`        // net less payouts; null when costs are unknown
 }
 
 // CostsJSON are the costs, in the native asset's base units.
@@ -336,13 +325,7 @@ type CostsJSON struct {
 	Total    string `json:"total"`
 }
 
-func deltaMap(d Delta) map[string]string {
-	m := map[string]string{}
-	for _, e := range d {
-		m[e.Token.Key()] = e.Amount.String()
-	}
-	return m
-}
+func deltaMap(d Delta) Amounts { return AmountsOf(d) }
 
 func positions(ts []*Transfer) []int32 {
 	out := make([]int32, len(ts))
@@ -354,14 +337,10 @@ func positions(ts []*Transfer) []int32 {
 
 // MarshalAnalysis renders an analysis as one line of JSON.
 func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
-	j := AnalysisJSON{MetaJSON: MetaToJSON(&a.Tx.Meta), Mode: a.Tx.Mode().String(), Verdict: a.Verdict.String(), Tier: a.Tier.String(),
-		Reasons: make([]string, len(a.Reasons)), Cycles: []CycleJSON{}, Chains: []CycleJSON{},
-		Leftovers: len(a.Leftover), Leftover: positions(a.Leftover), Builder: positions(a.Builder), Passes: a.Passes,
+	j := AnalysisJSON{TxJSON: c.TxSummary(a), ReceiptJSON: ReceiptToJSON(&a.Tx.Meta), Mode: a.Tx.Mode().String(),
+		Closed: []CycleJSON{}, Chains: []CycleJSON{},
+		Leftover: positions(a.Leftover), Builder: positions(a.Builder), Passes: a.Passes,
 		Transfers: make([]TransferJSON, 0, len(a.Tx.Transfers))}
-	for i, r := range a.Reasons {
-		j.Reasons[i] = string(r)
-	}
-	j.Path = a.Path().String()
 	j.Detections = make([]DetectionJSON, len(a.Detections))
 	for i := range a.Detections {
 		det := &a.Detections[i]
@@ -392,7 +371,7 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 				cj.Inner = !a.Principal(det.Origin)
 			}
 			if ch.Closed() {
-				j.Cycles = append(j.Cycles, cj)
+				j.Closed = append(j.Closed, cj)
 			} else {
 				j.Chains = append(j.Chains, cj)
 			}
@@ -414,8 +393,6 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 	for i := range a.Tx.Transfers {
 		j.Transfers = append(j.Transfers, c.TransferToJSON(&a.Tx.Transfers[i]))
 	}
-	h := a.Hashes()
-	j.Hashes = HashesJSON{Exact: h.Exact.Hex(), Shape: h.Shape.Hex(), Tokens: h.Tokens.Hex(), Family: h.Family.Hex()}
 	j.Terms = a.RenderTerms(c)
 	if j.Terms == nil {
 		j.Terms = []string{}

@@ -217,7 +217,7 @@ func (pl *Planner) token(t *lang.TokenRef) (normalform.Token, error) {
 	}
 	tok, ok := pl.Cfg.TokenBySymbol(t.Symbol)
 	if !ok {
-		return tok, pl.errAt(t, "unknown token symbol %q on this chain: name it by address (0x…) and give amounts in base units", word(t.Symbol))
+		return tok, pl.errAt(t, "%s", pl.Cfg.SymbolError(t.Symbol, fmt.Sprintf("%q", word(t.Symbol))))
 	}
 	return tok, nil
 }

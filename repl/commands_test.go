@@ -120,7 +120,7 @@ func TestCommands(t *testing.T) {
 		out, err string // regexps; empty: nothing printed
 	}{
 		{lines: []string{".mode"}, out: `^table\n$`},
-		{lines: []string{".mode json", "find limit 1;"}, out: `^\{"tx":"0x[0-9a-f]{64}","block":"[0-9]+",.*\}\n$`},
+		{lines: []string{".mode json", "find limit 1;"}, out: `^\{"tx":"0x[0-9a-f]{64}","block":[0-9]+,.*\}\n$`},
 		{lines: []string{".mode csv", "find limit 1;"}, out: `^tx,block,verdict,.*\n0x[0-9a-f]{64},[0-9]+,`},
 		{lines: []string{".mode table", ".mode"}, out: `^table\n$`},
 		{lines: []string{".mode xml"}, err: `^unknown mode "xml": want table, json, csv\n$`},

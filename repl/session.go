@@ -3,10 +3,10 @@ package repl
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -114,6 +114,9 @@ func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) 
 		return nil
 	}
 	r := newRenderer(s.Out, s.Mode)
+	if show, ok := q.Plan.(*planner.ShowTx); ok && s.Mode == "json" {
+		r.show = s.showJSON(show)
+	}
 	x := &planner.Executor{Src: s.Src, Cfg: s.Cfg, Timeout: s.Timeout, MaxRows: s.MaxRows}
 	err = x.Run(ctx, q, r.row)
 	r.flush()
@@ -132,6 +135,30 @@ func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) 
 	return nil
 }
 
+// showJSON is `show`'s answer in the JSON mode: the transaction's
+// structured analysis (normalform.AnalysisJSON, as `flowq inspect
+// --format json` prints it; with the rewrite steps when the statement
+// asks for them), not its text.
+func (s *Session) showJSON(p *planner.ShowTx) func(tx string) ([]byte, error) {
+	steps := slices.ContainsFunc(p.Views, func(v string) bool { return v == "steps" || v == "all" })
+	return func(tx string) ([]byte, error) {
+		h, err := normalform.ParseHash(tx)
+		if err != nil {
+			return nil, fmt.Errorf("tx %q: %w", tx, err)
+		}
+		rec, err := s.Src.Get(h)
+		if err != nil {
+			return nil, err
+		}
+		a, err := rec.Analysis()
+		if err != nil {
+			return nil, fmt.Errorf("tx %s: the stored normal form does not decode: %w", h.Hex(), err)
+		}
+		b, err := s.Cfg.MarshalAnalysis(a, steps)
+		return append(b, '\n'), err
+	}
+}
+
 // renderer writes rows in one mode. Tables are buffered to align their
 // columns; JSON lines and CSV stream.
 type renderer struct {
@@ -140,6 +167,8 @@ type renderer struct {
 	n    int
 	rows []planner.Row
 	csv  *csv.Writer
+	// show, in the JSON mode, renders a shown transaction (by its hash).
+	show func(tx string) ([]byte, error)
 }
 
 func newRenderer(w io.Writer, mode string) *renderer {
@@ -154,43 +183,27 @@ func (r *renderer) row(row planner.Row) error {
 	r.n++
 	switch r.mode {
 	case "json":
-		obj := make(map[string]string, len(row))
-		keys := make([]string, 0, len(row))
-		for _, f := range row {
-			obj[f.Name] = f.Value
-			keys = append(keys, f.Name)
-		}
-		// keep column order: marshal by hand
-		var b strings.Builder
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
+		if r.show != nil && row.Get("tx") != "" {
+			b, err := r.show(row.Get("tx"))
+			if err != nil {
+				return err
 			}
-			kb, _ := json.Marshal(k)
-			vb, _ := json.Marshal(obj[k])
-			b.Write(kb)
-			b.WriteByte(':')
-			b.Write(vb)
+			_, err = r.w.Write(b)
+			return err
 		}
-		b.WriteString("}\n")
-		_, err := io.WriteString(r.w, b.String())
+		b, err := jsonRow(row)
+		if err != nil {
+			return err
+		}
+		_, err = r.w.Write(b)
 		return err
 	case "csv":
 		if r.n == 1 {
-			var head []string
-			for _, f := range row {
-				head = append(head, f.Name)
-			}
-			if err := r.csv.Write(head); err != nil {
+			if err := r.csv.Write(CSVHeader(row)); err != nil {
 				return err
 			}
 		}
-		var vals []string
-		for _, f := range row {
-			vals = append(vals, f.Value)
-		}
-		return r.csv.Write(vals)
+		return r.csv.Write(CSVCells(row))
 	}
 	// table: a text field (show) prints as it is
 	if len(row) > 0 && row[len(row)-1].Name == "text" {

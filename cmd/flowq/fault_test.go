@@ -83,7 +83,7 @@ func readOnlyCommands(t *testing.T, dir string, want int) {
 	}{
 		{"", []string{"verify", "--index", dir}, fmt.Sprintf("%d transactions, every key consistent with its record", want)},
 		{"", []string{"query", "--index", dir, "--format", "csv", "count transactions by verdict"}, "verdict,transactions,example"},
-		{"", []string{"export", "--index", dir, "--format", "jsonl"}, `"hash":`},
+		{"", []string{"export", "--index", dir, "--format", "jsonl"}, `"tx":`},
 		{"", []string{"ingest", "--failures", "--index", dir}, ""},
 		{"count transactions by verdict;\n", []string{"repl", "--index", dir, "--history", ""}, "verdict"},
 	} {

@@ -284,6 +284,9 @@ func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, i
 	defer c.Close()
 	rep, err := c.IngestBlocks(ctx, ix, a.from, a.to, opt)
 	sum, text := rep.Summary, rep.String()+" into "+ix.Path()
+	if err == nil {
+		text += nameTokens(ctx, c, ix, opt.Config, a.from, a.to)
+	}
 	if err != nil || a.confirm == "" {
 		return sum, text, !rep.Complete(), err
 	}
@@ -298,14 +301,16 @@ func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, i
 	return sum, text + "\n" + crep.String(), !rep.Complete() || len(crep.Missing) > 0 || len(crep.Failures) > 0, err
 }
 
-const exportUsage = `usage: flowq export [--index DIR] --format csv|jsonl [--out FILE] [--blocks A..B]
+const exportUsage = `usage: flowq export [--index DIR] --format csv|jsonl [--out FILE] [--blocks A..B | --query Q]
        flowq export --format parquet --lake DIR [--range-size N] [--shard i/n] (flowq export --lake DIR -h)
 
 Writes every transaction of the index, in block order, one per line: the
 paper's released columns (hash, block, verdict, reasons, cycles,
 latency_ms) and flowq's (index, tier, from, to, costs_known, gross, net,
 pools, hops, leftovers, and the four structural hashes). See go doc
-./index Columns.
+./index Columns. With --query, writes the query's rows instead: the
+cells of 'flowq query --format csv' (a balance as two columns, its tokens
+and its amounts), or its JSON lines.
 
 flags:
 `
@@ -320,6 +325,7 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	format := fs.String("format", "csv", "csv or jsonl")
 	out := fs.String("out", "", "output file (default: standard output)")
 	blocks := fs.String("blocks", "", "only this inclusive block range A..B (or one block)")
+	query := fs.String("query", "", "export the rows of this query (`flowq query`'s language) instead of every transaction: the cells of `query --format csv`, or its JSON lines")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -331,6 +337,12 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	f, err := export.ParseFormat(*format)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if *query != "" {
+		if *blocks != "" {
+			return usageErr("--blocks and --query: give the block range in the query (where block in A..B)")
+		}
+		return exportQuery(*dir, f, *query, *out, stdout, stderr, lookupEnv)
 	}
 	rng := index.AllBlocks
 	if *blocks != "" {

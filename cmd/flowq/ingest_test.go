@@ -122,6 +122,7 @@ func TestIngestUsage(t *testing.T) {
 		{[]string{"ingest", "--rpc", "http://127.0.0.1:1", "--blocks", "1..2", mainnetDir}, 2, "--blocks takes no files"},
 		{[]string{"export", "--format", "xml"}, 2, "unknown export format"},
 		{[]string{"export", "--blocks", "9..3"}, 2, "A <= B"},
+		{[]string{"export", "--blocks", "3", "--query", "find arbitrages"}, 2, "--blocks and --query"},
 		{[]string{"export"}, 1, "no index at"},
 	} {
 		_, errs, code := flowq(t, env, "", tc.args...)

@@ -194,11 +194,12 @@ func TestInspectAnalysis(t *testing.T) {
 		Verdict string   `json:"verdict"`
 		Tier    string   `json:"tier"`
 		Reasons []string `json:"reasons"`
-		Cycles  []struct {
+		Cycles  int      `json:"cycles"`
+		Closed  []struct {
 			Label  string            `json:"label"`
 			Origin string            `json:"origin"`
 			Delta  map[string]string `json:"delta"`
-		} `json:"cycles"`
+		} `json:"cycle_chains"`
 		Leftovers int `json:"leftovers"`
 		Profit    struct {
 			Gross map[string]string `json:"gross"`
@@ -209,7 +210,7 @@ func TestInspectAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	weth := "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
-	if v.Verdict != "warning" || v.Tier != "probable" || len(v.Cycles) != 1 || v.Cycles[0].Label != "arbitrage" ||
+	if v.Verdict != "warning" || v.Tier != "probable" || v.Cycles != 1 || len(v.Closed) != 1 || v.Closed[0].Label != "arbitrage" ||
 		v.Profit.Gross[weth] != "9196963592118237" || v.Profit.Net != nil || v.Leftovers != 0 {
 		t.Errorf("unexpected analysis: %+v", v)
 	}

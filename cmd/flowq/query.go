@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/export"
+	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/index/ingest"
+	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/repl"
 )
@@ -86,6 +89,7 @@ func (q *queryFlags) session(stdout, stderr io.Writer, lookupEnv func(string) (s
 	if err != nil {
 		return nil, nil, 1, fmt.Errorf("open index %s: %w", path, err)
 	}
+	withTokens(cfg, ix, index.Command, stderr)
 	s = &repl.Session{Cfg: cfg, Src: ix, Out: stdout, Mode: *q.format, Timer: *q.timer, Echo: *q.echo && *q.format == "table", Timeout: *q.timeout, MaxRows: *q.maxRows}
 	return s, ix.Close, 0, nil
 }
@@ -208,4 +212,78 @@ type scriptSizeError struct{ name string }
 
 func (e *scriptSizeError) Error() string {
 	return fmt.Sprintf("%s: over %d bytes (64 MiB), the limit on the statements one run reads (repl.MaxScriptBytes); stopped reading there", e.name, repl.MaxScriptBytes)
+}
+
+// exportQuery is `flowq export --query`: the query's rows, as `flowq
+// query --format csv` (or json, for jsonl) writes them, without the
+// query's limits on rows and time, to out or standard output.
+func exportQuery(dir string, f export.Format, query, out string, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	mode := "csv"
+	if f == export.JSONL {
+		mode = "json"
+	}
+	w := stdout
+	var file *os.File
+	if out != "" {
+		var err error
+		if file, err = os.Create(out); err != nil {
+			fmt.Fprintf(stderr, "flowq export: %v\n", err)
+			return 1
+		}
+		w = file
+	}
+	noLimit, noRows, no := time.Duration(-1), -1, false
+	qf := queryFlags{dir: &dir, format: &mode, timer: &no, echo: &no, timeout: &noLimit, maxRows: &noRows}
+	s, closeIx, code, err := qf.session(w, stderr, lookupEnv)
+	if err != nil {
+		if file != nil {
+			file.Close()
+		}
+		fmt.Fprintf(stderr, "flowq export: %v\n", err)
+		return code
+	}
+	defer closeIx()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rc := execReport(ctx, s, "<query>", query, stderr, "export")
+	if file != nil {
+		if err := file.Close(); err != nil && rc == 0 {
+			fmt.Fprintf(stderr, "flowq export: %v\n", err)
+			rc = 1
+		}
+	}
+	return rc
+}
+
+// nameTokens asks the node for the symbol and decimals of the tokens the
+// ingested range touches that no table knows, into the index's token
+// dictionary (index.TokensFile); it returns a line for the report, or ""
+// when there was nothing to name.
+func nameTokens(ctx context.Context, c *fetch.Client, ix *index.Index, cfg *normalform.Config, from, to uint64) string {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	n, err := c.NameTokens(ctx, ix, cfg, from, to)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("\n  tokens not named: the node did not answer symbol() and decimals(): %v", err)
+	case n > 0:
+		return fmt.Sprintf("\n  %d tokens named by the node (symbol() and decimals()), kept in %s", n, index.TokensFile)
+	}
+	return ""
+}
+
+// withTokens adds the index's token dictionary (what a node named at
+// `ingest --rpc`) to cfg; a dictionary that does not read is said, not
+// fatal.
+func withTokens(cfg *normalform.Config, ix *index.Index, cmd string, stderr io.Writer) {
+	if ix == nil {
+		return
+	}
+	m, err := ix.Tokens()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: the token dictionary is not read: %v\n", cmd, err)
+		return
+	}
+	cfg.AddTokens(m)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,11 +34,14 @@ func TestQueryAndRun(t *testing.T) {
 		t.Fatalf("no rows: %q", out)
 	}
 	for _, l := range lines {
-		var row map[string]string
+		var row struct {
+			Verdict string
+			Pools   int
+		}
 		if err := json.Unmarshal([]byte(l), &row); err != nil {
 			t.Fatalf("%q: %v", l, err)
 		}
-		if pools, err := strconv.Atoi(row["pools"]); row["verdict"] != "arbitrage" || err != nil || pools < 3 {
+		if row.Verdict != "arbitrage" || row.Pools < 3 {
 			t.Errorf("row breaks the query: %v", row)
 		}
 	}

@@ -138,6 +138,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		fmt.Fprintf(stderr, "flowq repl: %v\n", err)
 		return 1
 	}
+	withTokens(cfg, ix, "flowq repl", stderr)
 	opts := repl.Options{
 		Cfg: cfg, Index: ix, Mode: *mode, Timer: *timer,
 		HistoryFile: hfile, Interactive: interactive, Terminal: terminal.Open, AllowWrites: *allowWrites,

@@ -387,7 +387,7 @@ func TestREPLTerminal(t *testing.T) {
 		tm.send(".mode json" + enter)
 		tm.prompt()
 		tm.send("find arbitrages limit 1;" + enter)
-		tm.expect(`\n\{"tx":"0x[0-9a-f]{64}","block":"[0-9]+","verdict":"arbitrage".*\}\n\(1 rows, [0-9.]+[µnm]?s\)\nflowq> $`)
+		tm.expect(`\n\{"tx":"0x[0-9a-f]{64}","block":[0-9]+,"verdict":"arbitrage".*\}\n\(1 rows, [0-9.]+[µnm]?s\)\nflowq> $`)
 
 		// Ctrl-C at a prompt with a partial statement clears it
 		tm.send("find arbitrages" + enter)
@@ -397,7 +397,7 @@ func TestREPLTerminal(t *testing.T) {
 		tm.send(ctrlC)
 		tm.expect(`\^C\nflowq> $`)
 		tm.send("count by verdict;" + enter) // would not parse after the cleared lines
-		tm.expect(`\{"verdict":"(none|warning|arbitrage)","transactions":"[0-9]+",.*\n.*\n.*\n\(3 rows, .*\)\nflowq> $`)
+		tm.expect(`\{"verdict":"(none|warning|arbitrage)","transactions":[0-9]+,.*\n.*\n.*\n\(3 rows, .*\)\nflowq> $`)
 
 		// Ctrl-D on an open statement discards it; at an empty prompt it leaves
 		tm.send("find" + enter)

@@ -85,6 +85,7 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 		return 1
 	}
 	defer ix.Close()
+	withTokens(cfg, ix, "flowq serve", stderr)
 	srv := serve.New(ix, cfg, version)
 	srv.Explorer, srv.AddrExplorer, srv.BlockExplorer = *explorer, *addrExplorer, *blockExplorer
 	ln, err := srv.Listen(*listen)

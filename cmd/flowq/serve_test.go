@@ -71,7 +71,19 @@ func TestServeClients(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != demoTxs(t)+1 || !strings.Contains(errs, fmt.Sprintf("%d transactions written", demoTxs(t))) {
 		t.Errorf("export through the server: exit %d: %s\n%.300s", code, errs, out)
 	}
+	// export --query through the server: the cells of query --format csv.
+	out, errs, code = flowq(t, nil, "", "export", "--index", dir, "--query", "find arbitrages where pools >= 3")
+	localCSV, _, _ := flowq(t, direct, "", "query", "--index", dir, "--format", "csv", "find arbitrages where pools >= 3")
+	if code != 0 || out != localCSV || !strings.Contains(out, ",gross_token,gross_amount,") {
+		t.Errorf("export --query through the server: exit %d: %s\n%.300s\n---\n%.300s", code, errs, out, localCSV)
+	}
 	tx := "0x3db1a776c9b6aa721514c563ffa0a609ca243bc16a2c46e16e31c46936b9dcfa"
+	// show in the JSON mode through the server: the structured analysis.
+	out, errs, code = flowq(t, nil, "", "query", "--index", dir, "--format", "json", "show "+tx)
+	localShow, _, _ := flowq(t, direct, "", "query", "--index", dir, "--format", "json", "show "+tx)
+	if code != 0 || out != localShow || !strings.Contains(out, `"cycle_chains":[`) {
+		t.Errorf("show --format json through the server: exit %d: %s\n%.300s", code, errs, out)
+	}
 	remoteDot, errs, code := flowq(t, nil, "", "draw", "--index", dir, "--view", "tree", tx)
 	localDot, _, _ := flowq(t, direct, "", "draw", "--index", dir, "--view", "tree", tx)
 	if code != 0 || remoteDot != localDot || !strings.HasPrefix(remoteDot, "digraph") {

@@ -137,59 +137,22 @@ func csvRow(r *index.Record) []string {
 		r.Hashes.Exact.Hex(), r.Hashes.Shape.Hex(), r.Hashes.Tokens.Hex(), r.Hashes.Family.Hex()}
 }
 
-// ExportJSON is one line of the JSON-lines export: the CSV's columns, with
-// reasons a list, block and index null when unknown, the balances as
-// {token: amount} under profit (net null when costs are unknown), the
-// counts under counts and the hashes under hashes (the names of `flowq
-// inspect --format json`).
+// ExportJSON is one line of the JSON-lines export: the JSON contract's
+// normalform.TxJSON (the names and types of `flowq inspect --format json`
+// and `query --format json`), then the analysis time.
 type ExportJSON struct {
-	Hash       string            `json:"hash"`
-	Block      *uint64           `json:"block"`
-	Verdict    string            `json:"verdict"`
-	Reasons    []string          `json:"reasons"`
-	Cycles     int               `json:"cycles"`
-	LatencyMS  json.Number       `json:"latency_ms"`
-	Index      *uint32           `json:"index"`
-	Tier       string            `json:"tier"`
-	From       string            `json:"from"`
-	To         *string           `json:"to"`
-	CostsKnown bool              `json:"costs_known"`
-	Profit     ExportProfit      `json:"profit"`
-	Counts     ExportCounts      `json:"counts"`
-	Hashes     map[string]string `json:"hashes"`
+	normalform.TxJSON
+	LatencyMS json.Number `json:"latency_ms"`
 }
 
-// ExportProfit is the balances of an exported record.
-type ExportProfit struct {
-	Gross map[string]string `json:"gross"`
-	Net   map[string]string `json:"net"`
-}
-
-// ExportCounts is normalform.Counts.
-type ExportCounts struct {
-	Cycles    int `json:"cycles"`
-	Pools     int `json:"pools"`
-	Hops      int `json:"hops"`
-	Leftovers int `json:"leftovers"`
-}
-
-func amountMap(as []index.Amount) map[string]string {
-	m := make(map[string]string, len(as))
-	for _, a := range as {
-		m[a.Token.Key()] = a.Amount.String()
-	}
-	return m
-}
-
-// ExportRecord is a record's JSON-lines form.
-func ExportRecord(r *index.Record) ExportJSON {
-	j := ExportJSON{Hash: r.Hash.Hex(), Verdict: r.Verdict.String(), Reasons: make([]string, len(r.Reasons)),
-		Cycles: r.Counts.Cycles, LatencyMS: json.Number(latencyMS(r)), Tier: r.Tier.String(), From: normalform.AddrKey(r.From),
-		CostsKnown: r.CostsKnown, Profit: ExportProfit{Gross: amountMap(r.Gross)},
-		Counts: ExportCounts{Cycles: r.Counts.Cycles, Pools: r.Counts.Pools, Hops: r.Counts.Hops, Leftovers: r.Counts.Leftovers}}
-	for i, x := range r.Reasons {
-		j.Reasons[i] = string(x)
-	}
+// RecordJSON is a record's normalform.TxJSON.
+func RecordJSON(r *index.Record) normalform.TxJSON {
+	j := normalform.TxJSON{Verdict: r.Verdict.String(), Tier: r.Tier.String(), Path: r.Path.String(),
+		Reasons: normalform.ReasonStrings(r.Reasons), Gross: amountMap(r.Gross), CostsKnown: r.CostsKnown,
+		Hashes: normalform.HashesToJSON(r.Hashes)}
+	j.SetCounts(r.Counts)
+	h := r.Hash.Hex()
+	j.Tx = &h
 	if r.Loc.Block != index.UnknownBlock {
 		b := r.Loc.Block
 		j.Block = &b
@@ -198,17 +161,29 @@ func ExportRecord(r *index.Record) ExportJSON {
 		i := r.Loc.Index
 		j.Index = &i
 	}
+	if r.HasFrom {
+		from := normalform.AddrKey(r.From)
+		j.From = &from
+	}
 	if r.HasTo {
 		to := normalform.AddrKey(r.To)
 		j.To = &to
 	}
 	if r.CostsKnown {
-		j.Profit.Net = amountMap(r.Net)
-	}
-	j.Hashes = map[string]string{}
-	for l := normalform.Exact; l <= normalform.Family; l++ {
-		h := r.Hashes.Of(l)
-		j.Hashes[l.String()] = h.Hex()
+		j.Net = amountMap(r.Net)
 	}
 	return j
+}
+
+func amountMap(as []index.Amount) normalform.Amounts {
+	m := make(normalform.Amounts, len(as))
+	for _, a := range as {
+		m[a.Token.Key()] = a.Amount.String()
+	}
+	return m
+}
+
+// ExportRecord is a record's JSON-lines form.
+func ExportRecord(r *index.Record) ExportJSON {
+	return ExportJSON{TxJSON: RecordJSON(r), LatencyMS: json.Number(latencyMS(r))}
 }

@@ -102,19 +102,19 @@ func TestExportJSONL(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		want := []string{"block", "costs_known", "counts", "cycles", "from", "hash", "hashes", "index", "latency_ms", "profit", "reasons", "tier", "to", "verdict"}
+		want := []string{"block", "costs_known", "cycles", "from", "gross", "hashes", "hops", "index", "latency_ms", "leftovers", "net", "path", "pools", "reasons", "tier", "to", "tx", "verdict"}
 		if !reflect.DeepEqual(keys, want) {
 			t.Fatalf("keys %v", keys)
 		}
-		if m["hash"] != triangular {
+		if m["tx"] != triangular {
 			continue
 		}
 		var j export.ExportJSON
 		json.Unmarshal([]byte(l), &j)
 		if *j.Block != 11117996 || *j.Index != 12 || j.Verdict != "warning" || j.Tier != "probable" || j.Cycles != 1 ||
-			!reflect.DeepEqual(j.Reasons, []string{"costs_unknown"}) || j.Profit.Net != nil ||
-			j.Profit.Gross["0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"] != "9196963592118237" ||
-			j.Counts.Cycles != 1 || j.Counts.Hops != 5 || j.Counts.Leftovers != 0 || len(j.Hashes) != 4 || j.LatencyMS != "0.000" {
+			!reflect.DeepEqual(j.Reasons, []string{"costs_unknown"}) || j.Net != nil || m["net"] != nil ||
+			j.Gross["0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"] != "9196963592118237" ||
+			j.Hops != 5 || j.Leftovers != 0 || j.Hashes.Family == "" || j.LatencyMS != "0.000" {
 			t.Errorf("triangular_arb: %s", l)
 		}
 	}

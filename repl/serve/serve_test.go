@@ -142,14 +142,12 @@ func TestServeIngestDuringQueries(t *testing.T) {
 					if line == "" {
 						continue
 					}
-					var row map[string]string
+					var row struct{ Transactions int }
 					if err := json.Unmarshal([]byte(line), &row); err != nil {
 						errs <- err
 						return
 					}
-					var k int
-					json.Unmarshal([]byte(row["transactions"]), &k)
-					n += k
+					n += row.Transactions
 				}
 				if n < last {
 					errs <- errors.New("a later query counted fewer transactions")

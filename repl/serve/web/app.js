@@ -141,7 +141,7 @@ async function showTx(hash) {
     el("dt", {}, "bot"), el("dd", {}, el("a", { href: "#bot=" + o.bot }, o.bot), " ", link(explorer.addr, "addr", o.bot)),
     el("dt", {}, "gross"), el("dd", {}, JSON.stringify(profit.gross ?? null)),
     el("dt", {}, "net"), el("dd", {}, JSON.stringify(profit.net ?? null)),
-    el("dt", {}, "cycles"), el("dd", { id: "cycles" }, String((a.cycles || []).length)));
+    el("dt", {}, "cycles"), el("dd", { id: "cycles" }, String(a.cycles ?? 0)));
   const graph = el("div", { id: "graph" }, "drawing…"), tree = el("div", { id: "tree" }, "drawing…");
   const steps = el("ol", { id: "steps" }, ...(o.steps || []).map((s) => el("li", {}, s)));
   v.replaceChildren(el("h2", {}, "Transaction"), facts,
