@@ -107,6 +107,12 @@ type REPL struct {
 	script bool
 
 	comp *completer
+
+	// pagerOn: page a statement's result longer than the terminal
+	// (.pager; only when the output is a terminal).
+	pagerOn bool
+	// onceFile receives the next statement's result (.once FILE).
+	onceFile *os.File
 }
 
 // errQuit is what .quit returns.
@@ -130,8 +136,8 @@ func New(opts Options) *REPL {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr}
-	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer, Remote: opts.Remote}
+	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr, pagerOn: true}
+	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer, Remote: opts.Remote, OrderNote: true}
 	r.setIndex(opts.Index)
 	r.comp = newCompleter(r)
 	return r
@@ -151,6 +157,10 @@ func (r *REPL) Index() *index.Index { return r.ix }
 // Close closes the index and the output file.
 func (r *REPL) Close() error {
 	var err error
+	if r.onceFile != nil {
+		r.onceFile.Close()
+		r.onceFile = nil
+	}
 	if r.outFile != nil {
 		err = r.outFile.Close()
 		r.outFile = nil
@@ -207,7 +217,11 @@ func (r *REPL) Feed(ctx context.Context, line string) (quit bool) {
 	} else {
 		r.Discard()
 		r.pendAt = lang.Pos{Line: r.line, Column: 1}
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, ".") {
+		t := strings.TrimSpace(line)
+		if c, ok := bareWords[strings.ToLower(strings.TrimRight(t, "; \t"))]; ok {
+			t = c // exit, quit, \q and help, as a sqlite3 or psql user types them
+		}
+		if strings.HasPrefix(t, ".") {
 			r.remember(t)
 			err := r.command(ctx, t)
 			if errors.Is(err, errQuit) {
@@ -284,9 +298,28 @@ func (r *REPL) exec(ctx context.Context, at lang.Pos, text string) error {
 	if r.ix == nil && r.sess.Remote == nil {
 		return errNoIndex
 	}
-	return r.runCancellable(ctx, func(ctx context.Context) error {
-		return r.sess.ExecAt(ctx, inputName, text, at)
+	return r.toOutput(func() error {
+		return r.runCancellable(ctx, func(ctx context.Context) error {
+			return r.sess.ExecAt(ctx, inputName, text, at)
+		})
 	})
+}
+
+// bareWords are the words that, alone on a line with no statement open,
+// and with or without ";", are dot-commands: what a user of sqlite3,
+// psql or a shell types to leave or to ask for help.
+var bareWords = map[string]string{
+	"exit": ".quit", "quit": ".quit", `\q`: ".quit", "help": ".help",
+}
+
+// termSize is the size of w when it is a terminal.
+func termSize(w io.Writer) (cols, rows int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile || !readline.IsTerminal(int(f.Fd())) {
+		return 0, 0, false
+	}
+	cols, rows, err := readline.GetSize(int(f.Fd()))
+	return cols, rows, err == nil && cols > 0 && rows > 0
 }
 
 func (r *REPL) remember(entry string) {
