@@ -63,7 +63,7 @@ func fieldType(d lang.Decl) string {
 	case "blocks":
 		return "block range A..B"
 	case "reason", "has":
-		return "a reason: " + strings.Join(lang.Vocab.Words(lang.ClassReason, lang.Anywhere), "|")
+		return fmt.Sprintf("a reason (%d of them: .help reasons)", len(lang.Vocab.Words(lang.ClassReason, lang.Anywhere)))
 	case "touches":
 		return "address, or a token's address or symbol"
 	case "through":
