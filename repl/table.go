@@ -39,8 +39,9 @@ func isTableMode(mode string) bool {
 	return false
 }
 
-// minCell is the narrowest a column is cut to when fitting a width.
-const minCell = 8
+// minCell is the narrowest fitting cuts a column to at first; when that
+// is not narrow enough, the columns go down to minCut.
+const minCell, minCut = 8, 3
 
 // writeTable prints buffered rows in a table-like mode: human values;
 // columns empty in every row are left out.
@@ -111,26 +112,25 @@ func cut(s string, n int) string {
 
 // fit narrows the widest columns, one rune at a time, until the line
 // (the widths plus per column and fixed overheads) fits width, or every
-// column is down to minCell.
+// column is down to minCut.
 func fit(widths []int, perCol, fixed, width int) {
-	total := func() int {
-		t := fixed
-		for _, w := range widths {
-			t += w + perCol
-		}
-		return t
+	total := fixed
+	for _, w := range widths {
+		total += w + perCol
 	}
-	for t := total(); t > width; t-- {
-		widest := -1
-		for i, w := range widths {
-			if w > minCell && (widest < 0 || w > widths[widest]) {
-				widest = i
+	for _, floor := range []int{minCell, minCut} {
+		for ; total > width; total-- {
+			widest := -1
+			for i, w := range widths {
+				if w > floor && (widest < 0 || w > widths[widest]) {
+					widest = i
+				}
 			}
+			if widest < 0 {
+				break
+			}
+			widths[widest]--
 		}
-		if widest < 0 {
-			return
-		}
-		widths[widest]--
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 const queryUsage = `usage: flowq query [flags] 'STATEMENT; ...'
        flowq query [flags] -          (statements from stdin)
+       COMMAND | flowq query [flags]  (the same, when stdin is not a terminal)
 
 Runs query statements against the index and prints their results. See
 README.md (Query language) or 'go doc ./lang' for the statements.
@@ -98,9 +99,14 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if !ok {
 		return code
 	}
+	piped := false
 	if len(rest) == 0 {
-		fmt.Fprint(stderr, "flowq query: give the statements to run (or - for stdin)\n")
-		return 2
+		// echo 'count by verdict' | flowq query: statements piped in
+		if f, ok := stdin.(*os.File); !ok || isTerminal(f) {
+			fmt.Fprint(stderr, "flowq query: give the statements to run (or - for stdin)\n")
+			return 2
+		}
+		rest, piped = []string{"-"}, true
 	}
 	src := strings.Join(rest, " ")
 	name := "<query>"
@@ -109,6 +115,10 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		if err != nil {
 			fmt.Fprintf(stderr, "flowq query: %v\n", err)
 			return 1
+		}
+		if piped && strings.TrimSpace(string(b)) == "" { // a bare flowq query, nothing piped in
+			fmt.Fprint(stderr, "flowq query: give the statements to run (none came on standard input)\n")
+			return 2
 		}
 		src, name = string(b), "<stdin>"
 	}
