@@ -349,7 +349,7 @@ func readScript(name string) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > MaxScriptBytes {
-		return nil, fmt.Errorf("%s: over %d bytes (64 MiB), the limit on a script .read reads (repl.MaxScriptBytes)", name, MaxScriptBytes)
+		return nil, fmt.Errorf("%s: over %d bytes (64 MiB), the limit on a script .read reads", name, MaxScriptBytes)
 	}
 	return b, nil
 }

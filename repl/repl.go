@@ -272,7 +272,7 @@ func (r *REPL) keep(text string) {
 		return
 	}
 	if r.hasCode && len(r.pend)+len(text)-r.codeAt.Offset > lang.MaxQueryBytes {
-		r.report(fmt.Errorf("%s:%s: this statement is over %d bytes (1 MiB), the limit on one statement (lang.MaxQueryBytes): skipped through its \";\"", inputName, r.codeAt, lang.MaxQueryBytes))
+		r.report(fmt.Errorf("%s:%s: this statement is over %d bytes (1 MiB), the limit on one statement: skipped through its \";\"", inputName, r.codeAt, lang.MaxQueryBytes))
 		r.pend, r.over = nil, true
 		return
 	}
@@ -392,7 +392,7 @@ func (r *REPL) Run(ctx context.Context) error {
 // memory.
 const MaxLineBytes = 16 << 20
 
-var errLongLine = fmt.Errorf("a line over %d bytes (16 MiB), the limit on one line of a script (repl.MaxLineBytes)", MaxLineBytes)
+var errLongLine = fmt.Errorf("a line over %d bytes (16 MiB), the limit on one line of a script", MaxLineBytes)
 
 // readLine reads through the next "\n", or fails with errLongLine past
 // max bytes.

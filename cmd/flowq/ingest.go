@@ -297,8 +297,8 @@ const exportUsage = `usage: flowq export [--index DIR] --format csv|jsonl [--out
 Writes every transaction of the index, in block order, one per line: the
 paper's released columns (hash, block, verdict, reasons, cycles,
 latency_ms) and flowq's (index, tier, from, to, costs_known, gross, net,
-pools, hops, leftovers, and the four structural hashes). See go doc
-./index Columns.
+pools, hops, leftovers, and the four structural hashes); the first line
+of the CSV names them.
 
 flags:
 `

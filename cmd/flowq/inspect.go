@@ -39,7 +39,7 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		fmt.Fprint(stderr, `usage: flowq inspect [flags] [FILE|DIR|-]...
 
 Reads traces (geth callTracer with logs, Parity trace_* with logs or
-receipts, JSON-RPC responses, bundles; see README.md) from files, from every
+receipts, JSON-RPC responses, bundles, blocks) from files, from every
 *.json under a directory, or from standard input ("-", or no argument), and
 prints each transaction's verdict, profit, cycles and normal form (or, with
 --t0, its cash flow tree T0).

@@ -21,8 +21,9 @@ const queryUsage = `usage: flowq query [flags] 'STATEMENT; ...'
        flowq query [flags] -          (statements from stdin)
        COMMAND | flowq query [flags]  (the same, when stdin is not a terminal)
 
-Runs query statements against the index and prints their results. See
-README.md (Query language) or 'go doc ./lang' for the statements.
+Runs query statements against the index and prints their results. The
+statements: 'flowq repl' and .help, .grammar (the grammar) and .schema
+(the fields a condition tests, with their types).
 
 Exit status: 0 on success, 1 when a statement fails (the error names its
 line and column), 2 for a usage error.
@@ -216,5 +217,5 @@ func readScript(r io.Reader, path, name string) ([]byte, error) {
 type scriptSizeError struct{ name string }
 
 func (e *scriptSizeError) Error() string {
-	return fmt.Sprintf("%s: over %d bytes (64 MiB), the limit on the statements one run reads (repl.MaxScriptBytes); stopped reading there", e.name, repl.MaxScriptBytes)
+	return fmt.Sprintf("%s: over %d bytes (64 MiB), the limit on the statements one run reads; stopped reading there", e.name, repl.MaxScriptBytes)
 }

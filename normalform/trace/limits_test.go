@@ -64,7 +64,7 @@ func TestLimits(t *testing.T) {
 		// Parity traces are held to the same limit.
 		const h = "0x1111111111111111111111111111111111111111111111111111111111111111"
 		res = Decode(badParityChain(5, h), Options{MaxDepth: 4})
-		if len(res.Txs) != 0 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Msg, "limit of 4 (trace.Options.MaxDepth)") || !res.Errors[0].HasTx {
+		if len(res.Txs) != 0 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Msg, "limit of 4 (flowq --max-depth)") || !res.Errors[0].HasTx {
 			t.Errorf("parity trace 5 deep, MaxDepth 4: %d txs, %v", len(res.Txs), res.Errors)
 		}
 	})
@@ -90,7 +90,7 @@ func TestLimits(t *testing.T) {
 		if len(res.Txs) != 0 || len(res.Errors) != 1 {
 			t.Fatalf("%d txs, %d errors (%v): want the transaction refused", len(res.Txs), len(res.Errors), res.Errors)
 		}
-		for _, want := range []string{fmt.Sprintf("more than %d transfers", n), fmt.Sprintf("limit of %d", n), "MaxTransfers"} {
+		for _, want := range []string{fmt.Sprintf("more than %d transfers", n), fmt.Sprintf("limit of %d", n), "--max-transfers"} {
 			if !strings.Contains(res.Errors[0].Msg, want) {
 				t.Errorf("error %q does not say %q", res.Errors[0].Msg, want)
 			}
