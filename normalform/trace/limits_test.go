@@ -19,7 +19,7 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("%d txs, %d errors (%v): want the input refused whole", len(res.Txs), len(res.Errors), res.Errors)
 		}
 		msg := res.Errors[0].Error()
-		for _, want := range []string{"big.json", fmt.Sprint(len(chain)), fmt.Sprintf("limit of %d bytes", len(chain)-1), "MaxBytes"} {
+		for _, want := range []string{"big.json", fmt.Sprint(len(chain)), fmt.Sprintf("limit of %d bytes", len(chain)-1), "--max-bytes"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("error %q does not say %q", msg, want)
 			}
@@ -41,7 +41,7 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("%d txs, %d errors (%v): want the transaction refused", len(res.Txs), len(res.Errors), res.Errors)
 		}
 		e := res.Errors[0]
-		for _, want := range []string{"nested 10 deep", "limit of 9", "MaxDepth"} {
+		for _, want := range []string{"nested 10 deep", "limit of 9", "--max-depth"} {
 			if !strings.Contains(e.Msg, want) {
 				t.Errorf("error %q does not say %q", e.Msg, want)
 			}
