@@ -220,6 +220,8 @@ func (r *REPL) open(_ context.Context, args []string, _ string) error {
 	if r.ix != nil && samePath(r.ix.Path(), path) {
 		return fmt.Errorf("%s is already open", path)
 	}
+	_, statErr := os.Stat(path)
+	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return err
 	}
@@ -233,6 +235,10 @@ func (r *REPL) open(_ context.Context, args []string, _ string) error {
 		}
 	}
 	r.setIndex(ix)
+	if created {
+		fmt.Fprintf(r.stdout, "index %s: new and empty (.ingest FILE|DIR fills it)\n", path)
+		return nil
+	}
 	fmt.Fprintf(r.stdout, "index %s\n", path)
 	return nil
 }
@@ -285,8 +291,10 @@ func (r *REPL) explain(ctx context.Context, _ []string, rest string) error {
 		return errNoIndex
 	}
 	q := strings.TrimSpace(rest)
-	return r.runCancellable(ctx, func(ctx context.Context) error {
-		return r.sess.Exec(ctx, ".explain", "explain "+q)
+	return r.toOutput(func() error {
+		return r.runCancellable(ctx, func(ctx context.Context) error {
+			return r.sess.Exec(ctx, ".explain", "explain "+q)
+		})
 	})
 }
 
@@ -327,8 +335,10 @@ func (r *REPL) read(ctx context.Context, args []string, _ string) error {
 	if err != nil {
 		return err
 	}
-	return r.runCancellable(ctx, func(ctx context.Context) error {
-		return r.sess.Exec(ctx, args[0], string(b))
+	return r.toOutput(func() error {
+		return r.runCancellable(ctx, func(ctx context.Context) error {
+			return r.sess.Exec(ctx, args[0], string(b))
+		})
 	})
 }
 

@@ -181,7 +181,7 @@ func TestOpenAndIngest(t *testing.T) {
 	first := h.r.ix.Path()
 	dir := filepath.Join(t.TempDir(), "new")
 	out, errs := h.feed(".open " + dir)
-	if errs != "" || out != "index "+dir+"\n" {
+	if errs != "" || out != "index "+dir+": new and empty (.ingest FILE|DIR fills it)\n" {
 		t.Fatalf(".open: %q %q", out, errs)
 	}
 	out, _ = h.feed("find;")

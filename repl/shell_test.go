@@ -200,3 +200,19 @@ func TestEmptyBaseline(t *testing.T) {
 		t.Errorf("a baseline with the bot's transactions:\n%s", out)
 	}
 }
+
+// TestOnceRead: .once applies to a .read script's results too.
+func TestOnceRead(t *testing.T) {
+	h := newHarness(t, Options{})
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.fq")
+	if err := os.WriteFile(script, []byte("count by verdict;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "once.txt")
+	out, errs := h.feed(".once "+f, ".read "+script)
+	b, _ := os.ReadFile(f)
+	if out != "" || errs != "" || !strings.HasPrefix(string(b), "verdict ") {
+		t.Errorf("stdout %q stderr %q file %q", out, errs, b)
+	}
+}
