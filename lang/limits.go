@@ -104,7 +104,7 @@ func (s *scanner) next() (piece, bool, *Error) {
 			state = str
 		case '(':
 			if depth++; depth > MaxNesting {
-				return piece{}, false, newError(s.file, src, at, "parentheses nested %d deep here, over the limit of %d (lang.MaxNesting)", depth, MaxNesting)
+				return piece{}, false, newError(s.file, src, at, "parentheses nested %d deep here, over the limit of %d", depth, MaxNesting)
 			}
 		case ')':
 			depth = max(depth-1, 0)
@@ -124,7 +124,7 @@ func (s *scanner) next() (piece, bool, *Error) {
 // first byte of code through its ";".
 func (s *scanner) checkSize(pc piece) *Error {
 	if n := pc.End - pc.Code.Offset; pc.HasCode && n > MaxQueryBytes {
-		return newError(s.file, s.src, pc.Code, "this statement is %d bytes long, over the limit of %d bytes (%s) on one statement (lang.MaxQueryBytes)", n, MaxQueryBytes, sizeText(MaxQueryBytes))
+		return newError(s.file, s.src, pc.Code, "this statement is %d bytes long, over the limit of %d bytes (%s) on one statement", n, MaxQueryBytes, sizeText(MaxQueryBytes))
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func TestNestingLimit(t *testing.T) {
 		t.Fatalf("%d levels: want one error, got %v", MaxNesting+1, err)
 	}
 	col := len("find where ") + MaxNesting + 1
-	want := fmt.Sprintf("q:2:%d: parentheses nested 257 deep here, over the limit of 256 (lang.MaxNesting)", col)
+	want := fmt.Sprintf("q:2:%d: parentheses nested 257 deep here, over the limit of 256", col)
 	if e := list[0]; e.Pos != (Pos{Offset: 6 + col - 1, Line: 2, Column: col}) || !strings.HasPrefix(e.Error(), want+"\n") {
 		t.Fatalf("got %s at %+v, want %s", e, e.Pos, want)
 	}
@@ -82,7 +82,7 @@ func TestQuerySizeLimit(t *testing.T) {
 	if !errors.As(err, &list) || len(list) != 1 {
 		t.Fatalf("want one error, got %v", err)
 	}
-	want := fmt.Sprintf("q:3:3: this statement is %d bytes long, over the limit of 1048576 bytes (1 MiB) on one statement (lang.MaxQueryBytes)", len(long))
+	want := fmt.Sprintf("q:3:3: this statement is %d bytes long, over the limit of 1048576 bytes (1 MiB) on one statement", len(long))
 	if got := list[0].Error(); !strings.HasPrefix(got, want+"\n") || len(got) > 400 {
 		t.Fatalf("got %.500s\nwant %s", got, want)
 	}

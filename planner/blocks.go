@@ -548,7 +548,7 @@ func (x *Executor) findings(ctx context.Context, p Plan, emit func(*Finding) err
 		}
 		return err
 	}
-	return fmt.Errorf("planner: cannot run %T over block findings", p)
+	return fmt.Errorf("the plan step %q cannot run over block findings (a bug in flowq's planner)", p.Describe())
 }
 
 // hashField is a field naming a transaction: the whole hash, and for

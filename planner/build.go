@@ -128,7 +128,7 @@ func (pl *Planner) build(st lang.Statement) (*Query, error) {
 		}
 		q.Plan = &ShowTx{Input: TxLookup{Tx: h}, Views: views}
 	default:
-		return nil, fmt.Errorf("unsupported statement %T", st)
+		return nil, fmt.Errorf("this statement cannot be planned")
 	}
 	if err != nil {
 		return nil, err

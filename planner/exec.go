@@ -80,14 +80,14 @@ func (x *Executor) Run(ctx context.Context, q *Query, emit func(Row) error) erro
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout,
-			&LimitError{Limit: "query time", Value: timeout.String(), Hint: "planner.Executor.Timeout, flowq --timeout"})
+			&LimitError{Limit: "query time", Value: timeout.String(), Hint: "flowq --timeout"})
 		defer cancel()
 	}
 	if maxRows > 0 {
 		inner, n := emit, 0
 		emit = func(r Row) error {
 			if n++; n > maxRows {
-				return &LimitError{Limit: "result size", Value: fmt.Sprintf("%d rows", maxRows), Hint: "narrow the query or add 'limit N'; planner.Executor.MaxRows, flowq --max-rows"}
+				return &LimitError{Limit: "result size", Value: fmt.Sprintf("%d rows", maxRows), Hint: "narrow the query or add 'limit N'; flowq --max-rows"}
 			}
 			return inner(r)
 		}
@@ -254,7 +254,7 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record
 		}
 		return err
 	}
-	return fmt.Errorf("planner: cannot run %T", p)
+	return fmt.Errorf("the plan step %q cannot run (a bug in flowq's planner)", p.Describe())
 }
 
 // recordRow is a transaction's row in find, match and anomalies results.

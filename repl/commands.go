@@ -44,7 +44,7 @@ func init() {
 	commands = []*command{
 		{name: ".help", args: "[COMMAND]", help: "list the commands, or tell about one", max: 1,
 			argWords: func() []string { return commandNames() }, run: (*REPL).help},
-		{name: ".mode", args: "[table|json|csv]", help: "set (or show) the output mode: aligned table, JSON lines, CSV", max: 1,
+		{name: ".mode", args: "[table|json|csv|box|markdown|line]", help: "set (or show) the output mode: aligned table, JSON lines, CSV, a table in a box, a Markdown table, a line per field", max: 1,
 			argWords: func() []string { return Modes }, run: (*REPL).mode},
 		{name: ".timer", args: "[on|off]", help: "print (or not) each statement's row count and time", max: 1,
 			argWords: func() []string { return []string{"on", "off"} }, run: (*REPL).timer},
@@ -61,7 +61,15 @@ func init() {
 		{name: ".read", args: "FILE", help: "run the statements of a script file", min: 1, max: 1, paths: true, run: (*REPL).read},
 		{name: ".output", args: "FILE|stdout", help: "write results to FILE (truncated), or back to standard output", min: 1, max: 1,
 			paths: true, writes: true, argWords: func() []string { return []string{"stdout"} }, run: (*REPL).output},
-		{name: ".quit", aliases: []string{".exit"}, help: "leave (as Ctrl-D does)",
+		{name: ".schema", help: "list the fields a query's conditions test, with the type of each", run: (*REPL).schema},
+		{name: ".headers", args: "[on|off]", help: "print (or not) the header line of tables", max: 1,
+			argWords: func() []string { return []string{"on", "off"} }, run: (*REPL).headers},
+		{name: ".nullvalue", args: "[TEXT]", help: "print TEXT in empty cells of tables (no TEXT: leave them empty)", max: -1, run: (*REPL).nullvalue},
+		{name: ".once", args: "FILE", help: "write the next statement's result to FILE (truncated), then back to where it was", min: 1, max: 1,
+			paths: true, writes: true, run: (*REPL).once},
+		{name: ".pager", args: "[on|off]", help: "page long results through $PAGER (default less) when the output is a terminal", max: 1,
+			argWords: func() []string { return []string{"on", "off"} }, run: (*REPL).pager},
+		{name: ".quit", aliases: []string{".exit"}, help: "leave (as Ctrl-D does; exit, quit and \\q too)",
 			run: func(*REPL, context.Context, []string, string) error { return errQuit }},
 	}
 }
@@ -158,18 +166,53 @@ func (r *REPL) mode(_ context.Context, args []string, _ string) error {
 }
 
 func (r *REPL) timer(_ context.Context, args []string, _ string) error {
+	return r.onOff(".timer", &r.sess.Timer, args)
+}
+
+// onOff shows (no args) or sets a switch of a command.
+func (r *REPL) onOff(name string, v *bool, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(r.stdout, map[bool]string{true: "on", false: "off"}[r.sess.Timer])
+		fmt.Fprintln(r.stdout, map[bool]string{true: "on", false: "off"}[*v])
 		return nil
 	}
 	switch strings.ToLower(args[0]) {
 	case "on":
-		r.sess.Timer = true
+		*v = true
 	case "off":
-		r.sess.Timer = false
+		*v = false
 	default:
-		return fmt.Errorf("usage: .timer on|off")
+		return fmt.Errorf("usage: %s on|off", name)
 	}
+	return nil
+}
+
+func (r *REPL) headers(_ context.Context, args []string, _ string) error {
+	on := !r.sess.Table.NoHeaders
+	if err := r.onOff(".headers", &on, args); err != nil {
+		return err
+	}
+	r.sess.Table.NoHeaders = !on
+	return nil
+}
+
+func (r *REPL) nullvalue(_ context.Context, _ []string, rest string) error {
+	r.sess.Table.Null = strings.Trim(rest, `"`)
+	return nil
+}
+
+func (r *REPL) pager(_ context.Context, args []string, _ string) error {
+	return r.onOff(".pager", &r.pagerOn, args)
+}
+
+func (r *REPL) once(_ context.Context, args []string, _ string) error {
+	f, err := os.Create(args[0])
+	if err != nil {
+		return err
+	}
+	if r.onceFile != nil {
+		r.onceFile.Close()
+	}
+	r.onceFile = f
 	return nil
 }
 
@@ -178,6 +221,8 @@ func (r *REPL) open(_ context.Context, args []string, _ string) error {
 	if r.ix != nil && samePath(r.ix.Path(), path) {
 		return fmt.Errorf("%s is already open", path)
 	}
+	_, statErr := os.Stat(path)
+	created := os.IsNotExist(statErr)
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return err
 	}
@@ -191,6 +236,10 @@ func (r *REPL) open(_ context.Context, args []string, _ string) error {
 		}
 	}
 	r.setIndex(ix)
+	if created {
+		fmt.Fprintf(r.stdout, "index %s: new and empty (.ingest FILE|DIR fills it)\n", path)
+		return nil
+	}
 	fmt.Fprintf(r.stdout, "index %s\n", path)
 	return nil
 }
@@ -243,8 +292,10 @@ func (r *REPL) explain(ctx context.Context, _ []string, rest string) error {
 		return errNoIndex
 	}
 	q := strings.TrimSpace(rest)
-	return r.runCancellable(ctx, func(ctx context.Context) error {
-		return r.sess.Exec(ctx, ".explain", "explain "+q)
+	return r.toOutput(func() error {
+		return r.runCancellable(ctx, func(ctx context.Context) error {
+			return r.sess.Exec(ctx, ".explain", "explain "+q)
+		})
 	})
 }
 
@@ -285,8 +336,10 @@ func (r *REPL) read(ctx context.Context, args []string, _ string) error {
 	if err != nil {
 		return err
 	}
-	return r.runCancellable(ctx, func(ctx context.Context) error {
-		return r.sess.Exec(ctx, args[0], string(b))
+	return r.toOutput(func() error {
+		return r.runCancellable(ctx, func(ctx context.Context) error {
+			return r.sess.Exec(ctx, args[0], string(b))
+		})
 	})
 }
 
@@ -307,7 +360,7 @@ func readScript(name string) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > MaxScriptBytes {
-		return nil, fmt.Errorf("%s: over %d bytes (64 MiB), the limit on a script .read reads (repl.MaxScriptBytes)", name, MaxScriptBytes)
+		return nil, fmt.Errorf("%s: over %d bytes (64 MiB), the limit on a script .read reads", name, MaxScriptBytes)
 	}
 	return b, nil
 }

@@ -123,7 +123,7 @@ func TestCommands(t *testing.T) {
 		{lines: []string{".mode json", "find limit 1;"}, out: `^\{"tx":"0x[0-9a-f]{64}","block":[0-9]+,.*\}\n$`},
 		{lines: []string{".mode csv", "find limit 1;"}, out: `^tx,block,verdict,.*\n0x[0-9a-f]{64},[0-9]+,`},
 		{lines: []string{".mode table", ".mode"}, out: `^table\n$`},
-		{lines: []string{".mode xml"}, err: `^unknown mode "xml": want table, json, csv\n$`},
+		{lines: []string{".mode xml"}, err: `^unknown mode "xml": want table, json, csv, box, markdown, line\n$`},
 		{lines: []string{".timer on", "find limit 2;", ".timer off"}, out: `\n\(2 rows, [0-9.]+[µnm]?s\)\n$`},
 		{lines: []string{".timer"}, out: `^off\n$`},
 		{lines: []string{".timer maybe"}, err: `^usage: \.timer on\|off\n$`},
@@ -181,7 +181,7 @@ func TestOpenAndIngest(t *testing.T) {
 	first := h.r.ix.Path()
 	dir := filepath.Join(t.TempDir(), "new")
 	out, errs := h.feed(".open " + dir)
-	if errs != "" || out != "index "+dir+"\n" {
+	if errs != "" || out != "index "+dir+": new and empty (.ingest FILE|DIR fills it)\n" {
 		t.Fatalf(".open: %q %q", out, errs)
 	}
 	out, _ = h.feed("find;")

@@ -54,7 +54,7 @@ func TestComplete(t *testing.T) {
 		{text: ".ti", prefix: ".ti", want: []string{"mer "}},
 		{text: ".", prefix: ".", has: []string{"help ", "quit ", "exit ", "tables "}},
 		{text: ".mode j", prefix: "j", want: []string{"son "}},
-		{text: ".mode ", want: []string{"csv ", "json ", "table "}},
+		{text: ".mode ", want: []string{"box ", "csv ", "json ", "line ", "markdown ", "table "}},
 		{text: ".timer o", prefix: "o", want: []string{"ff ", "n "}},
 		{text: ".help .gr", prefix: ".gr", want: []string{"ammar "}},
 		{text: ".nope x", want: nil},

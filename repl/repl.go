@@ -108,6 +108,12 @@ type REPL struct {
 	script bool
 
 	comp *completer
+
+	// pagerOn: page a statement's result longer than the terminal
+	// (.pager; only when the output is a terminal).
+	pagerOn bool
+	// onceFile receives the next statement's result (.once FILE).
+	onceFile *os.File
 }
 
 // errQuit is what .quit returns.
@@ -131,8 +137,8 @@ func New(opts Options) *REPL {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr}
-	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer, Remote: opts.Remote}
+	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr, pagerOn: true}
+	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer, Remote: opts.Remote, OrderNote: true}
 	r.setIndex(opts.Index)
 	r.comp = newCompleter(r)
 	return r
@@ -152,6 +158,10 @@ func (r *REPL) Index() *index.Index { return r.ix }
 // Close closes the index and the output file.
 func (r *REPL) Close() error {
 	var err error
+	if r.onceFile != nil {
+		r.onceFile.Close()
+		r.onceFile = nil
+	}
 	if r.outFile != nil {
 		err = r.outFile.Close()
 		r.outFile = nil
@@ -208,7 +218,11 @@ func (r *REPL) Feed(ctx context.Context, line string) (quit bool) {
 	} else {
 		r.Discard()
 		r.pendAt = lang.Pos{Line: r.line, Column: 1}
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, ".") {
+		t := strings.TrimSpace(line)
+		if c, ok := bareWords[strings.ToLower(strings.TrimRight(t, "; \t"))]; ok {
+			t = c // exit, quit, \q and help, as a sqlite3 or psql user types them
+		}
+		if strings.HasPrefix(t, ".") {
 			r.remember(t)
 			err := r.command(ctx, t)
 			if errors.Is(err, errQuit) {
@@ -259,7 +273,7 @@ func (r *REPL) keep(text string) {
 		return
 	}
 	if r.hasCode && len(r.pend)+len(text)-r.codeAt.Offset > lang.MaxQueryBytes {
-		r.report(fmt.Errorf("%s:%s: this statement is over %d bytes (1 MiB), the limit on one statement (lang.MaxQueryBytes): skipped through its \";\"", inputName, r.codeAt, lang.MaxQueryBytes))
+		r.report(fmt.Errorf("%s:%s: this statement is over %d bytes (1 MiB), the limit on one statement: skipped through its \";\"", inputName, r.codeAt, lang.MaxQueryBytes))
 		r.pend, r.over = nil, true
 		return
 	}
@@ -285,10 +299,27 @@ func (r *REPL) exec(ctx context.Context, at lang.Pos, text string) error {
 	if r.ix == nil && r.sess.Remote == nil {
 		return errNoIndex
 	}
-	return r.runCancellable(ctx, func(ctx context.Context) error {
-		return r.sess.ExecAt(ctx, inputName, text, at)
+	return r.toOutput(func() error {
+		return r.runCancellable(ctx, func(ctx context.Context) error {
+			return r.sess.ExecAt(ctx, inputName, text, at)
+		})
 	})
 }
+
+// bareWords are the words that, alone on a line with no statement open,
+// and with or without ";", are dot-commands: what a user of sqlite3,
+// psql or a shell types to leave or to ask for help.
+var bareWords = map[string]string{
+	"exit": ".quit", "quit": ".quit", `\q`: ".quit", "help": ".help",
+}
+
+// TerminalSize is the size of w when it is a terminal (ok false
+// otherwise). The terminal package (repl/term) sets it, so that this
+// package does not link readline; without it nothing is a terminal and
+// output is neither paged nor fitted.
+var TerminalSize = func(w io.Writer) (cols, rows int, ok bool) { return 0, 0, false }
+
+func termSize(w io.Writer) (cols, rows int, ok bool) { return TerminalSize(w) }
 
 func (r *REPL) remember(entry string) {
 	if r.history != nil && entry != "" {
@@ -360,7 +391,7 @@ func (r *REPL) Run(ctx context.Context) error {
 // memory.
 const MaxLineBytes = 16 << 20
 
-var errLongLine = fmt.Errorf("a line over %d bytes (16 MiB), the limit on one line of a script (repl.MaxLineBytes)", MaxLineBytes)
+var errLongLine = fmt.Errorf("a line over %d bytes (16 MiB), the limit on one line of a script", MaxLineBytes)
 
 // readLine reads through the next "\n", or fails with errLongLine past
 // max bytes.

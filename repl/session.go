@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
@@ -17,7 +16,7 @@ import (
 )
 
 // Modes are the output modes.
-var Modes = []string{"table", "json", "csv"}
+var Modes = []string{"table", "json", "csv", "box", "markdown", "line"}
 
 // Session evaluates query scripts against an index and renders their
 // results. It is what `flowq query`, `flowq run` and the REPL share; it
@@ -37,6 +36,12 @@ type Session struct {
 	// flowq server's client): it gets the session (its Out, Mode, Timer,
 	// Echo and limits) and the text as ExecAt got it. Src is not used.
 	Remote func(ctx context.Context, s *Session, file, src string, at lang.Pos) error
+	// Table is how the table-like modes (table, box, markdown, line:
+	// table.go) print.
+	Table TableStyle
+	// OrderNote: under the rows of a find without order by, say in what
+	// order they came (the REPL sets it).
+	OrderNote bool
 }
 
 // StatementError is a statement's failure, located in its script.
@@ -111,12 +116,16 @@ func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) 
 	}
 	if q.Explain {
 		fmt.Fprint(s.Out, planner.Explain(q.Plan))
+		if o := orderLine(q); o != "" {
+			fmt.Fprintln(s.Out, o)
+		}
 		return nil
 	}
 	r := newRenderer(s.Out, s.Mode)
 	if show, ok := q.Plan.(*planner.ShowTx); ok && s.Mode == "json" {
 		r.show = s.showJSON(show)
 	}
+	r.style = s.Table
 	x := &planner.Executor{Src: s.Src, Cfg: s.Cfg, Timeout: s.Timeout, MaxRows: s.MaxRows}
 	err = x.Run(ctx, q, r.row)
 	r.flush()
@@ -127,9 +136,10 @@ func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) 
 		pos := st.Pos()
 		return &StatementError{Err: fmt.Errorf("%s:%d:%d: %w", file, pos.Line, pos.Column, err)}
 	}
+	s.afterRows(ctx, q, r.n)
 	if s.Timer {
 		fmt.Fprintf(s.Out, "(%d rows, %s)\n", r.n, time.Since(start).Round(time.Microsecond))
-	} else if s.Mode == "table" && r.n == 0 {
+	} else if isTableMode(s.Mode) && r.n == 0 {
 		fmt.Fprintln(s.Out, "(no rows)")
 	}
 	return nil
@@ -169,6 +179,8 @@ type renderer struct {
 	csv  *csv.Writer
 	// show, in the JSON mode, renders a shown transaction (by its hash).
 	show func(tx string) ([]byte, error)
+
+	style TableStyle // the table-like modes' (table.go)
 }
 
 func newRenderer(w io.Writer, mode string) *renderer {
@@ -214,61 +226,10 @@ func (r *renderer) row(row planner.Row) error {
 	return nil
 }
 
-// flush writes a buffered table: human values, columns aligned; columns
-// empty in every row are left out.
+// flush writes a buffered table (table.go).
 func (r *renderer) flush() {
 	if r.csv != nil {
 		r.csv.Flush()
 	}
-	if len(r.rows) == 0 {
-		return
-	}
-	planner.ShortenAddresses(r.rows)
-	names := []string{}
-	for _, f := range r.rows[0] {
-		names = append(names, f.Name)
-	}
-	width := make([]int, len(names))
-	used := make([]bool, len(names))
-	for i, n := range names {
-		width[i] = utf8.RuneCountInString(n)
-	}
-	for _, row := range r.rows {
-		for i, f := range row {
-			if i < len(width) {
-				if w := utf8.RuneCountInString(f.Human); w > width[i] {
-					width[i] = w
-				}
-				used[i] = used[i] || f.Human != ""
-			}
-		}
-	}
-	line := func(cells []string) {
-		var b strings.Builder
-		first := true
-		for i, c := range cells {
-			if !used[i] {
-				continue
-			}
-			if !first {
-				b.WriteString("  ")
-			}
-			first = false
-			b.WriteString(c)
-			if i < len(cells)-1 {
-				b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)))
-			}
-		}
-		fmt.Fprintln(r.w, strings.TrimRight(b.String(), " "))
-	}
-	line(names)
-	for _, row := range r.rows {
-		cells := make([]string, len(names))
-		for i := range names {
-			if i < len(row) {
-				cells[i] = row[i].Human
-			}
-		}
-		line(cells)
-	}
+	writeTable(r.w, r.mode, r.rows, r.style)
 }

@@ -28,7 +28,7 @@ saves one bundle per block (DIR/block-N.json) or per transaction
   --mode parity   trace_block / trace_transaction (Erigon, Reth, Nethermind)
   --mode receipts no trace: eth_getBlockReceipts (eth_getLogs by block when
                   the node lacks it) and the block with its transactions,
-                  for receipts-only analysis (any node; see README)
+                  for receipts-only analysis (any node)
 
 Requests are batched, run --concurrency at a time, and retried with
 backoff on timeouts, truncated answers, HTTP 429 and 5xx; a refused

@@ -39,7 +39,7 @@ func inspect(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		fmt.Fprint(stderr, `usage: flowq inspect [flags] [FILE|DIR|-]...
 
 Reads traces (geth callTracer with logs, Parity trace_* with logs or
-receipts, JSON-RPC responses, bundles; see README.md) from files, from every
+receipts, JSON-RPC responses, bundles, blocks) from files, from every
 *.json under a directory, or from standard input ("-", or no argument), and
 prints each transaction's verdict, profit, cycles and normal form (or, with
 --t0, its cash flow tree T0).
@@ -92,7 +92,7 @@ flags:
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
-	var nTx, nFail, nShown int
+	var nTx, nFail, nShown, nSkipped int
 	blocks := map[uint64][]*normalform.Analysis{}
 	// writeJSON writes one JSON line, or counts a failure.
 	writeJSON := func(b []byte, err error) {
@@ -112,6 +112,11 @@ flags:
 			continue
 		}
 		res := trace.Decode(data, trace.Options{Config: cfg, Source: in.name, MaxBytes: *maxBytes})
+		if why, skip := notATrace(in, res); skip {
+			fmt.Fprintf(stderr, "flowq inspect: %s: skipped: %s\n", in.name, why)
+			nSkipped++
+			continue
+		}
 		for _, tx := range res.Txs {
 			nTx++
 			if len(only) > 0 && !matches(only, tx) {
@@ -159,7 +164,11 @@ flags:
 		fmt.Fprintf(stderr, "flowq inspect: no transaction matches --tx %s\n", strings.Join(only, ", "))
 		nFail++
 	}
-	fmt.Fprintf(stderr, "flowq inspect: %d transactions decoded, %d failed\n", nTx, nFail)
+	skipped := ""
+	if nSkipped > 0 {
+		skipped = fmt.Sprintf(", %d files skipped (not traces)", nSkipped)
+	}
+	fmt.Fprintf(stderr, "flowq inspect: %d transactions decoded, %d failed%s\n", nTx, nFail, skipped)
 	if nFail > 0 {
 		return 1
 	}

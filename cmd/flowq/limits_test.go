@@ -13,8 +13,8 @@ func TestIngestLimitFlags(t *testing.T) {
 	for _, c := range []struct {
 		flag, value, want string
 	}{
-		{"--max-transfers", "2", "over the limit of 2 (trace.Options.MaxTransfers)"},
-		{"--max-depth", "1", "deeper than the limit of 1 (trace.Options.MaxDepth)"},
+		{"--max-transfers", "2", "over the limit of 2 (flowq --max-transfers)"},
+		{"--max-depth", "1", "deeper than the limit of 1 (flowq --max-depth)"},
 		{"--max-bytes", "1000", "over the limit of 1000 bytes (--max-bytes); not read"},
 	} {
 		t.Run(c.flag, func(t *testing.T) {

@@ -23,9 +23,11 @@ import (
 
 const queryUsage = `usage: flowq query [flags] 'STATEMENT; ...'
        flowq query [flags] -          (statements from stdin)
+       COMMAND | flowq query [flags]  (the same, when stdin is not a terminal)
 
-Runs query statements against the index and prints their results. See
-README.md (Query language) or 'go doc ./lang' for the statements.
+Runs query statements against the index and prints their results. The
+statements: 'flowq repl' and .help, .grammar (the grammar) and .schema
+(the fields a condition tests, with their types).
 
 Exit status: 0 on success, 1 when a statement fails (the error names its
 line and column), 2 for a usage error.
@@ -103,9 +105,14 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 	if !ok {
 		return code
 	}
+	piped := false
 	if len(rest) == 0 {
-		fmt.Fprint(stderr, "flowq query: give the statements to run (or - for stdin)\n")
-		return 2
+		// echo 'count by verdict' | flowq query: statements piped in
+		if f, ok := stdin.(*os.File); !ok || isTerminal(f) {
+			fmt.Fprint(stderr, "flowq query: give the statements to run (or - for stdin)\n")
+			return 2
+		}
+		rest, piped = []string{"-"}, true
 	}
 	src := strings.Join(rest, " ")
 	name := "<query>"
@@ -114,6 +121,10 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 		if err != nil {
 			fmt.Fprintf(stderr, "flowq query: %v\n", err)
 			return 1
+		}
+		if piped && strings.TrimSpace(string(b)) == "" { // a bare flowq query, nothing piped in
+			fmt.Fprint(stderr, "flowq query: give the statements to run (none came on standard input)\n")
+			return 2
 		}
 		src, name = string(b), "<stdin>"
 	}
@@ -211,7 +222,7 @@ func readScript(r io.Reader, path, name string) ([]byte, error) {
 type scriptSizeError struct{ name string }
 
 func (e *scriptSizeError) Error() string {
-	return fmt.Sprintf("%s: over %d bytes (64 MiB), the limit on the statements one run reads (repl.MaxScriptBytes); stopped reading there", e.name, repl.MaxScriptBytes)
+	return fmt.Sprintf("%s: over %d bytes (64 MiB), the limit on the statements one run reads; stopped reading there", e.name, repl.MaxScriptBytes)
 }
 
 // exportQuery is `flowq export --query`: the query's rows, as `flowq

@@ -25,13 +25,14 @@ const (
 	envQueryDelay = "FLOWQ_TEST_QUERY_DELAY"
 )
 
-const replUsage = `usage: flowq repl [--index DIR] [--chain NAME] [--history FILE] [--mode table|json|csv] [--timer] [--allow-writes]
+const replUsage = `usage: flowq repl [--index DIR] [--create] [--chain NAME] [--history FILE] [--mode MODE] [--timer] [--allow-writes]
 
 An interactive shell over the index, opened read-write (so .ingest can add
 to it). Statements end with ";" and may span lines; lines starting with "."
 are commands (.help lists them). Ctrl-C cancels the running statement or
 clears the one being typed, Ctrl-D leaves, Tab completes, Up recalls a
-statement from the history.
+statement from the history. When the index does not exist, the REPL asks
+whether to create it (--create: create it without asking).
 
 When the input is not a terminal (flowq repl < script.fq), it is read as a
 script, without prompts, and as safely as flowq run reads a query file:
@@ -74,6 +75,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 		func(s string) error { hist, histSet = s, true; return nil })
 	mode := fs.String("mode", "table", "output mode: "+strings.Join(repl.Modes, ", "))
 	timer := fs.Bool("timer", false, "print each statement's row count and time")
+	create := fs.Bool("create", false, "create the index when it does not exist (at a terminal, the REPL asks)")
 	allowWrites := fs.Bool("allow-writes", false, "reading a script (input not a terminal): open the index read-write and let .output, .draw, .open and .ingest write files and the index")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -108,8 +110,14 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	interactive := in != nil && isTerminal(in) && isTerminal(stdout)
 	var ix *index.Index
 	var remote *serve.Client
-	if _, serr := os.Stat(path); serr == nil {
+	_, serr := os.Stat(path)
+	if serr == nil {
 		remote = serverFor(path, "flowq repl", stderr, lookupEnv)
+	} else if os.IsNotExist(serr) && (interactive || *allowWrites) && !*create {
+		if !interactive || !askCreate(in, stdout, path) {
+			fmt.Fprintf(stderr, "flowq repl: no index at %s: give --create to make one, or --index DIR (flowq demo makes one of the bundled examples)\n", path)
+			return 1
+		}
 	}
 	if remote != nil {
 		fmt.Fprintf(stderr, "flowq repl: the index is served by %s: statements run there; .ingest, .stats and .draw need the index itself\n", remote.Info)
@@ -152,6 +160,11 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	defer r.Close()
 	if interactive {
 		fmt.Fprintf(stdout, "flowq %s, index %s. Statements end with \";\"; .help lists the commands.\n", version, path)
+		if ix != nil {
+			if n, err := ix.Count(context.Background()); err == nil && n == 0 {
+				fmt.Fprintf(stdout, "The index is empty: .ingest FILE|DIR (or flowq ingest FILE|DIR, or --rpc URL --blocks A..B) fills it; flowq demo makes an index of the bundled examples.\n")
+			}
+		}
 	}
 	err = r.Run(context.Background())
 	if cerr := r.Close(); err == nil && cerr != nil {
@@ -168,4 +181,15 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	}
 	fmt.Fprintf(stderr, "flowq repl: %v\n", err)
 	return 1
+}
+
+// askCreate asks, on the terminal, whether to create the missing index
+// at path; it reads one line of the answer (the terminal is in line
+// mode before readline starts).
+func askCreate(in *os.File, stdout io.Writer, path string) bool {
+	fmt.Fprintf(stdout, "No index at %s. Create it? [y/N] ", path)
+	b := make([]byte, 256)
+	n, _ := in.Read(b)
+	answer := strings.ToLower(strings.TrimSpace(string(b[:n])))
+	return answer == "y" || answer == "yes"
 }

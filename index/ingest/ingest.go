@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -123,6 +124,7 @@ type Summary struct {
 	Kept          int           // transactions analysed whose record in the index knows more (a receipt, the block), kept
 	Blocks        int           // blocks whose findings were computed (their records changed)
 	Skipped       int           // Unchanged, Kept, and the transactions of skipped inputs
+	Repeated      int           // of Unchanged: stored by this ingest from another input (the same transaction in two files)
 	Failed        int           // failures recorded (inputs or transactions)
 	Elapsed       time.Duration // wall time of the ingest
 }
@@ -141,8 +143,15 @@ func (s Summary) String() string {
 	if s.Kept > 0 {
 		kept = fmt.Sprintf(", %d of them kept as indexed (the index's record knows more: a receipt, the block)", s.Kept)
 	}
-	return fmt.Sprintf("%d transactions stored, %d skipped (already indexed%s), %d failed; %d inputs (%d skipped) in %s (%.0f tx/s); findings of %d blocks computed",
-		s.Stored, s.Skipped, kept, s.Failed, s.Inputs, s.InputsSkipped, s.Elapsed.Round(time.Millisecond), s.TxPerSecond(), s.Blocks)
+	why := "already indexed"
+	if s.Repeated > 0 {
+		why = fmt.Sprintf("%d already indexed, %d repeated from another input of this ingest", s.Skipped-s.Repeated, s.Repeated)
+		if s.Skipped == s.Repeated {
+			why = "repeated from another input of this ingest"
+		}
+	}
+	return fmt.Sprintf("%d transactions stored, %d skipped (%s%s), %d failed; %d inputs (%d skipped) in %s (%.0f tx/s); findings of %d blocks computed",
+		s.Stored, s.Skipped, why, kept, s.Failed, s.Inputs, s.InputsSkipped, s.Elapsed.Round(time.Millisecond), s.TxPerSecond(), s.Blocks)
 }
 
 // Ingest ingests inputs: decoding and analysis on all cores, writes
@@ -224,6 +233,11 @@ type Ingester struct {
 	sum     Summary
 	err     error
 	closed  bool
+
+	// storedNow holds the first 8 bytes of the hash of each transaction
+	// this ingest stored: one found unchanged after is the same
+	// transaction from another input (Summary.Repeated).
+	storedNow map[uint64]struct{}
 }
 
 type job struct {
@@ -588,12 +602,19 @@ func (w *writer) flush() error {
 		switch {
 		case o.Entry != nil && o.Changed:
 			g.sum.Stored++
+			if g.storedNow == nil {
+				g.storedNow = map[uint64]struct{}{}
+			}
+			g.storedNow[binary.BigEndian.Uint64(o.Entry.Rec.Hash[:8])] = struct{}{}
 		case o.Entry != nil && o.Kept:
 			g.sum.Kept++
 			g.sum.Skipped++
 		case o.Entry != nil:
 			g.sum.Unchanged++
 			g.sum.Skipped++
+			if _, ok := g.storedNow[binary.BigEndian.Uint64(o.Entry.Rec.Hash[:8])]; ok {
+				g.sum.Repeated++
+			}
 		case o.Fin != nil:
 			w.finished++
 			g.sum.Inputs++

@@ -47,9 +47,9 @@ const (
 
 // Messages of the limits: each names the limit and its value.
 const (
-	limitBytesMsg     = "the input is %d bytes, over the limit of %d bytes (trace.Options.MaxBytes)"
-	limitDepthMsg     = "call frames nested %d deep, deeper than the limit of %d (trace.Options.MaxDepth)"
-	limitTransfersMsg = "more than %d transfers in one transaction, over the limit of %d (trace.Options.MaxTransfers)"
+	limitBytesMsg     = "the input is %d bytes, over the limit of %d bytes (flowq --max-bytes)"
+	limitDepthMsg     = "call frames nested %d deep, deeper than the limit of %d (flowq --max-depth)"
+	limitTransfersMsg = "more than %d transfers in one transaction, over the limit of %d (flowq --max-transfers)"
 )
 
 func (o *Options) limits() {

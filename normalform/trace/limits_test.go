@@ -19,7 +19,7 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("%d txs, %d errors (%v): want the input refused whole", len(res.Txs), len(res.Errors), res.Errors)
 		}
 		msg := res.Errors[0].Error()
-		for _, want := range []string{"big.json", fmt.Sprint(len(chain)), fmt.Sprintf("limit of %d bytes", len(chain)-1), "MaxBytes"} {
+		for _, want := range []string{"big.json", fmt.Sprint(len(chain)), fmt.Sprintf("limit of %d bytes", len(chain)-1), "--max-bytes"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("error %q does not say %q", msg, want)
 			}
@@ -41,7 +41,7 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("%d txs, %d errors (%v): want the transaction refused", len(res.Txs), len(res.Errors), res.Errors)
 		}
 		e := res.Errors[0]
-		for _, want := range []string{"nested 10 deep", "limit of 9", "MaxDepth"} {
+		for _, want := range []string{"nested 10 deep", "limit of 9", "--max-depth"} {
 			if !strings.Contains(e.Msg, want) {
 				t.Errorf("error %q does not say %q", e.Msg, want)
 			}
@@ -64,7 +64,7 @@ func TestLimits(t *testing.T) {
 		// Parity traces are held to the same limit.
 		const h = "0x1111111111111111111111111111111111111111111111111111111111111111"
 		res = Decode(badParityChain(5, h), Options{MaxDepth: 4})
-		if len(res.Txs) != 0 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Msg, "limit of 4 (trace.Options.MaxDepth)") || !res.Errors[0].HasTx {
+		if len(res.Txs) != 0 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Msg, "limit of 4 (flowq --max-depth)") || !res.Errors[0].HasTx {
 			t.Errorf("parity trace 5 deep, MaxDepth 4: %d txs, %v", len(res.Txs), res.Errors)
 		}
 	})
@@ -90,7 +90,7 @@ func TestLimits(t *testing.T) {
 		if len(res.Txs) != 0 || len(res.Errors) != 1 {
 			t.Fatalf("%d txs, %d errors (%v): want the transaction refused", len(res.Txs), len(res.Errors), res.Errors)
 		}
-		for _, want := range []string{fmt.Sprintf("more than %d transfers", n), fmt.Sprintf("limit of %d", n), "MaxTransfers"} {
+		for _, want := range []string{fmt.Sprintf("more than %d transfers", n), fmt.Sprintf("limit of %d", n), "--max-transfers"} {
 			if !strings.Contains(res.Errors[0].Msg, want) {
 				t.Errorf("error %q does not say %q", res.Errors[0].Msg, want)
 			}

@@ -5,11 +5,25 @@ package term
 
 import (
 	"errors"
+	"io"
+	"os"
 
 	"github.com/chzyer/readline"
 
 	"github.com/flowq/flowq/repl"
 )
+
+func init() { repl.TerminalSize = Size }
+
+// Size is the size of w when it is a terminal.
+func Size(w io.Writer) (cols, rows int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile || !readline.IsTerminal(int(f.Fd())) {
+		return 0, 0, false
+	}
+	cols, rows, err := readline.GetSize(int(f.Fd()))
+	return cols, rows, err == nil && cols > 0 && rows > 0
+}
 
 // Open is a repl.Terminal reading with readline: prompts, history (saved
 // by the REPL, one whole statement at a time), completion, Ctrl-C.
