@@ -307,8 +307,8 @@ const exportUsage = `usage: flowq export [--index DIR] --format csv|jsonl [--out
 Writes every transaction of the index, in block order, one per line: the
 paper's released columns (hash, block, verdict, reasons, cycles,
 latency_ms) and flowq's (index, tier, from, to, costs_known, gross, net,
-pools, hops, leftovers, and the four structural hashes). See go doc
-./index Columns. With --query, writes the query's rows instead: the
+pools, hops, leftovers, and the four structural hashes); the first line
+of the CSV names them. With --query, writes the query's rows instead: the
 cells of 'flowq query --format csv' (a balance as two columns, its tokens
 and its amounts), or its JSON lines.
 

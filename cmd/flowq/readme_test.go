@@ -102,6 +102,8 @@ func TestREADMECommands(t *testing.T) {
 				why = "a value the reader supplies"
 			case strings.Contains(line, "--rpc"):
 				why = "needs a node"
+			case strings.HasPrefix(line, "flowq sql"):
+				why = "needs the duckdb build (make test-duckdb runs TestSQLOverLake*)"
 			case strings.HasPrefix(line, "flowq serve"):
 				why = "a server that runs until stopped (TestServeClients, TestTranscriptServeIngestQuery)"
 			}
