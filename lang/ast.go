@@ -293,19 +293,57 @@ type Amount struct {
 	Token  *TokenRef
 }
 
-// TokenRef names a token by symbol ("WETH") or address.
+// TokenRef names a token by symbol ("WETH") or address; after
+// "touches", an address may be shortened (Part), which the planner
+// resolves through the index.
 type TokenRef struct {
 	Span
 	Symbol  string
-	Address string // 0x and 40 hex digits
+	Address string // 0x and 40 hex digits; "" when Part is set
+	Part    Partial
 }
 
 func (t *TokenRef) String() string {
+	if t.Part.IsPartial() {
+		return "partial " + t.Part.String()
+	}
 	if t.Address != "" {
 		return t.Address
 	}
 	return t.Symbol
 }
+
+// Partial is a reference written shortened, as flowq prints it
+// (0x3db1…dcfa, 0x0000c…10000) or as a prefix (0x3db1a7): the hex digits
+// before the "…" and after it (none for a prefix), lowercase, without
+// 0x. The check pass bounds their number (MinPrefixDigits); the planner
+// resolves the reference through the index, to the one value that starts
+// with Prefix and ends with Suffix. The zero Partial is a whole value.
+type Partial struct {
+	Prefix, Suffix string
+}
+
+// Minimum digits of a shortened reference: MinPrefixDigits in all, and
+// MinShortDigits before the "…" when digits follow it (the index is
+// searched by the leading digits).
+const (
+	MinPrefixDigits = 6
+	MinShortDigits  = 4
+)
+
+// IsPartial reports a shortened reference.
+func (p Partial) IsPartial() bool { return p.Prefix != "" || p.Suffix != "" }
+
+// String writes the reference as it reads: 0x3db1…dcfa, 0x3db1a7.
+func (p Partial) String() string {
+	if p.Suffix == "" {
+		return "0x" + p.Prefix
+	}
+	return "0x" + p.Prefix + "…" + p.Suffix
+}
+
+// Digits is how many hex digits the reference gives.
+func (p Partial) Digits() int { return len(p.Prefix) + len(p.Suffix) }
 
 // BlockRange is a block range: From..To inclusive; a nil end is open.
 type BlockRange struct {
@@ -314,22 +352,28 @@ type BlockRange struct {
 	Op       Op // for "block OP N": the comparison; 0 for a range
 }
 
-// TxRef is a transaction hash literal.
+// TxRef is a transaction hash literal: whole (Hash), or shortened
+// (Part; Hash "").
 type TxRef struct {
 	Span
 	Hash string
+	Part Partial
 }
 
-// AddrLit is an address literal.
+// AddrLit is an address literal: whole (Addr; 0x0 is the null address),
+// or shortened (Part; Addr "").
 type AddrLit struct {
 	Span
 	Addr string
+	Part Partial
 }
 
-// HashLit is a 32-byte hash literal.
+// HashLit is a 32-byte hash literal: whole (Hash), or shortened (Part;
+// Hash "").
 type HashLit struct {
 	Span
 	Hash string
+	Part Partial
 }
 
 // NumLit is a non-negative decimal number, as written.

@@ -78,20 +78,89 @@ func (c *checker) level(id *Ident, def normalform.Level) normalform.Level {
 	return def
 }
 
+// The kinds of value a shortened reference names, for its messages.
+const (
+	refTx    = "a transaction hash"
+	refAddr  = "an address"
+	refHash  = "a structural hash"
+	refWidth = 64 // digits of a hash; an address has 40
+)
+
+// partial checks a shortened reference (the check pass marks it: the
+// planner resolves it through the index): enough digits to look up
+// (MinPrefixDigits, MinShortDigits before the "…"), no more than the
+// value has. n is the reference's node.
+func (c *checker) partial(n Node, p Partial, what string) {
+	if !p.IsPartial() {
+		return
+	}
+	width := refWidth
+	if what == refAddr {
+		width = 40
+	}
+	switch {
+	case p.Digits() > width:
+		c.errorAt(n.Pos(), "%s has %d hex digits: %s has %d", clip(p.String()), p.Digits(), what, width)
+	case p.Digits() < MinPrefixDigits:
+		c.errorAt(n.Pos(), "%s is too short to name %s: write at least %d of its hex digits (a prefix, or a form as flowq prints it, 0x3db1…dcfa)", clip(p.String()), what, MinPrefixDigits)
+	case p.Suffix != "" && len(p.Prefix) < MinShortDigits:
+		c.errorAt(n.Pos(), "%s: %s shortened needs at least %d hex digits before the …", clip(p.String()), what, MinShortDigits)
+	}
+}
+
+func (c *checker) tx(t *TxRef) {
+	if t != nil {
+		c.partial(t, t.Part, refTx)
+	}
+}
+
+func (c *checker) addr(a *AddrLit) {
+	if a != nil {
+		c.partial(a, a.Part, refAddr)
+	}
+}
+
+// token checks a token reference: after "touches" an address may be
+// shortened (touches), elsewhere (a profit's token) it is named whole.
+func (c *checker) token(t *TokenRef, touches bool) {
+	if t == nil || !t.Part.IsPartial() {
+		return
+	}
+	if !touches {
+		c.errorAt(t.From, "%s: the token of a profit is named by its symbol or its whole address (0x and 40 hex digits), not a shortened one", clip(t.Part.String()))
+		return
+	}
+	c.partial(t, t.Part, refAddr)
+}
+
+func (c *checker) order(o *Order) {
+	if o != nil && o.Metric != nil {
+		c.token(o.Metric.Token, false)
+	}
+}
+
 func (c *checker) stmt(st Statement) {
 	switch x := st.(type) {
 	case *Explain:
 		c.stmt(x.Query)
 	case *Find:
 		c.expr(x.Where, InTxs, "")
+		c.order(x.Order)
 	case *Findings:
 		c.expr(x.Where, InFindings, x.Kind.String())
 		c.findingsOrder(x.Order, x.Kind.String())
+		c.order(x.Order)
 	case *Same:
 		x.At = c.level(x.Level, normalform.Exact)
+		c.tx(x.A)
+		c.tx(x.B)
 	case *Match:
 		x.At = c.level(x.Level, normalform.Shape)
+		c.tx(x.Ref)
 		c.expr(x.Where, InTxs, "")
+		c.order(x.Order)
+	case *Anomalies:
+		c.addr(x.Bot)
 	case *Count:
 		in, what := InTxs, "grouping"
 		if x.What.Findings() {
@@ -106,6 +175,7 @@ func (c *checker) stmt(st Statement) {
 		}
 		c.expr(x.Where, in, kind)
 	case *Show:
+		c.tx(x.Tx)
 		x.As = nil
 		for _, v := range x.Views {
 			if d, ok := c.resolve(v, ClassView, InTxs, "view"); ok {
@@ -147,6 +217,8 @@ func (c *checker) expr(e Expr, in Places, kind string) {
 		case *Not:
 			stack = append(stack, x.X)
 		case *Compare:
+			c.token(x.Metric.Token, false)
+			c.token(x.Value.Token, false)
 			if d, ok := Vocab.Lookup(ClassMetric, x.Metric.Kind.String()); !ok || d.Places&in == 0 {
 				what = x.Metric.Kind.String()
 			}
@@ -177,6 +249,10 @@ func (c *checker) expr(e Expr, in Places, kind string) {
 			if d, ok := c.resolve(x.Reason, ClassReason, InTxs, "reason"); ok {
 				x.Want = d.Value.(normalform.Reason)
 			}
+		case *AddrIs:
+			c.addr(x.Addr)
+		case *Touches:
+			c.token(x.Target, true)
 		case *FlashLoan:
 			if kind != "" {
 				what = "flashloan"
@@ -186,6 +262,7 @@ func (c *checker) expr(e Expr, in Places, kind string) {
 				what = x.Level.Name + " = HASH"
 			}
 			x.At = c.level(x.Level, normalform.Exact)
+			c.partial(x.Hash, x.Hash.Part, refHash)
 		}
 		if what != "" && kind != "" {
 			c.errorAt(x.Pos(), "%s does not apply to %s: filter them by profit, pools, block, bot, sender or touches", what, kind)

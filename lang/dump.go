@@ -12,6 +12,23 @@ func short(h string) string {
 	return h
 }
 
+// whole writes a reference whole, or marked partial, as written.
+func whole(h string, p Partial) string {
+	if p.IsPartial() {
+		return "partial " + p.String()
+	}
+	return h
+}
+
+// ref writes a reference: whole (shortened for the dump) or marked
+// partial, as written.
+func ref(h string, p Partial) string {
+	if p.IsPartial() {
+		return "partial " + p.String()
+	}
+	return short(h)
+}
+
 // Dump renders a node compactly, for tests and error messages, in time
 // linear in its size (a chain of 20,000 "or" is as deep).
 func Dump(n Node) string {
@@ -63,19 +80,19 @@ func dumpOne(n Node) string {
 		if x.Level != nil {
 			lvl = x.Level.Name
 		}
-		return fmt.Sprintf("Same(%s, %s, %s)", short(x.A.Hash), short(x.B.Hash), lvl)
+		return fmt.Sprintf("Same(%s, %s, %s)", ref(x.A.Hash, x.A.Part), ref(x.B.Hash, x.B.Part), lvl)
 	case *Match:
 		lvl := "shape"
 		if x.Level != nil {
 			lvl = x.Level.Name
 		}
-		parts := []string{short(x.Ref.Hash) + ", " + lvl}
+		parts := []string{ref(x.Ref.Hash, x.Ref.Part) + ", " + lvl}
 		if x.Where != nil {
 			parts = append(parts, Dump(x.Where))
 		}
 		return "Match(" + strings.Join(append(parts, tail(x.Order, x.Limit)...), "; ") + ")"
 	case *Anomalies:
-		parts := []string{short(x.Bot.Addr)}
+		parts := []string{ref(x.Bot.Addr, x.Bot.Part)}
 		if x.Since != nil {
 			parts = append(parts, "since "+x.Since.Text)
 		}
@@ -102,7 +119,7 @@ func dumpOne(n Node) string {
 		for _, v := range x.Views {
 			vs = append(vs, v.Name)
 		}
-		return "Show(" + short(x.Tx.Hash) + "; " + strings.Join(vs, ", ") + ")"
+		return "Show(" + ref(x.Tx.Hash, x.Tx.Part) + "; " + strings.Join(vs, ", ") + ")"
 	case *Compare:
 		v := x.Value.Number.Text
 		if x.Value.Token != nil {
@@ -128,13 +145,13 @@ func dumpOne(n Node) string {
 		if x.Neg {
 			op = "!="
 		}
-		return fmt.Sprintf("AddrIs(%s %s %s)", x.Field, op, x.Addr.Addr)
+		return fmt.Sprintf("AddrIs(%s %s %s)", x.Field, op, whole(x.Addr.Addr, x.Addr.Part))
 	case *Touches:
 		return "Touches(" + x.Target.String() + ")"
 	case *FlashLoan:
 		return "FlashLoan"
 	case *HashIs:
-		return fmt.Sprintf("HashIs(%s = %s)", x.Level.Name, short(x.Hash.Hash))
+		return fmt.Sprintf("HashIs(%s = %s)", x.Level.Name, ref(x.Hash.Hash, x.Hash.Part))
 	}
 	return fmt.Sprintf("%T", n)
 }

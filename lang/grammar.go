@@ -20,9 +20,17 @@ const numWords = "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|t
 var queryLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Comment", Pattern: `(--|#)[^\n]*`},
 	{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
+	// Short is a hash or address as flowq prints it shortened: its first
+	// digits, "…" (or "..."), its last digits (0x3db1…dcfa, 0x0000c…10000;
+	// 0x1234abcd… with none after). Prefix is 0x and hex digits that are
+	// neither an address nor a hash: a prefix of one (0x3db1a7), or 0x0,
+	// the null address. The check pass bounds their digits; the planner
+	// resolves them through the index.
+	{Name: "Short", Pattern: `0[xX][0-9a-fA-F]+(…|\.\.\.)[0-9a-fA-F]*`},
 	{Name: "Hash", Pattern: `0[xX][0-9a-fA-F]{64}\b`},
 	{Name: "Address", Pattern: `0[xX][0-9a-fA-F]{40}\b`},
-	{Name: "BadHex", Pattern: `0[xX][0-9a-fA-F]*`},
+	{Name: "Prefix", Pattern: `0[xX][0-9a-fA-F]+`},
+	{Name: "BadHex", Pattern: `0[xX]`},
 	{Name: "Number", Pattern: `[0-9]+(\.[0-9]+)?`},
 	{Name: "NumWord", Pattern: `(?i)\b(` + numWords + `)\b`},
 	{Name: "Keyword", Pattern: `(?i)\b(` + keywords + `)\b`},
@@ -256,26 +264,26 @@ type gHashIs struct {
 type gToken struct {
 	Pos     lexer.Position
 	EndPos  lexer.Position
-	Address string `parser:"@Address"`
+	Address string `parser:"@( Address | Short | Prefix )"`
 	Symbol  string `parser:"| @Ident"`
 }
 
 type gTx struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Hash   string `parser:"@Hash"`
+	Hash   string `parser:"@( Hash | Short | Prefix | Address )"`
 }
 
 type gAddr struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Addr   string `parser:"@Address"`
+	Addr   string `parser:"@( Address | Short | Prefix )"`
 }
 
 type gHash struct {
 	Pos    lexer.Position
 	EndPos lexer.Position
-	Hash   string `parser:"@Hash"`
+	Hash   string `parser:"@( Hash | Short | Prefix | Address )"`
 }
 
 type gNum struct {

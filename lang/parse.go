@@ -323,7 +323,7 @@ func (p *lowerer) lexCheck() bool {
 				p.errorAt(p.conv(t.Pos), "strings are not part of the language: write names without quotes")
 			}
 		case sym["BadHex"]:
-			p.errorAt(p.conv(t.Pos), "%s is neither an address (0x and 40 hex digits) nor a transaction or structural hash (0x and 64)", clip(t.Value))
+			p.errorAt(p.conv(t.Pos), "%s is neither an address (0x and 40 hex digits) nor a transaction or structural hash (0x and 64), nor a prefix of one (at least %d hex digits)", clip(t.Value), MinPrefixDigits)
 		}
 	}
 	return len(p.errs) == n
@@ -518,7 +518,11 @@ func (p *lowerer) token(g *gToken) *TokenRef {
 	if g == nil {
 		return nil
 	}
-	return &TokenRef{Span: p.span(g.Pos, g.EndPos), Symbol: strings.ToUpper(g.Symbol), Address: strings.ToLower(g.Address)}
+	t := &TokenRef{Span: p.span(g.Pos, g.EndPos), Symbol: strings.ToUpper(g.Symbol)}
+	if g.Address != "" {
+		t.Address, t.Part = hexRef(g.Address, 40, true)
+	}
+	return t
 }
 
 func (p *lowerer) metric(g *gMetric) *Metric {
@@ -626,14 +630,45 @@ func (p *lowerer) tx(g *gTx) *TxRef {
 	if g == nil {
 		return nil
 	}
-	return &TxRef{Span: p.span(g.Pos, g.EndPos), Hash: strings.ToLower(g.Hash)}
+	t := &TxRef{Span: p.span(g.Pos, g.EndPos)}
+	t.Hash, t.Part = hexRef(g.Hash, 64, false)
+	return t
 }
 
 func (p *lowerer) addr(g *gAddr) *AddrLit {
 	if g == nil {
 		return nil
 	}
-	return &AddrLit{Span: p.span(g.Pos, g.EndPos), Addr: strings.ToLower(g.Addr)}
+	a := &AddrLit{Span: p.span(g.Pos, g.EndPos)}
+	a.Addr, a.Part = hexRef(g.Addr, 40, true)
+	return a
+}
+
+// hexRef reads a hex literal of a reference whose whole value has width
+// digits: the value, lowercase, when it is whole (or, for an address,
+// 0x0: the null address), else the shortened form's digits.
+func hexRef(text string, width int, addr bool) (string, Partial) {
+	text = strings.ToLower(text)
+	digits := text[min(2, len(text)):]
+	if pre, suf, ok := strings.Cut(digits, "…"); ok {
+		return "", Partial{Prefix: pre, Suffix: suf}
+	}
+	if pre, suf, ok := strings.Cut(digits, "..."); ok {
+		return "", Partial{Prefix: pre, Suffix: suf}
+	}
+	switch {
+	case len(digits) == width:
+		return text, Partial{}
+	case addr && digits == "0":
+		return "0x" + strings.Repeat("0", width), Partial{}
+	}
+	return "", Partial{Prefix: digits}
+}
+
+func (p *lowerer) hash(g *gHash) *HashLit {
+	h := &HashLit{Span: p.span(g.Pos, g.EndPos)}
+	h.Hash, h.Part = hexRef(g.Hash, 64, false)
+	return h
 }
 
 func (p *lowerer) expr(g *gExpr) Expr {
@@ -715,7 +750,7 @@ func (p *lowerer) pred(g *gPred) Expr {
 		}
 		return &Compare{Span: sp, Metric: m, Op: t.Op.op(), Value: v}
 	case g.HashIs != nil:
-		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level), Hash: &HashLit{Span: p.span(g.HashIs.Hash.Pos, g.HashIs.Hash.EndPos), Hash: strings.ToLower(g.HashIs.Hash.Hash)}}
+		return &HashIs{Span: sp, Level: p.ident(g.HashIs.Level), Hash: p.hash(g.HashIs.Hash)}
 	}
 	return nil
 }
