@@ -17,6 +17,10 @@ import (
 // lang.Source.
 type Planner struct {
 	Cfg *normalform.Config
+	// Src, when set, resolves the statement's shortened references
+	// (0x3db1…dcfa, prefixes) once, when it is planned; without it a
+	// shortened reference is an error that asks for the whole value.
+	Src Source
 	src *lang.Source // the statement's, during Build
 }
 
@@ -40,6 +44,9 @@ func (pl *Planner) Build(st lang.Statement) (*Query, error) {
 	b.src = st.Source()
 	if b.src == nil {
 		b.src = &lang.Source{}
+	}
+	if err := b.resolveRefs(st); err != nil {
+		return nil, err
 	}
 	return b.build(st)
 }

@@ -39,6 +39,13 @@ type Source interface {
 	BlockReports(ctx context.Context, blocks layout.BlockRange, fn func(*block.Report) error) error
 	// Dirty reports whether a block's findings wait to be computed.
 	Dirty(n uint64) (bool, error)
+	// Resolve finds the values whose hex digits start with prefix and
+	// end with suffix (a shortened reference: lowercase, without 0x),
+	// at most max, whole as 0x hex: transaction hashes (by
+	// layout.KindTxHash), bots' addresses (layout.KindFirst) or
+	// structural hashes at a level (layout.KindHash); an error for a
+	// kind the index cannot resolve (index.Index.Resolve).
+	Resolve(ctx context.Context, by layout.Kind, level normalform.Level, prefix, suffix string, max int) ([]string, error)
 }
 
 // Plan is a node of a query plan. Nodes are immutable once built.

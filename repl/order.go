@@ -102,7 +102,7 @@ func (s *Session) baselineNote(ctx context.Context, st lang.Statement) string {
 	if err != nil || len(sts) != 1 {
 		return ""
 	}
-	q, err := (&planner.Planner{Cfg: s.Cfg}).Build(sts[0])
+	q, err := (&planner.Planner{Cfg: s.Cfg, Src: s.Src}).Build(sts[0])
 	if err != nil {
 		return ""
 	}

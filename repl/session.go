@@ -109,7 +109,7 @@ func echo(w io.Writer, text string) {
 
 func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) error {
 	start := time.Now()
-	pl := &planner.Planner{Cfg: s.Cfg}
+	pl := &planner.Planner{Cfg: s.Cfg, Src: s.Src}
 	q, err := pl.Build(st)
 	if err != nil {
 		return &StatementError{Err: err}

@@ -314,7 +314,7 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 	}
 	n := 0
 	for _, st := range sts {
-		pl := &planner.Planner{Cfg: s.Cfg}
+		pl := &planner.Planner{Cfg: s.Cfg, Src: s.Ix}
 		q, err := pl.Build(st)
 		if err != nil {
 			enc.Encode(errorObject(err))
