@@ -28,7 +28,9 @@ func TestResolvePrefixes(t *testing.T) {
 	}
 	h := func(s string) normalform.Hash { return common.HexToHash(s) }
 	a := func(s string) normalform.Address { return common.HexToAddress(s) }
-	pad := func(head string, n int, tail string) string { return head + strings.Repeat("0", n-len(head)+2-len(tail)) + tail }
+	pad := func(head string, n int, tail string) string {
+		return head + strings.Repeat("0", n-len(head)+2-len(tail)) + tail
+	}
 	var (
 		tx1  = pad("0xabcdef01", 64, "1111")
 		tx2  = pad("0xabcdef02", 64, "2222")

@@ -140,6 +140,7 @@ func (r *REPL) help(_ context.Context, args []string, _ string) error {
 	fmt.Fprint(r.stdout, "Statements end with \";\" and may span lines (lang's grammar: .grammar); dot-commands take one line.\n")
 	fmt.Fprint(r.stdout, "Ctrl-C cancels a running statement or clears the one being typed; Ctrl-D leaves; Tab completes.\n")
 	fmt.Fprint(r.stdout, "Statements: find, same, match, anomalies, count, show TX, show block N, find sandwiches|backruns, count sandwiches|backruns by bot|sender|block, explain.\n")
+	fmt.Fprint(r.stdout, "TX, ADDR and HASH may be shortened as flowq prints them (0x3db1…dcfa, 0x0000c…10000, 0x0 for the null address) or given as a prefix of at least 6 hex digits (0x3db1a7): the index resolves them; an ambiguous one lists its candidates.\n")
 	fmt.Fprint(r.stdout, "Words: .help verdicts, tiers, paths, modes, reasons, levels, groupings, metrics, views or conditions lists them, each with what it means.\n\n")
 	tw := tabwriter.NewWriter(r.stdout, 0, 0, 2, ' ', 0)
 	for _, c := range commands {
