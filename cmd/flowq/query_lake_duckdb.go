@@ -176,7 +176,9 @@ func (r *lakeRunner) Run(ctx context.Context, st lang.Statement, emit func(plann
 
 // memSource holds the records a statement's SQL read: the planner's
 // executor reads them by hash (show, same, and a row's formatting).
-type memSource struct{ recs map[normalform.Hash]*layout.Record }
+type memSource struct {
+	recs map[normalform.Hash]*layout.Record
+}
 
 var errMem = fmt.Errorf("not supported on the lake")
 

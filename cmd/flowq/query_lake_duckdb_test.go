@@ -111,3 +111,34 @@ func sortLines(s string) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// TestLakeExplainPrintsSQL: explain on the lake prints the SQL it runs
+// (in --dialect's spelling); a match whose reference is not in the lake
+// says so; block findings are not supported, by name.
+func TestLakeExplainPrintsSQL(t *testing.T) {
+	lk := t.TempDir()
+	if _, errs, code := flowq(t, nil, "", "ingest", "--lake", lk, mainnetDir); code != 0 {
+		t.Fatalf("ingest --lake: %s", errs)
+	}
+	out, errs, code := flowq(t, nil, "", "query", "--lake", lk, "explain find where touches USDC")
+	if code != 0 || !strings.HasPrefix(out, "SELECT tx_hash, block, tx_index, nf FROM lake WHERE list_contains(tokens, ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	out, _, _ = flowq(t, nil, "", "query", "--lake", lk, "--dialect", "clickhouse", "explain find where touches USDC")
+	if !strings.Contains(out, "has(tokens, ") {
+		t.Errorf("clickhouse explain: %q", out)
+	}
+	missing := "0x" + strings.Repeat("ab", 32)
+	_, errs, code = flowq(t, nil, "", "query", "--lake", lk, "match "+missing)
+	if code != 1 || !strings.Contains(errs, "tx "+missing+" is not in the lake") {
+		t.Errorf("match of a missing reference: exit %d, stderr %q", code, errs)
+	}
+	_, errs, code = flowq(t, nil, "", "query", "--lake", lk, "count sandwiches by block")
+	if code != 1 || !strings.Contains(errs, "not supported on the lake: count sandwiches") {
+		t.Errorf("findings: exit %d, stderr %q", code, errs)
+	}
+	out, errs, code = flowq(t, nil, "", "query", "--lake", lk, "--format", "json", "count by verdict")
+	if code != 0 || !strings.Contains(out, `"verdict"`) {
+		t.Errorf("json: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
