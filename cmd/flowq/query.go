@@ -52,6 +52,7 @@ type queryFlags struct {
 	echo    *bool
 	timeout *time.Duration
 	maxRows *int
+	lake    lakeFlags // query_lake.go: --lake DIR, --sql, --dialect
 }
 
 func (q *queryFlags) register(fs *flag.FlagSet) {
@@ -62,6 +63,7 @@ func (q *queryFlags) register(fs *flag.FlagSet) {
 	q.timeout = fs.Duration("timeout", planner.DefaultTimeout, "stop a statement that runs longer (negative: no limit)")
 	q.maxRows = fs.Int("max-rows", planner.DefaultMaxRows, "stop a statement that returns more rows (negative: no limit)")
 	q.echo = fs.Bool("echo", false, "print each statement, and the comments before it, ahead of its result (tables only)")
+	q.lake.register(fs)
 }
 
 // session opens the index read-only and returns a session on it, with the
@@ -75,6 +77,9 @@ func (q *queryFlags) session(stdout, stderr io.Writer, lookupEnv func(string) (s
 	cfg, err := q.chain.config(lookupEnv)
 	if err != nil {
 		return nil, nil, 2, err
+	}
+	if q.lake.dir != nil && *q.lake.dir != "" {
+		return q.lakeSession(cfg, stdout)
 	}
 	path, err := indexDir(*q.dir, lookupEnv)
 	if err != nil {
@@ -127,6 +132,9 @@ func queryCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEn
 			return 2
 		}
 		src, name = string(b), "<stdin>"
+	}
+	if *qf.lake.sql {
+		return printSQL(&qf, name, src, stdout, stderr, lookupEnv)
 	}
 	s, closeIx, code, err := qf.session(stdout, stderr, lookupEnv)
 	if err != nil {

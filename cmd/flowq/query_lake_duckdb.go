@@ -1,0 +1,203 @@
+//go:build duckdb
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/flowq/flowq/index/lake/duck"
+	"github.com/flowq/flowq/index/layout"
+	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/block"
+	"github.com/flowq/flowq/planner"
+	"github.com/flowq/flowq/planner/sqlgen"
+	"github.com/flowq/flowq/repl"
+)
+
+// lakeSession opens embedded DuckDB over the lake and returns a session
+// whose statements run as SQL there (repl.Session.ExecWith), printed as
+// the index's rows are.
+func (q *queryFlags) lakeSession(cfg *normalform.Config, stdout io.Writer) (*repl.Session, func() error, int, error) {
+	d, ok := sqlgen.ParseDialect(*q.lake.dialect)
+	if !ok {
+		return nil, nil, 2, fmt.Errorf("--dialect %q: want duckdb or clickhouse", *q.lake.dialect)
+	}
+	db, err := duck.Open(*q.lake.dir)
+	if err != nil {
+		return nil, nil, 1, err
+	}
+	r := &lakeRunner{db: db, cfg: cfg, c: &sqlgen.Compiler{Cfg: cfg}, explain: &sqlgen.Compiler{Cfg: cfg, Dialect: d},
+		timeout: *q.timeout, maxRows: *q.maxRows}
+	s := &repl.Session{Cfg: cfg, Out: stdout, Mode: *q.format, Timer: *q.timer, Timeout: *q.timeout, MaxRows: *q.maxRows}
+	s.Remote = func(ctx context.Context, s *repl.Session, file, src string, at lang.Pos) error {
+		return s.ExecWith(ctx, file, src, at, r)
+	}
+	return s, db.Close, 0, nil
+}
+
+// lakeRunner runs statements as SQL on DuckDB over a lake (repl.Runner).
+type lakeRunner struct {
+	db         *duck.DB
+	cfg        *normalform.Config
+	c, explain *sqlgen.Compiler
+	timeout    time.Duration
+	maxRows    int
+}
+
+func (r *lakeRunner) Explain(st lang.Statement) (string, error) { return lakeSQLText(r.explain, st) }
+
+func (r *lakeRunner) query(ctx context.Context, sql string, fn func(vals []any) error) error {
+	res, err := r.db.Query(ctx, sql, func(_ []string, vals []any) error { return fn(vals) })
+	if err == nil && len(res.Skipped) > 0 {
+		// the other ranges answered; a file left out is an error all the same
+		return fmt.Errorf("%v (the other ranges answered)", res.Skipped[0])
+	}
+	return err
+}
+
+// record rebuilds a transaction's record from its stored normal form.
+func record(tx any, nf any) (*layout.Record, error) {
+	b, _ := nf.([]byte)
+	a, err := normalform.DecodeNF(b)
+	if err != nil {
+		return nil, fmt.Errorf("tx %v: the stored normal form does not decode: %w", tx, err)
+	}
+	return layout.NewRecord(a, 0)
+}
+
+func (r *lakeRunner) Analysis(h normalform.Hash) (*normalform.Analysis, error) {
+	var a *normalform.Analysis
+	err := r.query(context.Background(), fmt.Sprintf("SELECT nf FROM lake WHERE tx_hash = '%s'", h.Hex()), func(vals []any) error {
+		b, _ := vals[0].([]byte)
+		var err error
+		a, err = normalform.DecodeNF(b)
+		return err
+	})
+	if err == nil && a == nil {
+		err = fmt.Errorf("tx %s is not in the lake", h.Hex())
+	}
+	return a, err
+}
+
+func (r *lakeRunner) Run(ctx context.Context, st lang.Statement, emit func(planner.Row) error) error {
+	q, err := r.c.Compile(st)
+	if err != nil {
+		return err
+	}
+	if r.timeout >= 0 {
+		t := r.timeout
+		if t == 0 {
+			t = planner.DefaultTimeout
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	if r.maxRows >= 0 {
+		max, n, inner := r.maxRows, 0, emit
+		if max == 0 {
+			max = planner.DefaultMaxRows
+		}
+		emit = func(row planner.Row) error {
+			if n++; n > max {
+				return &planner.LimitError{Limit: "result size", Value: fmt.Sprintf("%d rows", max), Hint: "narrow the query or add 'limit N'; flowq --max-rows"}
+			}
+			return inner(row)
+		}
+	}
+	// The planner's executor formats a record's row: over a source that
+	// holds the records the SQL read.
+	mem := &memSource{recs: map[normalform.Hash]*layout.Record{}}
+	x := &planner.Executor{Src: mem, Cfg: r.cfg, Timeout: -1, MaxRows: -1}
+	recordRow := func(rec *layout.Record) (planner.Row, error) {
+		mem.recs[rec.Hash] = rec
+		var row planner.Row
+		err := x.Run(ctx, &planner.Query{Plan: planner.TxLookup{Tx: rec.Hash}, Kind: lang.StmtFind}, func(r planner.Row) error { row = r; return nil })
+		delete(mem.recs, rec.Hash)
+		return row, err
+	}
+	switch q.Kind {
+	case lang.StmtFind, lang.StmtMatch, lang.StmtAnomalies:
+		if q.RefSQL != "" {
+			found := false
+			if err := r.query(ctx, q.RefSQL, func([]any) error { found = true; return nil }); err != nil {
+				return err
+			}
+			if !found {
+				return fmt.Errorf("tx %s is not in the lake: ingest it first (flowq ingest --lake)", q.Ref.Hex())
+			}
+		}
+		return r.query(ctx, q.SQL, func(vals []any) error {
+			rec, err := record(vals[0], vals[3])
+			if err != nil {
+				return err
+			}
+			row, err := recordRow(rec)
+			if err != nil {
+				return err
+			}
+			if q.Kind == lang.StmtAnomalies {
+				shape := fmt.Sprint(vals[4])
+				first, _ := vals[5].(uint64)
+				why := q.Why(first)
+				row = append(row, planner.Field{Name: "shape", Value: shape, Human: shape[:18] + "…"}, planner.Field{Name: "why", Value: why, Human: why})
+			}
+			return emit(row)
+		})
+	case lang.StmtCount:
+		return r.query(ctx, q.SQL, func(vals []any) error {
+			k, h := sqlgen.GroupKey(q.Group, fmt.Sprint(vals[0]))
+			n, txs := fmt.Sprint(vals[1]), fmt.Sprint(vals[2])
+			row := planner.Row{{Name: q.Group.String(), Value: k, Human: h}, {Name: q.What, Value: n, Human: n}}
+			if q.What != "transactions" {
+				row = append(row, planner.Field{Name: "transactions", Value: txs, Human: txs})
+			}
+			ex := fmt.Sprint(vals[3])
+			return emit(append(row, planner.Field{Name: "example", Value: ex, Human: ex}))
+		})
+	case lang.StmtShow, lang.StmtSame:
+		if err := r.query(ctx, q.SQL, func(vals []any) error {
+			rec, err := record(vals[0], vals[1])
+			if err == nil {
+				mem.recs[rec.Hash] = rec
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+		return x.Run(ctx, q.Planned, emit)
+	}
+	return &sqlgen.UnsupportedError{What: q.Kind.String()}
+}
+
+// memSource holds the records a statement's SQL read: the planner's
+// executor reads them by hash (show, same, and a row's formatting).
+type memSource struct {
+	recs map[normalform.Hash]*layout.Record
+}
+
+var errMem = fmt.Errorf("not supported on the lake")
+
+func (m *memSource) Get(tx normalform.Hash) (*layout.Record, error) {
+	if r, ok := m.recs[tx]; ok {
+		return r, nil
+	}
+	return nil, fmt.Errorf("tx %s: %w", tx.Hex(), layout.ErrNotFound)
+}
+func (m *memSource) Fetch(context.Context, layout.Lookup, func(*layout.Record) error) error {
+	return errMem
+}
+func (m *memSource) Filter(context.Context, layout.BlockRange, bool, func(*layout.Record) (bool, error), bool, func(*layout.Record) error) error {
+	return errMem
+}
+func (m *memSource) BotShapes(context.Context, normalform.Address, func(normalform.Hash, layout.Ref) error) error {
+	return errMem
+}
+func (m *memSource) BlockReports(context.Context, layout.BlockRange, func(*block.Report) error) error {
+	return errMem
+}
+func (m *memSource) Dirty(uint64) (bool, error) { return false, nil }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/flowq/flowq/index/lake"
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/planner/sqlgen"
+)
+
+// TestSQLQueryPrintsDialects: flowq query --sql prints a statement's SQL
+// over the lake, in DuckDB's or ClickHouse's dialect, without DuckDB.
+func TestSQLQueryPrintsDialects(t *testing.T) {
+	stmt := "find where touches USDC order by gross profit desc limit 3; count by family"
+	out, errs, code := flowq(t, nil, "", "query", "--sql", stmt)
+	if code != 0 || !strings.Contains(out, "list_contains(tokens, '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')") || !strings.Contains(out, "GROUP BY k") || strings.Count(out, ";\n") != 2 {
+		t.Fatalf("duckdb: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	out, errs, code = flowq(t, nil, "", "query", "--sql", "--dialect", "clickhouse", stmt)
+	if code != 0 || !strings.Contains(out, "has(tokens, '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')") || !strings.Contains(out, "argMin(") {
+		t.Fatalf("clickhouse: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if _, errs, code = flowq(t, nil, "", "query", "--sql", "--dialect", "oracle", stmt); code != 2 || !strings.Contains(errs, "--dialect") {
+		t.Fatalf("a bad dialect: exit %d, stderr %q", code, errs)
+	}
+	_, errs, code = flowq(t, nil, "", "query", "--sql", "find sandwiches")
+	if code != 1 || !strings.Contains(errs, "<query>:1:1: not supported on the lake: find sandwiches") {
+		t.Fatalf("findings: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestSQLAmountKeyIsTheLakes: the key sqlgen compares with is the one the
+// lake writes.
+func TestSQLAmountKeyIsTheLakes(t *testing.T) {
+	for _, v := range []string{"0", "1", "-1", "22836332308546096", "-115792089237316195423570985008687907853269984665640564039457584007913129639935"} {
+		var s normalform.Signed
+		neg := strings.HasPrefix(v, "-")
+		if err := s.Abs.SetFromDecimal(strings.TrimPrefix(v, "-")); err != nil {
+			t.Fatal(err)
+		}
+		s.Neg = neg
+		if a, b := sqlgen.AmountKey(s), lake.AmountKey(s); !bytes.Equal(a, b) {
+			t.Errorf("%s: sqlgen %x, lake %x", v, a, b)
+		}
+	}
+}

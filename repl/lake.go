@@ -1,0 +1,92 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/planner"
+)
+
+// Runner runs statements somewhere other than the planner's executor over
+// an index: the Parquet lake's SQL (cmd/flowq, flowq query --lake). Its
+// rows are the planner's (same columns, same values), and a Session prints
+// them as it prints the index's.
+type Runner interface {
+	// Explain is what explain prints for a statement (the SQL).
+	Explain(st lang.Statement) (string, error)
+	// Run runs one statement (not an explain) and gives its rows.
+	Run(ctx context.Context, st lang.Statement, emit func(planner.Row) error) error
+	// Analysis reads one transaction's analysis (show in the JSON mode).
+	Analysis(tx normalform.Hash) (*normalform.Analysis, error)
+}
+
+// ExecWith runs a script's statements through a Runner, printing their
+// rows in the session's mode as ExecAt prints the index's.
+func (s *Session) ExecWith(ctx context.Context, file, src string, at lang.Pos, run Runner) error {
+	sts, err := lang.ParseAt(file, src, at)
+	if err != nil {
+		return &StatementError{Err: err}
+	}
+	for _, st := range sts {
+		if err := s.runWith(ctx, file, st, run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) runWith(ctx context.Context, file string, st lang.Statement, run Runner) error {
+	start := time.Now()
+	fail := func(err error) error {
+		pos := st.Pos()
+		return &StatementError{Err: fmt.Errorf("%s:%d:%d: %w", file, pos.Line, pos.Column, err)}
+	}
+	if _, ok := st.(*lang.Explain); ok {
+		text, err := run.Explain(st)
+		if err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(s.Out, text)
+		return nil
+	}
+	r := newRenderer(s.Out, s.Mode)
+	if show, ok := st.(*lang.Show); ok && s.Mode == "json" {
+		steps := slices.ContainsFunc(show.As, func(v lang.View) bool { return v == lang.ViewSteps || v == lang.ViewAll })
+		r.show = func(tx string) ([]byte, error) {
+			h, err := normalform.ParseHash(tx)
+			if err != nil {
+				return nil, fmt.Errorf("tx %q: %w", tx, err)
+			}
+			a, err := run.Analysis(h)
+			if err != nil {
+				return nil, err
+			}
+			b, err := s.Cfg.MarshalAnalysis(a, steps)
+			return append(b, '\n'), err
+		}
+	}
+	r.style = s.Table
+	err := run.Run(ctx, st, r.row)
+	r.flush()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		var se *StatementError
+		if errors.As(err, &se) {
+			return err
+		}
+		return fail(err)
+	}
+	if s.Timer {
+		fmt.Fprintf(s.Out, "(%d rows, %s)\n", r.n, time.Since(start).Round(time.Microsecond))
+	} else if isTableMode(s.Mode) && r.n == 0 {
+		fmt.Fprintln(s.Out, "(no rows)")
+	}
+	return nil
+}
