@@ -201,3 +201,9 @@ func (m *memSource) BlockReports(context.Context, layout.BlockRange, func(*block
 	return errMem
 }
 func (m *memSource) Dirty(uint64) (bool, error) { return false, nil }
+
+// Resolve: shortened references are resolved before the SQL is compiled
+// (or refused there); the decoded records never need it.
+func (m *memSource) Resolve(context.Context, layout.Kind, normalform.Level, string, string, int) ([]string, error) {
+	return nil, fmt.Errorf("%w: a shortened hash or address (write the whole value)", errMem)
+}
