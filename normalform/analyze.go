@@ -168,15 +168,43 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 
 // copyTree copies the call-node structure so that the kernel can rewrite
 // it; transfers are shared.
+// The copies are carved from two allocations (nodes, child lists)
+// instead of one per node.
 func copyTree(n *Node) *Node {
-	if n.Frame == nil {
-		return &Node{Leaf: n.Leaf}
+	var nodes, edges int
+	var count func(n *Node)
+	count = func(n *Node) {
+		nodes++
+		edges += len(n.Children)
+		for _, ch := range n.Children {
+			if ch.Frame != nil {
+				count(ch)
+			} else {
+				nodes++
+			}
+		}
 	}
-	c := &Node{Frame: n.Frame, Children: make([]*Node, len(n.Children))}
-	for i, ch := range n.Children {
-		c.Children[i] = copyTree(ch)
+	if n.Frame != nil {
+		count(n)
 	}
-	return c
+	ns, es := make([]Node, 0, max(nodes, 1)), make([]*Node, 0, edges)
+	var cp func(n *Node) *Node
+	cp = func(n *Node) *Node {
+		ns = append(ns, Node{Leaf: n.Leaf})
+		c := &ns[len(ns)-1]
+		if n.Frame == nil {
+			return c
+		}
+		c.Leaf, c.Frame = nil, n.Frame
+		at := len(es)
+		es = es[:at+len(n.Children)]
+		c.Children = es[at : at+len(n.Children) : at+len(n.Children)]
+		for i, ch := range n.Children {
+			c.Children[i] = cp(ch)
+		}
+		return c
+	}
+	return cp(n)
 }
 
 // isBuilderPayment: native value from a coalition account to the block's

@@ -38,6 +38,31 @@ func BenchmarkGrowth(b *testing.B) {
 	}
 }
 
+// BenchmarkGrowthRewrite is BenchmarkGrowth for the rewriting kernel alone
+// (normalform.Rewrite), one size and shape per sub-benchmark: its allocs/op
+// are the kernel's, and a CPU profile of one sub-benchmark is the kernel's
+// profile at that size.
+//
+//	go test ./normalform -run '^$' -bench '^BenchmarkGrowthRewrite$' -benchtime 20x -benchmem
+func BenchmarkGrowthRewrite(b *testing.B) {
+	cfg := normalform.DefaultConfig()
+	for _, sh := range gen.Shapes {
+		for _, n := range slopeSizes {
+			tx := sh.Build(n, 1)
+			b.Run(fmt.Sprintf("%s/n=%d", sh.Name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				c0 := processCPU()
+				for i := 0; i < b.N; i++ {
+					if err := normalform.Rewrite(tx, cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64((processCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
 // slopeSizes are the transfer counts of the slope measurement (issue 22):
 // the targets are stated from 500 to 20,000 transfers.
 var slopeSizes = []int{500, 1000, 2000, 5000, 10000, 20000}

@@ -175,13 +175,26 @@ func (c *Chain) InMiddlemen(a Address) bool {
 
 // anyMiddleman reports whether some middleman satisfies f.
 func (c *Chain) anyMiddleman(f func(Address) bool) bool {
-	ts := c.Transfers(nil)
-	for _, t := range ts[:len(ts)-1] {
-		if f(t.To) {
-			return true
+	var prev *Transfer // every transfer's destination but the last's
+	return !c.eachTransfer(func(t *Transfer) bool {
+		if prev != nil && f(prev.To) {
+			return false
 		}
+		prev = t
+		return true
+	})
+}
+
+// eachTransfer calls f on t_1, …, t_k in order while f returns true, and
+// reports whether it reached the end (Transfers without the list).
+func (c *Chain) eachTransfer(f func(*Transfer) bool) bool {
+	for c.Leaf == nil {
+		if !c.Left.eachTransfer(f) {
+			return false
+		}
+		c = c.Right
 	}
-	return false
+	return f(c.Leaf)
 }
 
 func containsAddr(l []Address, a Address) bool {
@@ -199,10 +212,8 @@ func containsAddr(l []Address, a Address) bool {
 func (c *Chain) Sigma() Address {
 	s := c.First.Sender
 	origin := c.Origin()
-	for _, t := range c.Transfers(nil) {
-		if t.From == origin && t.Sender != s {
-			return c.FrameSender
-		}
+	if !c.eachTransfer(func(t *Transfer) bool { return t.From != origin || t.Sender == s }) {
+		return c.FrameSender
 	}
 	return s
 }

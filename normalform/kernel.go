@@ -61,8 +61,62 @@ type kernel struct {
 	tr        *rootTracker // the root's partner index during the structural fixpoint
 	sib       siblings     // a frame's children during its leaf pass (reused)
 	opsBuf    []string     // the step log's operand pairs, allocated in blocks
-	names     []string     // built chains' names, by ID (see chainName)
 	buf       []byte       // scratch for a lift's result
+	stack     []*Node      // reduce's children of the frames being reduced, innermost last
+
+	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
+	// for the step log, made in blocks (see numNames).
+	leafNames, chainNames, frameNames numNames
+}
+
+// numNames makes the names prefix+"0", prefix+"1", … for the step log, a
+// block of nameBlockSize at a time in one string (each name a substring of
+// it), instead of two allocations per name (the number, the concatenation).
+type numNames struct {
+	blocks []*nameBlock // by number / nameBlockSize
+}
+
+const nameBlockSize = 256
+
+type nameBlock struct {
+	s   string
+	end [nameBlockSize]uint32 // where each name ends in s
+}
+
+// maxNamed bounds the numbers named by blocks (a sparse large number is
+// named on its own).
+const maxNamed = 1 << 22
+
+// get returns prefix followed by i in decimal (an instance is always
+// asked with the same prefix).
+func (nn *numNames) get(prefix string, i int64) string {
+	if i < 0 || i >= maxNamed {
+		return prefix + strconv.FormatInt(i, 10)
+	}
+	b := int(i / nameBlockSize)
+	for len(nn.blocks) <= b {
+		nn.blocks = append(nn.blocks, nil)
+	}
+	blk := nn.blocks[b]
+	if blk == nil {
+		blk = &nameBlock{}
+		var sb strings.Builder
+		sb.Grow(nameBlockSize * (len(prefix) + 7))
+		var num [20]byte
+		for j := range nameBlockSize {
+			sb.WriteString(prefix)
+			sb.Write(strconv.AppendInt(num[:0], int64(b*nameBlockSize+j), 10))
+			blk.end[j] = uint32(sb.Len())
+		}
+		blk.s = sb.String()
+		nn.blocks[b] = blk
+	}
+	j := int(i % nameBlockSize)
+	start := uint32(0)
+	if j > 0 {
+		start = blk.end[j-1]
+	}
+	return blk.s[start:blk.end[j]]
 }
 
 // one returns the operand list [a] for a step, carved like pair's.
@@ -167,26 +221,18 @@ func (s *siblings) compact() []*Node {
 
 func (k *kernel) name(n *Node) string {
 	if n.Leaf != nil {
-		return "#" + strconv.Itoa(int(n.Leaf.Pos))
+		return k.leafNames.get("#", int64(n.Leaf.Pos))
 	}
 	return k.chainName(n.Chain)
 }
 
-// chainName is chainName for the kernel's own chains: a built chain's
-// name is made once, when the step that builds it is logged, and kept by
-// its ID for the step that consumes it and the annotation steps.
+// chainName is chainName for the kernel's own chains, its names made in
+// blocks (numNames).
 func (k *kernel) chainName(c *Chain) string {
-	if c.Leaf != nil || c.ID <= 0 {
-		return chainName(c)
+	if c.Leaf != nil {
+		return k.leafNames.get("#", int64(c.Leaf.Pos))
 	}
-	if int(c.ID) < len(k.names) && k.names[c.ID] != "" {
-		return k.names[c.ID]
-	}
-	for len(k.names) <= int(c.ID) {
-		k.names = append(k.names, "")
-	}
-	k.names[c.ID] = chainName(c)
-	return k.names[c.ID]
+	return k.chainNames.get("C", int64(c.ID))
 }
 
 // appendNodeName appends n's name (as name returns it) to b.
@@ -758,33 +804,74 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 
 // reduce runs the leaf stage on a frame node and returns its reduced
 // children, ready to be lifted into the parent (or kept, at the root).
+// The children of the frames being reduced are on one stack (k.stack),
+// where a frame's reduced children stay, in place, as its parent's: no
+// slice per frame, nothing copied to lift. The slice returned aliases the
+// stack, and is the caller's until the next reduce.
 func (k *kernel) reduce(n *Node) []*Node {
-	kids := make([]*Node, 0, len(n.Children))
+	base := len(k.stack)
+	k.reduceOnStack(n)
+	out := k.stack[base:]
+	k.stack = k.stack[:base:base]
+	return out
+}
+
+// reduceOnStack reduces n and leaves its reduced children on top of
+// k.stack.
+func (k *kernel) reduceOnStack(n *Node) {
+	base := len(k.stack)
 	for _, c := range n.Children {
 		if c.Frame == nil {
-			kids = append(kids, c)
+			k.stack = append(k.stack, c)
 			continue
 		}
-		lifted := k.reduce(c)
+		at := len(k.stack)
+		k.reduceOnStack(c)
 		b := k.buf[:0] // the lifted nodes' names, space-separated
-		for i, l := range lifted {
+		for i, l := range k.stack[at:] {
 			if i > 0 {
 				b = append(b, ' ')
 			}
 			b = appendNodeName(b, l)
 		}
 		k.buf = b
-		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one("frame " + strconv.Itoa(int(c.Frame.Index))),
+		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one(k.frameNames.get("frame ", int64(c.Frame.Index))),
 			Result: string(b)})
-		kids = append(kids, lifted...)
 	}
-	return k.leafPass(n.Frame, kids)
+	out := k.leafPass(n.Frame, k.stack[base:])
+	k.stack = k.stack[:base+len(out)]
+}
+
+// reserve sizes the step log and reduce's stack for the tree under root:
+// a lift per frame below the root, at most a rewrite per transfer but one.
+func (k *kernel) reserve(root *Node) {
+	var leaves, frames int
+	var count func(n *Node)
+	count = func(n *Node) {
+		for _, c := range n.Children {
+			if c.Frame == nil {
+				leaves++
+				continue
+			}
+			frames++
+			count(c)
+		}
+	}
+	count(root)
+	if need := len(k.steps) + leaves + frames + 8; cap(k.steps) < need {
+		k.steps = append(make([]Step, 0, need), k.steps...)
+	}
+	if cap(k.stack) < leaves {
+		k.stack = make([]*Node, 0, leaves)
+	}
 }
 
 // structuralFixpoint reduces the whole tree: leaf stage bottom-up, then
 // leaf and node rules at the root until neither applies.
 func (k *kernel) structuralFixpoint(root *Node) []*Node {
+	k.reserve(root)
 	kids := k.reduce(root)
+	k.stack = nil // kids is the stack's bottom
 	k.tr = newRootTracker(kids)
 	s := &k.sib
 	s.init(kids)
@@ -824,6 +911,10 @@ func connectMeets(c1, c2 *Chain) bool {
 
 // annotateAndReduce is Algorithm 2. It returns the number of passes.
 func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
+	// Room for a label per chain, and some (one growth instead of several).
+	if need := len(k.steps) + len(kids) + 8; cap(k.steps) < need {
+		k.steps = append(make([]Step, 0, need), k.steps...)
+	}
 	passes := 0
 	for k.err == nil {
 		passes++
