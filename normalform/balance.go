@@ -81,7 +81,16 @@ func (b *balance) flat() Delta {
 }
 
 // balanceParts returns c's δ: the small form, or the large one (owned by c).
+// A leaf chain's is its transfer's, made when read (see leafChain).
 func (c *Chain) balanceParts() (Delta, *balance, error) {
+	if c.Leaf != nil {
+		return TransferDelta(c.Leaf), nil, nil
+	}
+	return c.ownParts()
+}
+
+// ownParts is balanceParts for a chain that is not a leaf.
+func (c *Chain) ownParts() (Delta, *balance, error) {
 	if c.big == nil {
 		return c.delta, nil, nil
 	}
@@ -98,12 +107,19 @@ func (c *Chain) balanceParts() (Delta, *balance, error) {
 
 // setBalance sets c's δ to δ_a + δ_b.
 func (c *Chain) setBalance(a, b *Chain) error {
-	da, ba, err := a.balanceParts()
-	if err != nil {
+	// A leaf operand's δ is written on the stack (see leafChain).
+	var bufA, bufB [2]DeltaEntry
+	var da, db Delta
+	var ba, bb *balance
+	var err error
+	if a.Leaf != nil {
+		da = transferDeltaIn(a.Leaf, &bufA)
+	} else if da, ba, err = a.ownParts(); err != nil {
 		return err
 	}
-	db, bb, err := b.balanceParts()
-	if err != nil {
+	if b.Leaf != nil {
+		db = transferDeltaIn(b.Leaf, &bufB)
+	} else if db, bb, err = b.ownParts(); err != nil {
 		return err
 	}
 	if ba == nil && bb == nil && len(da)+len(db) <= flatMax {

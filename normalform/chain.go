@@ -221,23 +221,26 @@ func (c *Chain) Sigma() Address {
 // IsLeaf reports whether the chain wraps a single transfer.
 func (c *Chain) IsLeaf() bool { return c.Leaf != nil }
 
-// leafChain wraps a transfer. The chain and its δ (TransferDelta's two
-// entries) are one allocation: a leaf becomes a chain on every rewrite
-// that takes it as an operand.
+// leafChain wraps a transfer. Its δ is not stored: a leaf chain's δ is
+// its transfer's (TransferDelta), which balanceParts derives when it is
+// read, and join sums from a buffer on its stack, so that a leaf that
+// becomes an operand (every rewrite takes one or two) costs one small
+// allocation.
 func leafChain(t *Transfer) *Chain {
-	m := &struct {
-		c Chain
-		d [2]DeltaEntry
-	}{c: Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1}}
-	if t.From != t.To && !t.Amount.IsZero() {
-		m.d = [2]DeltaEntry{{Addr: t.From, Token: t.Token, Amount: Signed{Neg: true, Abs: t.Amount}},
-			{Addr: t.To, Token: t.Token, Amount: Signed{Abs: t.Amount}}}
-		if bytes.Compare(t.To[:], t.From[:]) < 0 {
-			m.d[0], m.d[1] = m.d[1], m.d[0]
-		}
-		m.c.delta = m.d[:2:2]
+	return &Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1}
+}
+
+// transferDeltaIn is TransferDelta(t) written into buf.
+func transferDeltaIn(t *Transfer, buf *[2]DeltaEntry) Delta {
+	if t.From == t.To || t.Amount.IsZero() {
+		return nil
 	}
-	return &m.c
+	*buf = [2]DeltaEntry{{Addr: t.From, Token: t.Token, Amount: Signed{Neg: true, Abs: t.Amount}},
+		{Addr: t.To, Token: t.Token, Amount: Signed{Abs: t.Amount}}}
+	if bytes.Compare(t.To[:], t.From[:]) < 0 {
+		buf[0], buf[1] = buf[1], buf[0]
+	}
+	return buf[:]
 }
 
 // join builds the chain whose sequence is a's then b's.

@@ -643,12 +643,6 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 	return false
 }
 
-// junction keys a partner list: an address and a token.
-type junction struct {
-	addr Address
-	tok  Token
-}
-
 // Kinds of partner lists.
 const (
 	leafFrom  = iota // leaves by (s, τ)
@@ -680,7 +674,16 @@ type rootTracker struct {
 	// field reads, where maps keyed by node cost most of the tracker.
 	// A junction is hashed once into a small number, which indexes the
 	// partner lists of every kind at it.
-	ids   map[junction]int32
+	//
+	// A junction's number is found from its address's number and its
+	// token's (small keys, where the 80-byte junction made hashing and
+	// comparing keys a fifth of the tracker), and kept per transfer
+	// position (byPos): a chain's junctions are its first transfer's
+	// source and its last one's destination, numbered once for the leaf.
+	addrs map[Address]int32
+	toks  map[Token]int32
+	ids   map[uint64]int32     // (address number, token number) → junction number
+	byPos []posJunctions       // by transfer position
 	lists [][listKinds][]entry // by junction number, then kind
 	fresh []*Node
 	wm    int64 // the watermark (see nodeStep)
@@ -697,8 +700,9 @@ type rootTracker struct {
 }
 
 func newRootTracker(kids []*Node) *rootTracker {
-	tr := &rootTracker{ids: make(map[junction]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
-		partners: &partnerLists}
+	tr := &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
+		ids: make(map[uint64]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
+		heap: make([]entry, 0, len(kids)), partners: &partnerLists}
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -727,8 +731,20 @@ func nodeCandidate(n *Node) bool {
 	return n.Leaf != nil || (structural(n) && !n.Chain.Closed())
 }
 
-// id returns the junction's number, numbering it if it is new.
-func (tr *rootTracker) id(key junction) int32 {
+// id returns the number of the junction (addr, tok), numbering it if it
+// is new.
+func (tr *rootTracker) id(addr Address, tok *Token) int32 {
+	a, ok := tr.addrs[addr]
+	if !ok {
+		a = int32(len(tr.addrs))
+		tr.addrs[addr] = a
+	}
+	t, ok := tr.toks[*tok]
+	if !ok {
+		t = int32(len(tr.toks))
+		tr.toks[*tok] = t
+	}
+	key := uint64(uint32(a))<<32 | uint64(uint32(t))
 	if x, ok := tr.ids[key]; ok {
 		return x
 	}
@@ -738,11 +754,44 @@ func (tr *rootTracker) id(key junction) int32 {
 	return x
 }
 
+// posJunctions is what byPos keeps for a transfer: the transfer (so that
+// two transfers that share a position are never confused) and its two
+// junctions' numbers + 1 (0: not numbered yet).
+type posJunctions struct {
+	t *Transfer
+	j [2]int32 // source, destination
+}
+
+// junctionOf returns the number of t's source junction (s, τ), or of its
+// destination's (d, τ) when dest is set, kept by t's position.
+func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
+	side := 0
+	addr := t.From
+	if dest {
+		side, addr = 1, t.To
+	}
+	pos := int64(t.Pos)
+	if pos >= 0 && pos < int64(len(tr.byPos)) && tr.byPos[pos].t == t && tr.byPos[pos].j[side] != 0 {
+		return tr.byPos[pos].j[side] - 1
+	}
+	x := tr.id(addr, &t.Token)
+	if pos >= 0 && pos < maxNamed {
+		if pos >= int64(len(tr.byPos)) {
+			tr.byPos = append(tr.byPos, make([]posJunctions, max(pos+1, 2*int64(len(tr.byPos)), 256)-int64(len(tr.byPos)))...)
+		}
+		p := &tr.byPos[pos]
+		if p.t != t {
+			*p = posJunctions{t: t}
+		}
+		p.j[side] = x + 1
+	}
+	return x
+}
+
 // add lists the live node n at its junctions, in number order.
 func (tr *rootTracker) add(n *Node) {
 	s := tr.seq(n)
-	ins := func(kind int, key junction) int32 {
-		x := tr.id(key)
+	ins := func(kind int, x int32) int32 {
 		l := tr.lists[x][kind]
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
 		l = append(l, entry{})
@@ -754,12 +803,12 @@ func (tr *rootTracker) add(n *Node) {
 	switch {
 	case n.Leaf != nil:
 		t := n.Leaf
-		n.rootJ[0] = ins(leafFrom, junction{t.From, t.Token})
-		n.rootJ[1] = ins(leafTo, junction{t.To, t.Token})
+		n.rootJ[0] = ins(leafFrom, tr.junctionOf(t, false))
+		n.rootJ[1] = ins(leafTo, tr.junctionOf(t, true))
 	case nodeCandidate(n):
 		c := n.Chain
-		n.rootJ[0] = ins(chainOrig, junction{c.Origin(), c.TokIn()})
-		n.rootJ[1] = ins(chainDest, junction{c.Dest(), c.TokOut()})
+		n.rootJ[0] = ins(chainOrig, tr.junctionOf(c.First, false)) // (s(C), τ_in(C))
+		n.rootJ[1] = ins(chainDest, tr.junctionOf(c.Last, true))   // (d(C), τ_out(C))
 	}
 }
 
