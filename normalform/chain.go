@@ -245,15 +245,25 @@ func transferDeltaIn(t *Transfer, buf *[2]DeltaEntry) Delta {
 
 // join builds the chain whose sequence is a's then b's.
 func join(a, b *Chain, rule Rule, label Label, merged bool) (*Chain, error) {
-	c := &Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
+	c := new(Chain)
+	if err := joinInto(c, a, b, rule, label, merged); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// joinInto is join writing the chain into c (zero), which the caller
+// allocated.
+func joinInto(c, a, b *Chain, rule Rule, label Label, merged bool) error {
+	*c = Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
 		First: a.First, Last: b.Last, N: a.N + b.N}
 	if err := c.setBalance(a, b); err != nil {
-		return nil, err
+		return err
 	}
 	if b.N >= 2 {
 		c.Mid = b.Mid
 	} else {
 		c.Mid = a.Last
 	}
-	return c, nil
+	return nil
 }

@@ -63,6 +63,8 @@ type kernel struct {
 	opsBuf    []string     // the step log's operand pairs, allocated in blocks
 	buf       []byte       // scratch for a lift's result
 	stack     []*Node      // reduce's children of the frames being reduced, innermost last
+	builtSlab []builtNode  // the rest of the block built nodes are carved from
+	leafSlab  []Chain      // the rest of the block leaf chains are carved from
 
 	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
 	// for the step log, made in blocks (see numNames).
@@ -262,19 +264,57 @@ func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 // build creates the chain of rule's conclusion from operands a, b (in
 // sequence order) at frame f.
 func (k *kernel) build(f *Frame, rule Rule, label Label, merged bool, a, b *Node) *Node {
-	ca, cb := asChain(a), asChain(b)
-	c, err := join(ca, cb, rule, label, merged)
-	if err != nil {
+	ca, cb := k.asChain(a), k.asChain(b)
+	m := k.newBuilt()
+	if err := joinInto(&m.c, ca, cb, rule, label, merged); err != nil {
 		if k.err == nil {
 			k.err = err
 		}
 		return nil
 	}
+	c := &m.c
 	k.nextID++
 	c.ID = k.nextID
 	c.Frame, c.FrameSender = f.Index, f.Sender
 	k.log(rule, f, k.pair(k.name(a), k.name(b)), c)
-	return &Node{Chain: c}
+	m.n.Chain = c
+	return &m.n
+}
+
+// builtNode is a built chain and the node that holds it, allocated
+// together.
+type builtNode struct {
+	n Node
+	c Chain
+}
+
+// slabSize is how many built nodes, or leaf chains, one allocation holds.
+const slabSize = 64
+
+// newBuilt returns a zero builtNode, carved from a block.
+func (k *kernel) newBuilt() *builtNode {
+	if len(k.builtSlab) == 0 {
+		k.builtSlab = make([]builtNode, slabSize)
+	}
+	m := &k.builtSlab[0]
+	k.builtSlab = k.builtSlab[1:]
+	return m
+}
+
+// asChain returns n's chain, wrapping a leaf (a leaf chain carved from a
+// block).
+func (k *kernel) asChain(n *Node) *Chain {
+	if n.Chain != nil {
+		return n.Chain
+	}
+	if len(k.leafSlab) == 0 {
+		k.leafSlab = make([]Chain, slabSize)
+	}
+	c := &k.leafSlab[0]
+	k.leafSlab = k.leafSlab[1:]
+	t := n.Leaf
+	*c = Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1} // leafChain's
+	return c
 }
 
 func asChain(n *Node) *Chain {
