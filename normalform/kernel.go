@@ -1,8 +1,10 @@
 package normalform
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -603,7 +605,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		}
 	}
 	tr.freshBuf = fresh
-	sort.Slice(fresh, func(x, y int) bool { return tr.seq(fresh[x]) < tr.seq(fresh[y]) })
+	slices.SortFunc(fresh, tr.bySeq)
 	// Phase 1: verified nodes before u0 against the fresh nodes.
 	if s.head >= 0 && int64(s.head) < u0 && len(fresh) > 0 {
 		limit := u0 - 1 // live nodes before u0 are numbered at most this
@@ -619,7 +621,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 			}
 		}
 		tr.cands = cands
-		sort.Slice(cands, func(x, y int) bool { return tr.seq(cands[x]) < tr.seq(cands[y]) })
+		slices.SortFunc(cands, tr.bySeq)
 		for c, a := range cands {
 			if c > 0 && cands[c-1] == a {
 				continue
@@ -743,6 +745,39 @@ func newRootTracker(kids []*Node) *rootTracker {
 	tr := &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
 		ids: make(map[uint64]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
 		heap: make([]entry, 0, len(kids)), partners: &partnerLists}
+	// Number the kids' junctions and count each list's entries, so that
+	// the lists are carved from one allocation (a list that grows later
+	// is moved out on its own).
+	var counts []int32
+	count := func(x int32, kind int) {
+		i := int(x)*listKinds + kind
+		for len(counts) <= i {
+			counts = append(counts, 0)
+		}
+		counts[i]++
+	}
+	for _, n := range kids {
+		switch {
+		case n.Leaf != nil:
+			count(tr.junctionOf(n.Leaf, false), leafFrom)
+			count(tr.junctionOf(n.Leaf, true), leafTo)
+		case nodeCandidate(n):
+			count(tr.junctionOf(n.Chain.First, false), chainOrig)
+			count(tr.junctionOf(n.Chain.Last, true), chainDest)
+		}
+	}
+	total := 0
+	for _, c := range counts {
+		total += int(c)
+	}
+	arena := make([]entry, total)
+	off := 0
+	for i, c := range counts {
+		if c > 0 {
+			tr.lists[i/listKinds][i%listKinds] = arena[off : off : off+int(c)]
+			off += int(c)
+		}
+	}
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -755,6 +790,10 @@ func newRootTracker(kids []*Node) *rootTracker {
 func (tr *rootTracker) live(e entry) bool {
 	return e.n.rootSeq != 0
 }
+
+// bySeq orders live nodes by number (for slices.SortFunc, which, unlike
+// sort.Slice, allocates nothing).
+func (tr *rootTracker) bySeq(x, y *Node) int { return cmp.Compare(x.rootSeq, y.rootSeq) }
 
 // seq is the live node n's number (0 for a node that is not a live kid).
 func (tr *rootTracker) seq(n *Node) int64 {
