@@ -748,22 +748,38 @@ func newRootTracker(kids []*Node) *rootTracker {
 	// Number the kids' junctions and count each list's entries, so that
 	// the lists are carved from one allocation (a list that grows later
 	// is moved out on its own).
-	var counts []int32
-	count := func(x int32, kind int) {
-		i := int(x)*listKinds + kind
-		for len(counts) <= i {
-			counts = append(counts, 0)
-		}
-		counts[i]++
-	}
+	// The junctions looked up later are those of these transfers (a
+	// rewrite's result starts with its first operand's first transfer and
+	// ends with its second's last), so byPos is sized for them once.
+	maxPos := int32(-1)
 	for _, n := range kids {
 		switch {
 		case n.Leaf != nil:
-			count(tr.junctionOf(n.Leaf, false), leafFrom)
-			count(tr.junctionOf(n.Leaf, true), leafTo)
+			maxPos = max(maxPos, n.Leaf.Pos)
+		case n.Chain != nil:
+			maxPos = max(maxPos, n.Chain.First.Pos, n.Chain.Last.Pos)
+		}
+	}
+	tr.byPos = make([]posJunctions, min(int(maxPos)+1, maxNamed))
+	for _, n := range kids {
+		switch {
+		case n.Leaf != nil:
+			tr.junctionOf(n.Leaf, false)
+			tr.junctionOf(n.Leaf, true)
 		case nodeCandidate(n):
-			count(tr.junctionOf(n.Chain.First, false), chainOrig)
-			count(tr.junctionOf(n.Chain.Last, true), chainDest)
+			tr.junctionOf(n.Chain.First, false)
+			tr.junctionOf(n.Chain.Last, true)
+		}
+	}
+	counts := make([]int32, len(tr.lists)*listKinds)
+	for _, n := range kids {
+		switch {
+		case n.Leaf != nil:
+			counts[int(tr.junctionOf(n.Leaf, false))*listKinds+leafFrom]++
+			counts[int(tr.junctionOf(n.Leaf, true))*listKinds+leafTo]++
+		case nodeCandidate(n):
+			counts[int(tr.junctionOf(n.Chain.First, false))*listKinds+chainOrig]++
+			counts[int(tr.junctionOf(n.Chain.Last, true))*listKinds+chainDest]++
 		}
 	}
 	total := 0
