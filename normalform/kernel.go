@@ -60,13 +60,14 @@ type kernel struct {
 	steps     []Step
 	nextID    int32
 	err       error
-	tr        *rootTracker // the root's partner index during the structural fixpoint
-	sib       siblings     // a frame's children during its leaf pass (reused)
-	opsBuf    []string     // the step log's operand pairs, allocated in blocks
-	buf       []byte       // scratch for a lift's result
-	stack     []*Node      // reduce's children of the frames being reduced, innermost last
-	builtSlab []builtNode  // the rest of the block built nodes are carved from
-	leafSlab  []Chain      // the rest of the block leaf chains are carved from
+	tr        *rootTracker    // the root's partner index during the structural fixpoint
+	sib       siblings        // a frame's children during its leaf pass (reused)
+	opsBuf    []string        // the step log's operand pairs, allocated in blocks
+	buf       []byte          // scratch for a lift's result
+	stack     []*Node         // reduce's children of the frames being reduced, innermost last
+	builtSlab []builtNode     // the rest of the block built nodes are carved from
+	leafSlab  []Chain         // the rest of the block leaf chains are carved from
+	texts     strings.Builder // the block the lifts' results are carved from (see text)
 
 	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
 	// for the step log, made in blocks (see numNames).
@@ -888,6 +889,20 @@ func (tr *rootTracker) add(n *Node) {
 	s := tr.seq(n)
 	ins := func(kind int, x int32) int32 {
 		l := tr.lists[x][kind]
+		if len(l) == cap(l) && len(l) > 0 {
+			// Full: drop the dead entries first (nothing reads a list
+			// while a node is added), so that a list grows with its
+			// live nodes, not with every node it ever held.
+			w := 0
+			for _, e := range l {
+				if tr.live(e) {
+					l[w] = e
+					w++
+				}
+			}
+			clear(l[w:])
+			l = l[:w]
+		}
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
@@ -980,10 +995,25 @@ func (k *kernel) reduceOnStack(n *Node) {
 		}
 		k.buf = b
 		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one(k.frameNames.get("frame ", int64(c.Frame.Index))),
-			Result: string(b)})
+			Result: k.text(b)})
 	}
 	out := k.leafPass(n.Frame, k.stack[base:])
 	k.stack = k.stack[:base+len(out)]
+}
+
+// text returns b as a string carved from a block (k.texts): the lifts'
+// results, one allocation per few kilobytes instead of one each.
+func (k *kernel) text(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if k.texts.Len()+len(b) > k.texts.Cap() {
+		k.texts = strings.Builder{} // the strings made so far keep the old block
+		k.texts.Grow(max(4096, len(b)))
+	}
+	at := k.texts.Len()
+	k.texts.Write(b)
+	return k.texts.String()[at:]
 }
 
 // reserve sizes the step log and reduce's stack for the tree under root:
