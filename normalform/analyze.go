@@ -142,7 +142,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		return a, nil
 	}
 	k := &kernel{cfg: cfg, principal: a.Principal}
-	root := copyTree(tx.Root)
+	root := tx.Root // read only: the kernel copies the leaves it rewrites
 	kids := k.structuralFixpoint(root)
 	kids, a.Passes = k.annotateAndReduce(root.Frame, kids)
 	selfCall := tx.Meta.HasFrom && tx.Meta.From == a.Recipient
@@ -164,47 +164,6 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), err)
 	}
 	return a, nil
-}
-
-// copyTree copies the call-node structure so that the kernel can rewrite
-// it; transfers are shared.
-// The copies are carved from two allocations (nodes, child lists)
-// instead of one per node.
-func copyTree(n *Node) *Node {
-	var nodes, edges int
-	var count func(n *Node)
-	count = func(n *Node) {
-		nodes++
-		edges += len(n.Children)
-		for _, ch := range n.Children {
-			if ch.Frame != nil {
-				count(ch)
-			} else {
-				nodes++
-			}
-		}
-	}
-	if n.Frame != nil {
-		count(n)
-	}
-	ns, es := make([]Node, 0, max(nodes, 1)), make([]*Node, 0, edges)
-	var cp func(n *Node) *Node
-	cp = func(n *Node) *Node {
-		ns = append(ns, Node{Leaf: n.Leaf})
-		c := &ns[len(ns)-1]
-		if n.Frame == nil {
-			return c
-		}
-		c.Leaf, c.Frame = nil, n.Frame
-		at := len(es)
-		es = es[:at+len(n.Children)]
-		c.Children = es[at : at+len(n.Children) : at+len(n.Children)]
-		for i, ch := range n.Children {
-			c.Children[i] = cp(ch)
-		}
-		return c
-	}
-	return cp(n)
 }
 
 // isBuilderPayment: native value from a coalition account to the block's

@@ -83,7 +83,7 @@ func BenchmarkGrowthSlope(b *testing.B) {
 	growthSlope(b, func(tx *normalform.Tx, cfg *normalform.Config) error {
 		_, err := normalform.Analyze(tx, cfg)
 		return err
-	})
+	}, false)
 }
 
 // BenchmarkGrowthKernel is BenchmarkGrowthSlope for the rewriting kernel
@@ -92,10 +92,38 @@ func BenchmarkGrowthSlope(b *testing.B) {
 //
 //	go test ./normalform -run '^$' -bench GrowthKernel -benchtime 1x -v
 func BenchmarkGrowthKernel(b *testing.B) {
-	growthSlope(b, normalform.Rewrite)
+	growthSlope(b, normalform.Rewrite, false)
 }
 
-func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) error) {
+// BenchmarkGrowthKernelBatched is BenchmarkGrowthKernel with every
+// measurement made over the same number of transfers: a size of n
+// transfers is run 20,000/n times in a row and the time per run is the
+// batch's divided by the runs. Garbage collection runs as it does by
+// default, but a single run of 500 transfers allocates too little to
+// start a collection cycle most of the time (its median then carries no
+// collection at all, and its maximum a whole one), while every run of
+// 20,000 does: one run per measurement charges the collector to the large
+// sizes only, and bends the slope up. A batch charges each size the
+// collection its allocation causes.
+//
+//	go test ./normalform -run '^$' -bench GrowthKernelBatched -benchtime 1x -v
+func BenchmarkGrowthKernelBatched(b *testing.B) {
+	growthSlope(b, normalform.Rewrite, true)
+}
+
+// BenchmarkGrowthSlopeBatched is BenchmarkGrowthSlope (Analyze) measured
+// in batches, as BenchmarkGrowthKernelBatched.
+func BenchmarkGrowthSlopeBatched(b *testing.B) {
+	growthSlope(b, func(tx *normalform.Tx, cfg *normalform.Config) error {
+		_, err := normalform.Analyze(tx, cfg)
+		return err
+	}, true)
+}
+
+// growthSlope measures run on each slope size (see BenchmarkGrowthSlope);
+// batched, each measurement runs a size 20,000/n times (see
+// BenchmarkGrowthKernelBatched).
+func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) error, batched bool) {
 	const growthRuns = 7
 	cfg := normalform.DefaultConfig()
 	for _, sh := range gen.Shapes {
@@ -111,12 +139,18 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 				cpus := make([][]time.Duration, len(txs))
 				for r := 0; r < growthRuns; r++ {
 					for i, tx := range txs {
-						c0, w0 := processCPU(), time.Now()
-						if err := run(tx, cfg); err != nil {
-							b.Fatal(err)
+						reps := 1
+						if batched {
+							reps = max(1, slopeSizes[len(slopeSizes)-1]/slopeSizes[i])
 						}
-						walls[i] = append(walls[i], time.Since(w0))
-						cpus[i] = append(cpus[i], processCPU()-c0)
+						c0, w0 := processCPU(), time.Now()
+						for range reps {
+							if err := run(tx, cfg); err != nil {
+								b.Fatal(err)
+							}
+						}
+						walls[i] = append(walls[i], time.Since(w0)/time.Duration(reps))
+						cpus[i] = append(cpus[i], (processCPU()-c0)/time.Duration(reps))
 					}
 				}
 				xs, ys, cs = xs[:0], ys[:0], cs[:0]

@@ -67,6 +67,7 @@ type kernel struct {
 	stack     []*Node         // reduce's children of the frames being reduced, innermost last
 	builtSlab []builtNode     // the rest of the block built nodes are carved from
 	leafSlab  []Chain         // the rest of the block leaf chains are carved from
+	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
 	texts     strings.Builder // the block the lifts' results are carved from (see text)
 
 	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
@@ -981,7 +982,7 @@ func (k *kernel) reduceOnStack(n *Node) {
 	base := len(k.stack)
 	for _, c := range n.Children {
 		if c.Frame == nil {
-			k.stack = append(k.stack, c)
+			k.stack = append(k.stack, k.leafNode(c.Leaf))
 			continue
 		}
 		at := len(k.stack)
@@ -999,6 +1000,20 @@ func (k *kernel) reduceOnStack(n *Node) {
 	}
 	out := k.leafPass(n.Frame, k.stack[base:])
 	k.stack = k.stack[:base+len(out)]
+}
+
+// leafNode returns a new node for the leaf t, carved from a block: the
+// kernel rewrites its own nodes (the root tracker's marks are in them)
+// and only reads the tree it is given, so the leaves are the only nodes
+// it copies.
+func (k *kernel) leafNode(t *Transfer) *Node {
+	if len(k.nodeSlab) == 0 {
+		k.nodeSlab = make([]Node, slabSize)
+	}
+	n := &k.nodeSlab[0]
+	k.nodeSlab = k.nodeSlab[1:]
+	n.Leaf = t
+	return n
 }
 
 // text returns b as a string carved from a block (k.texts): the lifts'
@@ -1198,7 +1213,7 @@ func rewrite(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) (*kerne
 		a.Recipient = tx.Root.Frame.To
 	}
 	k := &kernel{cfg: cfg, principal: a.Principal}
-	root := copyTree(tx.Root)
+	root := tx.Root // read only: reduce copies the leaves it rewrites
 	kids := fixpoint(k, root)
 	kids, _ = k.annotateAndReduce(root.Frame, kids)
 	if !(tx.Meta.HasFrom && tx.Meta.From == a.Recipient) {
