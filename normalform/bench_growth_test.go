@@ -3,6 +3,7 @@ package normalform_test
 import (
 	"fmt"
 	"math"
+	"runtime/metrics"
 	"sort"
 	"testing"
 	"time"
@@ -137,12 +138,15 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 			for it := 0; it < b.N; it++ {
 				walls := make([][]time.Duration, len(txs))
 				cpus := make([][]time.Duration, len(txs))
+				cycles := make([]uint64, len(txs)) // collection cycles begun during each size's runs
+				runs := make([]int, len(txs))
 				for r := 0; r < growthRuns; r++ {
 					for i, tx := range txs {
 						reps := 1
 						if batched {
 							reps = max(1, slopeSizes[len(slopeSizes)-1]/slopeSizes[i])
 						}
+						g0 := gcCycles()
 						c0, w0 := processCPU(), time.Now()
 						for range reps {
 							if err := run(tx, cfg); err != nil {
@@ -151,6 +155,8 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 						}
 						walls[i] = append(walls[i], time.Since(w0)/time.Duration(reps))
 						cpus[i] = append(cpus[i], (processCPU()-c0)/time.Duration(reps))
+						cycles[i] += gcCycles() - g0
+						runs[i] += reps
 					}
 				}
 				xs, ys, cs = xs[:0], ys[:0], cs[:0]
@@ -163,8 +169,8 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 					case 20000:
 						wall20k = float64(mw.Nanoseconds())
 					}
-					b.Logf("%s n=%d transfers=%d wall min/med/max %v/%v/%v cpu %v/%v/%v", sh.Name, slopeSizes[i], len(tx.Transfers),
-						w[0], mw, w[len(w)-1], c[0], mc, c[len(c)-1])
+					b.Logf("%s n=%d transfers=%d wall min/med/max %v/%v/%v cpu %v/%v/%v gc-cycles/run %.2f", sh.Name, slopeSizes[i], len(tx.Transfers),
+						w[0], mw, w[len(w)-1], c[0], mc, c[len(c)-1], float64(cycles[i])/float64(runs[i]))
 					xs = append(xs, math.Log(float64(len(tx.Transfers))))
 					ys = append(ys, math.Log(float64(mw.Nanoseconds())))
 					cs = append(cs, math.Log(float64(max(mc.Nanoseconds(), 1))))
@@ -176,6 +182,17 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 			b.ReportMetric(wall20k/1e6, "ms@20000")
 		})
 	}
+}
+
+// gcCycles is the number of garbage collection cycles the runtime has
+// begun (read without stopping the world).
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 func sortedDurations(d []time.Duration) []time.Duration {
