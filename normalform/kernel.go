@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Step is one entry of the rewrite log: the rule, where it fired, its
@@ -94,28 +95,31 @@ type nameBlock struct {
 const maxNamed = 1 << 22
 
 // get returns prefix followed by i in decimal (an instance is always
-// asked with the same prefix).
-func (nn *numNames) get(prefix string, i int64) string {
+// asked with the same prefix). Numbers below sharedNamed are named from
+// shared, blocks made once per process and read by every kernel (names
+// are immutable strings); larger ones from the kernel's own blocks.
+func (nn *numNames) get(shared *sharedNames, prefix string, i int64) string {
 	if i < 0 || i >= maxNamed {
 		return prefix + strconv.FormatInt(i, 10)
 	}
 	b := int(i / nameBlockSize)
-	for len(nn.blocks) <= b {
-		nn.blocks = append(nn.blocks, nil)
-	}
-	blk := nn.blocks[b]
-	if blk == nil {
-		blk = &nameBlock{}
-		var sb strings.Builder
-		sb.Grow(nameBlockSize * (len(prefix) + 7))
-		var num [20]byte
-		for j := range nameBlockSize {
-			sb.WriteString(prefix)
-			sb.Write(strconv.AppendInt(num[:0], int64(b*nameBlockSize+j), 10))
-			blk.end[j] = uint32(sb.Len())
+	var blk *nameBlock
+	if i < sharedNamed {
+		p := &shared[b]
+		if blk = p.Load(); blk == nil {
+			blk = makeNameBlock(prefix, b)
+			if !p.CompareAndSwap(nil, blk) {
+				blk = p.Load()
+			}
 		}
-		blk.s = sb.String()
-		nn.blocks[b] = blk
+	} else {
+		for len(nn.blocks) <= b {
+			nn.blocks = append(nn.blocks, nil)
+		}
+		if blk = nn.blocks[b]; blk == nil {
+			blk = makeNameBlock(prefix, b)
+			nn.blocks[b] = blk
+		}
 	}
 	j := int(i % nameBlockSize)
 	start := uint32(0)
@@ -124,6 +128,32 @@ func (nn *numNames) get(prefix string, i int64) string {
 	}
 	return blk.s[start:blk.end[j]]
 }
+
+// makeNameBlock names the numbers of block b.
+func makeNameBlock(prefix string, b int) *nameBlock {
+	blk := &nameBlock{}
+	var sb strings.Builder
+	sb.Grow(nameBlockSize * (len(prefix) + 7))
+	var num [20]byte
+	for j := range nameBlockSize {
+		sb.WriteString(prefix)
+		sb.Write(strconv.AppendInt(num[:0], int64(b*nameBlockSize+j), 10))
+		blk.end[j] = uint32(sb.Len())
+	}
+	blk.s = sb.String()
+	return blk
+}
+
+// sharedNamed bounds the numbers whose names are shared by all kernels
+// (at most sharedNamed/nameBlockSize blocks per prefix, about 2.5 MB
+// when all are made).
+const sharedNamed = 1 << 18
+
+// sharedNames holds one prefix's shared name blocks.
+type sharedNames [sharedNamed / nameBlockSize]atomic.Pointer[nameBlock]
+
+// The shared names of leaves, built chains and frames.
+var sharedLeafNames, sharedChainNames, sharedFrameNames sharedNames
 
 // one returns the operand list [a] for a step, carved like pair's.
 func (k *kernel) one(a string) []string {
@@ -227,7 +257,7 @@ func (s *siblings) compact() []*Node {
 
 func (k *kernel) name(n *Node) string {
 	if n.Leaf != nil {
-		return k.leafNames.get("#", int64(n.Leaf.Pos))
+		return k.leafNames.get(&sharedLeafNames, "#", int64(n.Leaf.Pos))
 	}
 	return k.chainName(n.Chain)
 }
@@ -236,9 +266,9 @@ func (k *kernel) name(n *Node) string {
 // blocks (numNames).
 func (k *kernel) chainName(c *Chain) string {
 	if c.Leaf != nil {
-		return k.leafNames.get("#", int64(c.Leaf.Pos))
+		return k.leafNames.get(&sharedLeafNames, "#", int64(c.Leaf.Pos))
 	}
-	return k.chainNames.get("C", int64(c.ID))
+	return k.chainNames.get(&sharedChainNames, "C", int64(c.ID))
 }
 
 // appendNodeName appends n's name (as name returns it) to b.
@@ -995,7 +1025,7 @@ func (k *kernel) reduceOnStack(n *Node) {
 			b = appendNodeName(b, l)
 		}
 		k.buf = b
-		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one(k.frameNames.get("frame ", int64(c.Frame.Index))),
+		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one(k.frameNames.get(&sharedFrameNames, "frame ", int64(c.Frame.Index))),
 			Result: k.text(b)})
 	}
 	out := k.leafPass(n.Frame, k.stack[base:])
