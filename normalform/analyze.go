@@ -142,7 +142,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		return a, nil
 	}
 	k := &kernel{cfg: cfg, principal: a.Principal}
-	root := copyTree(tx.Root)
+	root := tx.Root // read only: the kernel copies the leaves it rewrites
 	kids := k.structuralFixpoint(root)
 	kids, a.Passes = k.annotateAndReduce(root.Frame, kids)
 	selfCall := tx.Meta.HasFrom && tx.Meta.From == a.Recipient
@@ -164,19 +164,6 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), err)
 	}
 	return a, nil
-}
-
-// copyTree copies the call-node structure so that the kernel can rewrite
-// it; transfers are shared.
-func copyTree(n *Node) *Node {
-	if n.Frame == nil {
-		return &Node{Leaf: n.Leaf}
-	}
-	c := &Node{Frame: n.Frame, Children: make([]*Node, len(n.Children))}
-	for i, ch := range n.Children {
-		c.Children[i] = copyTree(ch)
-	}
-	return c
 }
 
 // isBuilderPayment: native value from a coalition account to the block's

@@ -51,8 +51,43 @@ func newBalance(d Delta) *balance {
 }
 
 // add adds the entries of one address (sorted by token) to b.
+//
+// An address's list is b's own (BalanceOf hands it out clipped, so no
+// reader's append reaches its spare room): a new list gets room for one
+// more entry, and entries in tokens the list does not hold yet are
+// inserted in place while there is room (a route's pool is paid in one
+// token and pays in another: two entries, one allocation).
 func (b *balance) add(addr Address, d Delta) error {
 	cur := b.byAddr[addr]
+	if len(cur) == 0 {
+		if len(d) == 0 {
+			return nil
+		}
+		sum := make(Delta, len(d), len(d)+1)
+		copy(sum, d)
+		b.n += len(sum)
+		b.byAddr[addr] = sum
+		return nil
+	}
+	if len(cur)+len(d) <= cap(cur) && disjointTokens(cur, d) {
+		// Merge from the back into cur's room: nothing cancels, nothing
+		// overflows, the result is cur.Sum(d).
+		i, j, w := len(cur)-1, len(d)-1, len(cur)+len(d)-1
+		out := cur[:w+1]
+		for j >= 0 {
+			if i >= 0 && compareToken(&cur[i].Token, &d[j].Token) > 0 {
+				out[w] = cur[i]
+				i--
+			} else {
+				out[w] = d[j]
+				j--
+			}
+			w--
+		}
+		b.n += len(d)
+		b.byAddr[addr] = out
+		return nil
+	}
 	sum, err := cur.Sum(d)
 	if err != nil {
 		return err
@@ -64,6 +99,23 @@ func (b *balance) add(addr Address, d Delta) error {
 		b.byAddr[addr] = sum
 	}
 	return nil
+}
+
+// disjointTokens reports whether two lists of one address's entries,
+// each sorted by token, share no token.
+func disjointTokens(a, b Delta) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch c := compareToken(&a[i].Token, &b[j].Token); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // flat returns b's entries as one sorted Delta.
@@ -81,7 +133,16 @@ func (b *balance) flat() Delta {
 }
 
 // balanceParts returns c's δ: the small form, or the large one (owned by c).
+// A leaf chain's is its transfer's, made when read (see leafChain).
 func (c *Chain) balanceParts() (Delta, *balance, error) {
+	if c.Leaf != nil {
+		return TransferDelta(c.Leaf), nil, nil
+	}
+	return c.ownParts()
+}
+
+// ownParts is balanceParts for a chain that is not a leaf.
+func (c *Chain) ownParts() (Delta, *balance, error) {
 	if c.big == nil {
 		return c.delta, nil, nil
 	}
@@ -98,12 +159,19 @@ func (c *Chain) balanceParts() (Delta, *balance, error) {
 
 // setBalance sets c's δ to δ_a + δ_b.
 func (c *Chain) setBalance(a, b *Chain) error {
-	da, ba, err := a.balanceParts()
-	if err != nil {
+	// A leaf operand's δ is written on the stack (see leafChain).
+	var bufA, bufB [2]DeltaEntry
+	var da, db Delta
+	var ba, bb *balance
+	var err error
+	if a.Leaf != nil {
+		da = transferDeltaIn(a.Leaf, &bufA)
+	} else if da, ba, err = a.ownParts(); err != nil {
 		return err
 	}
-	db, bb, err := b.balanceParts()
-	if err != nil {
+	if b.Leaf != nil {
+		db = transferDeltaIn(b.Leaf, &bufB)
+	} else if db, bb, err = b.ownParts(); err != nil {
 		return err
 	}
 	if ba == nil && bb == nil && len(da)+len(db) <= flatMax {
@@ -173,7 +241,7 @@ func (c *Chain) BalanceOf(addr Address) Delta {
 	if b == nil {
 		return d.OfAddr(addr)
 	}
-	return b.byAddr[addr]
+	return slices.Clip(b.byAddr[addr])
 }
 
 // BalanceAt returns δ_C[addr, tok].

@@ -3,6 +3,7 @@ package normalform_test
 import (
 	"fmt"
 	"math"
+	"runtime/metrics"
 	"sort"
 	"testing"
 	"time"
@@ -38,6 +39,31 @@ func BenchmarkGrowth(b *testing.B) {
 	}
 }
 
+// BenchmarkGrowthRewrite is BenchmarkGrowth for the rewriting kernel alone
+// (normalform.Rewrite), one size and shape per sub-benchmark: its allocs/op
+// are the kernel's, and a CPU profile of one sub-benchmark is the kernel's
+// profile at that size.
+//
+//	go test ./normalform -run '^$' -bench '^BenchmarkGrowthRewrite$' -benchtime 20x -benchmem
+func BenchmarkGrowthRewrite(b *testing.B) {
+	cfg := normalform.DefaultConfig()
+	for _, sh := range gen.Shapes {
+		for _, n := range slopeSizes {
+			tx := sh.Build(n, 1)
+			b.Run(fmt.Sprintf("%s/n=%d", sh.Name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				c0 := processCPU()
+				for i := 0; i < b.N; i++ {
+					if err := normalform.Rewrite(tx, cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64((processCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
 // slopeSizes are the transfer counts of the slope measurement (issue 22):
 // the targets are stated from 500 to 20,000 transfers.
 var slopeSizes = []int{500, 1000, 2000, 5000, 10000, 20000}
@@ -58,7 +84,7 @@ func BenchmarkGrowthSlope(b *testing.B) {
 	growthSlope(b, func(tx *normalform.Tx, cfg *normalform.Config) error {
 		_, err := normalform.Analyze(tx, cfg)
 		return err
-	})
+	}, false)
 }
 
 // BenchmarkGrowthKernel is BenchmarkGrowthSlope for the rewriting kernel
@@ -67,10 +93,38 @@ func BenchmarkGrowthSlope(b *testing.B) {
 //
 //	go test ./normalform -run '^$' -bench GrowthKernel -benchtime 1x -v
 func BenchmarkGrowthKernel(b *testing.B) {
-	growthSlope(b, normalform.Rewrite)
+	growthSlope(b, normalform.Rewrite, false)
 }
 
-func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) error) {
+// BenchmarkGrowthKernelBatched is BenchmarkGrowthKernel with every
+// measurement made over the same number of transfers: a size of n
+// transfers is run 20,000/n times in a row and the time per run is the
+// batch's divided by the runs. Garbage collection runs as it does by
+// default, but a single run of 500 transfers allocates too little to
+// start a collection cycle most of the time (its median then carries no
+// collection at all, and its maximum a whole one), while every run of
+// 20,000 does: one run per measurement charges the collector to the large
+// sizes only, and bends the slope up. A batch charges each size the
+// collection its allocation causes.
+//
+//	go test ./normalform -run '^$' -bench GrowthKernelBatched -benchtime 1x -v
+func BenchmarkGrowthKernelBatched(b *testing.B) {
+	growthSlope(b, normalform.Rewrite, true)
+}
+
+// BenchmarkGrowthSlopeBatched is BenchmarkGrowthSlope (Analyze) measured
+// in batches, as BenchmarkGrowthKernelBatched.
+func BenchmarkGrowthSlopeBatched(b *testing.B) {
+	growthSlope(b, func(tx *normalform.Tx, cfg *normalform.Config) error {
+		_, err := normalform.Analyze(tx, cfg)
+		return err
+	}, true)
+}
+
+// growthSlope measures run on each slope size (see BenchmarkGrowthSlope);
+// batched, each measurement runs a size 20,000/n times (see
+// BenchmarkGrowthKernelBatched).
+func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) error, batched bool) {
 	const growthRuns = 7
 	cfg := normalform.DefaultConfig()
 	for _, sh := range gen.Shapes {
@@ -84,14 +138,25 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 			for it := 0; it < b.N; it++ {
 				walls := make([][]time.Duration, len(txs))
 				cpus := make([][]time.Duration, len(txs))
+				cycles := make([]uint64, len(txs)) // collection cycles begun during each size's runs
+				runs := make([]int, len(txs))
 				for r := 0; r < growthRuns; r++ {
 					for i, tx := range txs {
-						c0, w0 := processCPU(), time.Now()
-						if err := run(tx, cfg); err != nil {
-							b.Fatal(err)
+						reps := 1
+						if batched {
+							reps = max(1, slopeSizes[len(slopeSizes)-1]/slopeSizes[i])
 						}
-						walls[i] = append(walls[i], time.Since(w0))
-						cpus[i] = append(cpus[i], processCPU()-c0)
+						g0 := gcCycles()
+						c0, w0 := processCPU(), time.Now()
+						for range reps {
+							if err := run(tx, cfg); err != nil {
+								b.Fatal(err)
+							}
+						}
+						walls[i] = append(walls[i], time.Since(w0)/time.Duration(reps))
+						cpus[i] = append(cpus[i], (processCPU()-c0)/time.Duration(reps))
+						cycles[i] += gcCycles() - g0
+						runs[i] += reps
 					}
 				}
 				xs, ys, cs = xs[:0], ys[:0], cs[:0]
@@ -104,8 +169,8 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 					case 20000:
 						wall20k = float64(mw.Nanoseconds())
 					}
-					b.Logf("%s n=%d transfers=%d wall min/med/max %v/%v/%v cpu %v/%v/%v", sh.Name, slopeSizes[i], len(tx.Transfers),
-						w[0], mw, w[len(w)-1], c[0], mc, c[len(c)-1])
+					b.Logf("%s n=%d transfers=%d wall min/med/max %v/%v/%v cpu %v/%v/%v gc-cycles/run %.2f", sh.Name, slopeSizes[i], len(tx.Transfers),
+						w[0], mw, w[len(w)-1], c[0], mc, c[len(c)-1], float64(cycles[i])/float64(runs[i]))
 					xs = append(xs, math.Log(float64(len(tx.Transfers))))
 					ys = append(ys, math.Log(float64(mw.Nanoseconds())))
 					cs = append(cs, math.Log(float64(max(mc.Nanoseconds(), 1))))
@@ -117,6 +182,17 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 			b.ReportMetric(wall20k/1e6, "ms@20000")
 		})
 	}
+}
+
+// gcCycles is the number of garbage collection cycles the runtime has
+// begun (read without stopping the world).
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 func sortedDurations(d []time.Duration) []time.Duration {

@@ -175,13 +175,26 @@ func (c *Chain) InMiddlemen(a Address) bool {
 
 // anyMiddleman reports whether some middleman satisfies f.
 func (c *Chain) anyMiddleman(f func(Address) bool) bool {
-	ts := c.Transfers(nil)
-	for _, t := range ts[:len(ts)-1] {
-		if f(t.To) {
-			return true
+	var prev *Transfer // every transfer's destination but the last's
+	return !c.eachTransfer(func(t *Transfer) bool {
+		if prev != nil && f(prev.To) {
+			return false
 		}
+		prev = t
+		return true
+	})
+}
+
+// eachTransfer calls f on t_1, …, t_k in order while f returns true, and
+// reports whether it reached the end (Transfers without the list).
+func (c *Chain) eachTransfer(f func(*Transfer) bool) bool {
+	for c.Leaf == nil {
+		if !c.Left.eachTransfer(f) {
+			return false
+		}
+		c = c.Right
 	}
-	return false
+	return f(c.Leaf)
 }
 
 func containsAddr(l []Address, a Address) bool {
@@ -199,10 +212,8 @@ func containsAddr(l []Address, a Address) bool {
 func (c *Chain) Sigma() Address {
 	s := c.First.Sender
 	origin := c.Origin()
-	for _, t := range c.Transfers(nil) {
-		if t.From == origin && t.Sender != s {
-			return c.FrameSender
-		}
+	if !c.eachTransfer(func(t *Transfer) bool { return t.From != origin || t.Sender == s }) {
+		return c.FrameSender
 	}
 	return s
 }
@@ -210,36 +221,49 @@ func (c *Chain) Sigma() Address {
 // IsLeaf reports whether the chain wraps a single transfer.
 func (c *Chain) IsLeaf() bool { return c.Leaf != nil }
 
-// leafChain wraps a transfer. The chain and its δ (TransferDelta's two
-// entries) are one allocation: a leaf becomes a chain on every rewrite
-// that takes it as an operand.
+// leafChain wraps a transfer. Its δ is not stored: a leaf chain's δ is
+// its transfer's (TransferDelta), which balanceParts derives when it is
+// read, and join sums from a buffer on its stack, so that a leaf that
+// becomes an operand (every rewrite takes one or two) costs one small
+// allocation.
 func leafChain(t *Transfer) *Chain {
-	m := &struct {
-		c Chain
-		d [2]DeltaEntry
-	}{c: Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1}}
-	if t.From != t.To && !t.Amount.IsZero() {
-		m.d = [2]DeltaEntry{{Addr: t.From, Token: t.Token, Amount: Signed{Neg: true, Abs: t.Amount}},
-			{Addr: t.To, Token: t.Token, Amount: Signed{Abs: t.Amount}}}
-		if bytes.Compare(t.To[:], t.From[:]) < 0 {
-			m.d[0], m.d[1] = m.d[1], m.d[0]
-		}
-		m.c.delta = m.d[:2:2]
+	return &Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1}
+}
+
+// transferDeltaIn is TransferDelta(t) written into buf.
+func transferDeltaIn(t *Transfer, buf *[2]DeltaEntry) Delta {
+	if t.From == t.To || t.Amount.IsZero() {
+		return nil
 	}
-	return &m.c
+	*buf = [2]DeltaEntry{{Addr: t.From, Token: t.Token, Amount: Signed{Neg: true, Abs: t.Amount}},
+		{Addr: t.To, Token: t.Token, Amount: Signed{Abs: t.Amount}}}
+	if bytes.Compare(t.To[:], t.From[:]) < 0 {
+		buf[0], buf[1] = buf[1], buf[0]
+	}
+	return buf[:]
 }
 
 // join builds the chain whose sequence is a's then b's.
 func join(a, b *Chain, rule Rule, label Label, merged bool) (*Chain, error) {
-	c := &Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
+	c := new(Chain)
+	if err := joinInto(c, a, b, rule, label, merged); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// joinInto is join writing the chain into c (zero), which the caller
+// allocated.
+func joinInto(c, a, b *Chain, rule Rule, label Label, merged bool) error {
+	*c = Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
 		First: a.First, Last: b.Last, N: a.N + b.N}
 	if err := c.setBalance(a, b); err != nil {
-		return nil, err
+		return err
 	}
 	if b.N >= 2 {
 		c.Mid = b.Mid
 	} else {
 		c.Mid = a.Last
 	}
-	return c, nil
+	return nil
 }

@@ -1,11 +1,14 @@
 package normalform
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Step is one entry of the rewrite log: the rule, where it fired, its
@@ -58,12 +61,99 @@ type kernel struct {
 	steps     []Step
 	nextID    int32
 	err       error
-	tr        *rootTracker // the root's partner index during the structural fixpoint
-	sib       siblings     // a frame's children during its leaf pass (reused)
-	opsBuf    []string     // the step log's operand pairs, allocated in blocks
-	names     []string     // built chains' names, by ID (see chainName)
-	buf       []byte       // scratch for a lift's result
+	tr        *rootTracker    // the root's partner index during the structural fixpoint
+	sib       siblings        // a frame's children during its leaf pass (reused)
+	opsBuf    []string        // the step log's operand pairs, allocated in blocks
+	buf       []byte          // scratch for a lift's result
+	stack     []*Node         // reduce's children of the frames being reduced, innermost last
+	builtSlab []builtNode     // the rest of the block built nodes are carved from
+	leafSlab  []Chain         // the rest of the block leaf chains are carved from
+	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
+	texts     strings.Builder // the block the lifts' results are carved from (see text)
+
+	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
+	// for the step log, made in blocks (see numNames).
+	leafNames, chainNames, frameNames numNames
 }
+
+// numNames makes the names prefix+"0", prefix+"1", … for the step log, a
+// block of nameBlockSize at a time in one string (each name a substring of
+// it), instead of two allocations per name (the number, the concatenation).
+type numNames struct {
+	blocks []*nameBlock // by number / nameBlockSize
+}
+
+const nameBlockSize = 256
+
+type nameBlock struct {
+	s   string
+	end [nameBlockSize]uint32 // where each name ends in s
+}
+
+// maxNamed bounds the numbers named by blocks (a sparse large number is
+// named on its own).
+const maxNamed = 1 << 22
+
+// get returns prefix followed by i in decimal (an instance is always
+// asked with the same prefix). Numbers below sharedNamed are named from
+// shared, blocks made once per process and read by every kernel (names
+// are immutable strings); larger ones from the kernel's own blocks.
+func (nn *numNames) get(shared *sharedNames, prefix string, i int64) string {
+	if i < 0 || i >= maxNamed {
+		return prefix + strconv.FormatInt(i, 10)
+	}
+	b := int(i / nameBlockSize)
+	var blk *nameBlock
+	if i < sharedNamed {
+		p := &shared[b]
+		if blk = p.Load(); blk == nil {
+			blk = makeNameBlock(prefix, b)
+			if !p.CompareAndSwap(nil, blk) {
+				blk = p.Load()
+			}
+		}
+	} else {
+		for len(nn.blocks) <= b {
+			nn.blocks = append(nn.blocks, nil)
+		}
+		if blk = nn.blocks[b]; blk == nil {
+			blk = makeNameBlock(prefix, b)
+			nn.blocks[b] = blk
+		}
+	}
+	j := int(i % nameBlockSize)
+	start := uint32(0)
+	if j > 0 {
+		start = blk.end[j-1]
+	}
+	return blk.s[start:blk.end[j]]
+}
+
+// makeNameBlock names the numbers of block b.
+func makeNameBlock(prefix string, b int) *nameBlock {
+	blk := &nameBlock{}
+	var sb strings.Builder
+	sb.Grow(nameBlockSize * (len(prefix) + 7))
+	var num [20]byte
+	for j := range nameBlockSize {
+		sb.WriteString(prefix)
+		sb.Write(strconv.AppendInt(num[:0], int64(b*nameBlockSize+j), 10))
+		blk.end[j] = uint32(sb.Len())
+	}
+	blk.s = sb.String()
+	return blk
+}
+
+// sharedNamed bounds the numbers whose names are shared by all kernels
+// (at most sharedNamed/nameBlockSize blocks per prefix, about 2.5 MB
+// when all are made).
+const sharedNamed = 1 << 18
+
+// sharedNames holds one prefix's shared name blocks.
+type sharedNames [sharedNamed / nameBlockSize]atomic.Pointer[nameBlock]
+
+// The shared names of leaves, built chains and frames.
+var sharedLeafNames, sharedChainNames, sharedFrameNames sharedNames
 
 // one returns the operand list [a] for a step, carved like pair's.
 func (k *kernel) one(a string) []string {
@@ -167,26 +257,18 @@ func (s *siblings) compact() []*Node {
 
 func (k *kernel) name(n *Node) string {
 	if n.Leaf != nil {
-		return "#" + strconv.Itoa(int(n.Leaf.Pos))
+		return k.leafNames.get(&sharedLeafNames, "#", int64(n.Leaf.Pos))
 	}
 	return k.chainName(n.Chain)
 }
 
-// chainName is chainName for the kernel's own chains: a built chain's
-// name is made once, when the step that builds it is logged, and kept by
-// its ID for the step that consumes it and the annotation steps.
+// chainName is chainName for the kernel's own chains, its names made in
+// blocks (numNames).
 func (k *kernel) chainName(c *Chain) string {
-	if c.Leaf != nil || c.ID <= 0 {
-		return chainName(c)
+	if c.Leaf != nil {
+		return k.leafNames.get(&sharedLeafNames, "#", int64(c.Leaf.Pos))
 	}
-	if int(c.ID) < len(k.names) && k.names[c.ID] != "" {
-		return k.names[c.ID]
-	}
-	for len(k.names) <= int(c.ID) {
-		k.names = append(k.names, "")
-	}
-	k.names[c.ID] = chainName(c)
-	return k.names[c.ID]
+	return k.chainNames.get(&sharedChainNames, "C", int64(c.ID))
 }
 
 // appendNodeName appends n's name (as name returns it) to b.
@@ -216,19 +298,57 @@ func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 // build creates the chain of rule's conclusion from operands a, b (in
 // sequence order) at frame f.
 func (k *kernel) build(f *Frame, rule Rule, label Label, merged bool, a, b *Node) *Node {
-	ca, cb := asChain(a), asChain(b)
-	c, err := join(ca, cb, rule, label, merged)
-	if err != nil {
+	ca, cb := k.asChain(a), k.asChain(b)
+	m := k.newBuilt()
+	if err := joinInto(&m.c, ca, cb, rule, label, merged); err != nil {
 		if k.err == nil {
 			k.err = err
 		}
 		return nil
 	}
+	c := &m.c
 	k.nextID++
 	c.ID = k.nextID
 	c.Frame, c.FrameSender = f.Index, f.Sender
 	k.log(rule, f, k.pair(k.name(a), k.name(b)), c)
-	return &Node{Chain: c}
+	m.n.Chain = c
+	return &m.n
+}
+
+// builtNode is a built chain and the node that holds it, allocated
+// together.
+type builtNode struct {
+	n Node
+	c Chain
+}
+
+// slabSize is how many built nodes, or leaf chains, one allocation holds.
+const slabSize = 64
+
+// newBuilt returns a zero builtNode, carved from a block.
+func (k *kernel) newBuilt() *builtNode {
+	if len(k.builtSlab) == 0 {
+		k.builtSlab = make([]builtNode, slabSize)
+	}
+	m := &k.builtSlab[0]
+	k.builtSlab = k.builtSlab[1:]
+	return m
+}
+
+// asChain returns n's chain, wrapping a leaf (a leaf chain carved from a
+// block).
+func (k *kernel) asChain(n *Node) *Chain {
+	if n.Chain != nil {
+		return n.Chain
+	}
+	if len(k.leafSlab) == 0 {
+		k.leafSlab = make([]Chain, slabSize)
+	}
+	c := &k.leafSlab[0]
+	k.leafSlab = k.leafSlab[1:]
+	t := n.Leaf
+	*c = Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1} // leafChain's
+	return c
 }
 
 func asChain(n *Node) *Chain {
@@ -517,7 +637,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		}
 	}
 	tr.freshBuf = fresh
-	sort.Slice(fresh, func(x, y int) bool { return tr.seq(fresh[x]) < tr.seq(fresh[y]) })
+	slices.SortFunc(fresh, tr.bySeq)
 	// Phase 1: verified nodes before u0 against the fresh nodes.
 	if s.head >= 0 && int64(s.head) < u0 && len(fresh) > 0 {
 		limit := u0 - 1 // live nodes before u0 are numbered at most this
@@ -533,7 +653,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 			}
 		}
 		tr.cands = cands
-		sort.Slice(cands, func(x, y int) bool { return tr.seq(cands[x]) < tr.seq(cands[y]) })
+		slices.SortFunc(cands, tr.bySeq)
 		for c, a := range cands {
 			if c > 0 && cands[c-1] == a {
 				continue
@@ -597,12 +717,6 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 	return false
 }
 
-// junction keys a partner list: an address and a token.
-type junction struct {
-	addr Address
-	tok  Token
-}
-
 // Kinds of partner lists.
 const (
 	leafFrom  = iota // leaves by (s, τ)
@@ -634,7 +748,16 @@ type rootTracker struct {
 	// field reads, where maps keyed by node cost most of the tracker.
 	// A junction is hashed once into a small number, which indexes the
 	// partner lists of every kind at it.
-	ids   map[junction]int32
+	//
+	// A junction's number is found from its address's number and its
+	// token's (small keys, where the 80-byte junction made hashing and
+	// comparing keys a fifth of the tracker), and kept per transfer
+	// position (byPos): a chain's junctions are its first transfer's
+	// source and its last one's destination, numbered once for the leaf.
+	addrs map[Address]int32
+	toks  map[Token]int32
+	ids   map[uint64]int32     // (address number, token number) → junction number
+	byPos []posJunctions       // by transfer position
 	lists [][listKinds][]entry // by junction number, then kind
 	fresh []*Node
 	wm    int64 // the watermark (see nodeStep)
@@ -651,8 +774,58 @@ type rootTracker struct {
 }
 
 func newRootTracker(kids []*Node) *rootTracker {
-	tr := &rootTracker{ids: make(map[junction]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
-		partners: &partnerLists}
+	tr := &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
+		ids: make(map[uint64]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
+		heap: make([]entry, 0, len(kids)), partners: &partnerLists}
+	// Number the kids' junctions and count each list's entries, so that
+	// the lists are carved from one allocation (a list that grows later
+	// is moved out on its own).
+	// The junctions looked up later are those of these transfers (a
+	// rewrite's result starts with its first operand's first transfer and
+	// ends with its second's last), so byPos is sized for them once.
+	maxPos := int32(-1)
+	for _, n := range kids {
+		switch {
+		case n.Leaf != nil:
+			maxPos = max(maxPos, n.Leaf.Pos)
+		case n.Chain != nil:
+			maxPos = max(maxPos, n.Chain.First.Pos, n.Chain.Last.Pos)
+		}
+	}
+	tr.byPos = make([]posJunctions, min(int(maxPos)+1, maxNamed))
+	for _, n := range kids {
+		switch {
+		case n.Leaf != nil:
+			tr.junctionOf(n.Leaf, false)
+			tr.junctionOf(n.Leaf, true)
+		case nodeCandidate(n):
+			tr.junctionOf(n.Chain.First, false)
+			tr.junctionOf(n.Chain.Last, true)
+		}
+	}
+	counts := make([]int32, len(tr.lists)*listKinds)
+	for _, n := range kids {
+		switch {
+		case n.Leaf != nil:
+			counts[int(tr.junctionOf(n.Leaf, false))*listKinds+leafFrom]++
+			counts[int(tr.junctionOf(n.Leaf, true))*listKinds+leafTo]++
+		case nodeCandidate(n):
+			counts[int(tr.junctionOf(n.Chain.First, false))*listKinds+chainOrig]++
+			counts[int(tr.junctionOf(n.Chain.Last, true))*listKinds+chainDest]++
+		}
+	}
+	total := 0
+	for _, c := range counts {
+		total += int(c)
+	}
+	arena := make([]entry, total)
+	off := 0
+	for i, c := range counts {
+		if c > 0 {
+			tr.lists[i/listKinds][i%listKinds] = arena[off : off : off+int(c)]
+			off += int(c)
+		}
+	}
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -665,6 +838,10 @@ func newRootTracker(kids []*Node) *rootTracker {
 func (tr *rootTracker) live(e entry) bool {
 	return e.n.rootSeq != 0
 }
+
+// bySeq orders live nodes by number (for slices.SortFunc, which, unlike
+// sort.Slice, allocates nothing).
+func (tr *rootTracker) bySeq(x, y *Node) int { return cmp.Compare(x.rootSeq, y.rootSeq) }
 
 // seq is the live node n's number (0 for a node that is not a live kid).
 func (tr *rootTracker) seq(n *Node) int64 {
@@ -681,8 +858,20 @@ func nodeCandidate(n *Node) bool {
 	return n.Leaf != nil || (structural(n) && !n.Chain.Closed())
 }
 
-// id returns the junction's number, numbering it if it is new.
-func (tr *rootTracker) id(key junction) int32 {
+// id returns the number of the junction (addr, tok), numbering it if it
+// is new.
+func (tr *rootTracker) id(addr Address, tok *Token) int32 {
+	a, ok := tr.addrs[addr]
+	if !ok {
+		a = int32(len(tr.addrs))
+		tr.addrs[addr] = a
+	}
+	t, ok := tr.toks[*tok]
+	if !ok {
+		t = int32(len(tr.toks))
+		tr.toks[*tok] = t
+	}
+	key := uint64(uint32(a))<<32 | uint64(uint32(t))
 	if x, ok := tr.ids[key]; ok {
 		return x
 	}
@@ -692,12 +881,59 @@ func (tr *rootTracker) id(key junction) int32 {
 	return x
 }
 
+// posJunctions is what byPos keeps for a transfer: the transfer (so that
+// two transfers that share a position are never confused) and its two
+// junctions' numbers + 1 (0: not numbered yet).
+type posJunctions struct {
+	t *Transfer
+	j [2]int32 // source, destination
+}
+
+// junctionOf returns the number of t's source junction (s, τ), or of its
+// destination's (d, τ) when dest is set, kept by t's position.
+func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
+	side := 0
+	addr := t.From
+	if dest {
+		side, addr = 1, t.To
+	}
+	pos := int64(t.Pos)
+	if pos >= 0 && pos < int64(len(tr.byPos)) && tr.byPos[pos].t == t && tr.byPos[pos].j[side] != 0 {
+		return tr.byPos[pos].j[side] - 1
+	}
+	x := tr.id(addr, &t.Token)
+	if pos >= 0 && pos < maxNamed {
+		if pos >= int64(len(tr.byPos)) {
+			tr.byPos = append(tr.byPos, make([]posJunctions, max(pos+1, 2*int64(len(tr.byPos)), 256)-int64(len(tr.byPos)))...)
+		}
+		p := &tr.byPos[pos]
+		if p.t != t {
+			*p = posJunctions{t: t}
+		}
+		p.j[side] = x + 1
+	}
+	return x
+}
+
 // add lists the live node n at its junctions, in number order.
 func (tr *rootTracker) add(n *Node) {
 	s := tr.seq(n)
-	ins := func(kind int, key junction) int32 {
-		x := tr.id(key)
+	ins := func(kind int, x int32) int32 {
 		l := tr.lists[x][kind]
+		if len(l) == cap(l) && len(l) > 0 {
+			// Full: drop the dead entries first (nothing reads a list
+			// while a node is added), so that a list grows with its
+			// live nodes, not with every node it ever held.
+			w := 0
+			for _, e := range l {
+				if tr.live(e) {
+					l[w] = e
+					w++
+				}
+			}
+			clear(l[w:])
+			l = l[:w]
+		}
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
@@ -708,12 +944,12 @@ func (tr *rootTracker) add(n *Node) {
 	switch {
 	case n.Leaf != nil:
 		t := n.Leaf
-		n.rootJ[0] = ins(leafFrom, junction{t.From, t.Token})
-		n.rootJ[1] = ins(leafTo, junction{t.To, t.Token})
+		n.rootJ[0] = ins(leafFrom, tr.junctionOf(t, false))
+		n.rootJ[1] = ins(leafTo, tr.junctionOf(t, true))
 	case nodeCandidate(n):
 		c := n.Chain
-		n.rootJ[0] = ins(chainOrig, junction{c.Origin(), c.TokIn()})
-		n.rootJ[1] = ins(chainDest, junction{c.Dest(), c.TokOut()})
+		n.rootJ[0] = ins(chainOrig, tr.junctionOf(c.First, false)) // (s(C), τ_in(C))
+		n.rootJ[1] = ins(chainDest, tr.junctionOf(c.Last, true))   // (d(C), τ_out(C))
 	}
 }
 
@@ -758,33 +994,103 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 
 // reduce runs the leaf stage on a frame node and returns its reduced
 // children, ready to be lifted into the parent (or kept, at the root).
+// The children of the frames being reduced are on one stack (k.stack),
+// where a frame's reduced children stay, in place, as its parent's: no
+// slice per frame, nothing copied to lift. The slice returned aliases the
+// stack, and is the caller's until the next reduce.
 func (k *kernel) reduce(n *Node) []*Node {
-	kids := make([]*Node, 0, len(n.Children))
+	base := len(k.stack)
+	k.reduceOnStack(n)
+	out := k.stack[base:]
+	k.stack = k.stack[:base:base]
+	return out
+}
+
+// reduceOnStack reduces n and leaves its reduced children on top of
+// k.stack.
+func (k *kernel) reduceOnStack(n *Node) {
+	base := len(k.stack)
 	for _, c := range n.Children {
 		if c.Frame == nil {
-			kids = append(kids, c)
+			k.stack = append(k.stack, k.leafNode(c.Leaf))
 			continue
 		}
-		lifted := k.reduce(c)
+		at := len(k.stack)
+		k.reduceOnStack(c)
 		b := k.buf[:0] // the lifted nodes' names, space-separated
-		for i, l := range lifted {
+		for i, l := range k.stack[at:] {
 			if i > 0 {
 				b = append(b, ' ')
 			}
 			b = appendNodeName(b, l)
 		}
 		k.buf = b
-		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one("frame " + strconv.Itoa(int(c.Frame.Index))),
-			Result: string(b)})
-		kids = append(kids, lifted...)
+		k.steps = append(k.steps, Step{Rule: Lift, Frame: n.Frame.Index, Operands: k.one(k.frameNames.get(&sharedFrameNames, "frame ", int64(c.Frame.Index))),
+			Result: k.text(b)})
 	}
-	return k.leafPass(n.Frame, kids)
+	out := k.leafPass(n.Frame, k.stack[base:])
+	k.stack = k.stack[:base+len(out)]
+}
+
+// leafNode returns a new node for the leaf t, carved from a block: the
+// kernel rewrites its own nodes (the root tracker's marks are in them)
+// and only reads the tree it is given, so the leaves are the only nodes
+// it copies.
+func (k *kernel) leafNode(t *Transfer) *Node {
+	if len(k.nodeSlab) == 0 {
+		k.nodeSlab = make([]Node, slabSize)
+	}
+	n := &k.nodeSlab[0]
+	k.nodeSlab = k.nodeSlab[1:]
+	n.Leaf = t
+	return n
+}
+
+// text returns b as a string carved from a block (k.texts): the lifts'
+// results, one allocation per few kilobytes instead of one each.
+func (k *kernel) text(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if k.texts.Len()+len(b) > k.texts.Cap() {
+		k.texts = strings.Builder{} // the strings made so far keep the old block
+		k.texts.Grow(max(4096, len(b)))
+	}
+	at := k.texts.Len()
+	k.texts.Write(b)
+	return k.texts.String()[at:]
+}
+
+// reserve sizes the step log and reduce's stack for the tree under root:
+// a lift per frame below the root, at most a rewrite per transfer but one.
+func (k *kernel) reserve(root *Node) {
+	var leaves, frames int
+	var count func(n *Node)
+	count = func(n *Node) {
+		for _, c := range n.Children {
+			if c.Frame == nil {
+				leaves++
+				continue
+			}
+			frames++
+			count(c)
+		}
+	}
+	count(root)
+	if need := len(k.steps) + leaves + frames + 8; cap(k.steps) < need {
+		k.steps = append(make([]Step, 0, need), k.steps...)
+	}
+	if cap(k.stack) < leaves {
+		k.stack = make([]*Node, 0, leaves)
+	}
 }
 
 // structuralFixpoint reduces the whole tree: leaf stage bottom-up, then
 // leaf and node rules at the root until neither applies.
 func (k *kernel) structuralFixpoint(root *Node) []*Node {
+	k.reserve(root)
 	kids := k.reduce(root)
+	k.stack = nil // kids is the stack's bottom
 	k.tr = newRootTracker(kids)
 	s := &k.sib
 	s.init(kids)
@@ -824,6 +1130,10 @@ func connectMeets(c1, c2 *Chain) bool {
 
 // annotateAndReduce is Algorithm 2. It returns the number of passes.
 func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
+	// Room for a label per chain, and some (one growth instead of several).
+	if need := len(k.steps) + len(kids) + 8; cap(k.steps) < need {
+		k.steps = append(make([]Step, 0, need), k.steps...)
+	}
 	passes := 0
 	for k.err == nil {
 		passes++
@@ -933,7 +1243,7 @@ func rewrite(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) (*kerne
 		a.Recipient = tx.Root.Frame.To
 	}
 	k := &kernel{cfg: cfg, principal: a.Principal}
-	root := copyTree(tx.Root)
+	root := tx.Root // read only: reduce copies the leaves it rewrites
 	kids := fixpoint(k, root)
 	kids, _ = k.annotateAndReduce(root.Frame, kids)
 	if !(tx.Meta.HasFrom && tx.Meta.From == a.Recipient) {
