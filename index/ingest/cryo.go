@@ -32,11 +32,11 @@ import (
 // and receipts (transaction, status from `success`, gas from `gas_used`,
 // price from `gas_price`, the transaction's logs) when the transactions
 // dataset has those columns, else the block's logs (the eth_getLogs
-// shape: costs unknown). So a cryo range is analysed in receipts-only
-// mode, as its JSON receipts would be. A traces (call_traces) dataset of
-// the same range is accepted and not read: cryo drops failed subtraces
-// (filter_failed_traces in its traces.rs) and keeps no log positions, so
-// its rows cannot be rebuilt into the frames flowq checks against logs.
+// shape: costs unknown). So a range without traces is analysed in
+// receipts-only mode, as its JSON receipts would be. A traces
+// (call_traces) dataset of the same range, when there is one, gives each
+// bundle trace_block's frames too (cryotraces.go), and the range is
+// analysed from its traces, in the Parity shape.
 //
 // Column names and types are cryo's own (crates/freeze/src/datasets/
 // logs.rs, transactions.rs, blocks.rs): integers as cryo writes them
@@ -177,8 +177,11 @@ func cryoInput(name string) Input {
 			return nil, fmt.Errorf("%s: not a cryo range's name", name)
 		}
 		c := &cryoRange{dir: filepath.Clean(dir), prefix: m[1], start: m[3], end: m[4], files: map[string]string{}}
-		for _, ds := range []string{"logs", "transactions", "blocks"} {
+		for _, ds := range []string{"logs", "transactions", "blocks", "traces"} {
 			c.files[ds] = filepath.Join(c.dir, c.fileName(ds))
+		}
+		if _, err := os.Stat(c.files["traces"]); err != nil {
+			delete(c.files, "traces")
 		}
 		return c.load(max)
 	}}
@@ -346,7 +349,7 @@ func (t *cryoTable) bytesOf(row, c, n int) ([]byte, error) {
 	return b, nil
 }
 
-func hx(b []byte) string { return "0x" + hex.EncodeToString(b) }
+func hx(b []byte) string  { return "0x" + hex.EncodeToString(b) }
 func qty(n uint64) string { return "0x" + strconv.FormatUint(n, 16) }
 
 // --- joining the datasets ---------------------------------------------------
@@ -646,6 +649,19 @@ func (c *cryoRange) load(max int) ([]byte, error) {
 		x.logs = append(x.logs, cryoLog{li, l})
 	}
 
+	// traces, when the range has them
+	var frames map[string][]*cryoFrame
+	if p := c.files["traces"]; p != "" {
+		t, err := readCryoTable(p, max)
+		if err != nil {
+			return nil, err
+		}
+		if frames, err = cryoTraces(t, blocks, inRange); err != nil {
+			return nil, err
+		}
+		tabs["traces"] = t
+	}
+
 	// bundles, one per block with transactions
 	var bundles []map[string]any
 	for _, n := range order {
@@ -668,8 +684,21 @@ func (c *cryoRange) load(max int) ([]byte, error) {
 		if b.hasBase {
 			hdr["baseFeePerGas"] = qty(b.baseFee)
 		}
-		var txs, rcpts, logs []any
+		var txs, rcpts, logs, traces []any
 		for _, x := range b.txs {
+			if frames != nil {
+				fs := frames[hx(x.hash)]
+				switch {
+				case len(fs) > 0:
+					for _, f := range fs {
+						traces = append(traces, f.obj)
+					}
+				case x.hasOK && x.success:
+					return nil, fmt.Errorf("%s: no frame of block %d's transaction %d (%s), which succeeded (transactions' success column)", tabs["traces"].path, n, x.index, hx(x.hash))
+				default:
+					traces = append(traces, failedTop(x, n))
+				}
+			}
 			o := map[string]any{"hash": hx(x.hash), "transactionIndex": qty(x.index), "from": hx(x.from), "to": nil}
 			if x.to != nil {
 				o["to"] = hx(x.to)
@@ -708,6 +737,9 @@ func (c *cryoRange) load(max int) ([]byte, error) {
 		}
 		hdr["transactions"] = txs
 		bundle := map[string]any{"block": hdr}
+		if frames != nil {
+			bundle["traces"] = traces
+		}
 		if receipts {
 			bundle["receipts"] = rcpts
 		} else {

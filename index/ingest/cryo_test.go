@@ -138,6 +138,8 @@ type cryoCase struct {
 	logs     []jlog
 	from, to string
 	value    *big.Int
+	ptraces  []map[string]any // Parity frames (trace_transaction), for the traces dataset
+	raw      []byte           // the bundle as the repository has it
 }
 
 // fromScenario reads a scenario bundle (block, receipts, geth trace).
@@ -196,12 +198,50 @@ func fromMainnet(t *testing.T, path string) cryoCase {
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}
+	var pt struct {
+		Traces []map[string]any `json:"traces"`
+	}
+	if err := json.Unmarshal(raw, &pt); err != nil {
+		t.Fatal(err)
+	}
 	top := d.Traces[0]
-	c := cryoCase{name: strings.TrimSuffix(filepath.Base(path), ".json"), block: top.BlockNumber, logs: d.Logs, from: top.Action.From, to: top.Action.To}
+	c := cryoCase{ptraces: pt.Traces, raw: raw, name: strings.TrimSuffix(filepath.Base(path), ".json"), block: top.BlockNumber, logs: d.Logs, from: top.Action.From, to: top.Action.To}
 	c.value, _ = new(big.Int).SetString(strings.TrimPrefix(top.Action.Value, "0x"), 16)
 	c.blockObj = map[string]any{"number": "0x" + strconv.FormatUint(c.block, 16), "transactions": []any{top.TransactionHash}}
 	for i := range c.logs {
 		c.logs[i].TransactionIndex = "0x" + strconv.FormatInt(int64(top.TransactionPosition), 16)
+	}
+	return c
+}
+
+// fromParity reads a Parity scenario bundle (block, receipts, trace_transaction's frames).
+func fromParity(t *testing.T, path string) cryoCase {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Block    map[string]any   `json:"block"`
+		Receipts []map[string]any `json:"receipts"`
+		Traces   []map[string]any `json:"traces"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	c := cryoCase{name: strings.TrimSuffix(filepath.Base(path), ".json"), receipt: d.Receipts[0], blockObj: d.Block, ptraces: d.Traces, raw: raw}
+	c.block = qnum(t, d.Block["number"].(string))
+	top := d.Traces[0]["action"].(map[string]any)
+	c.from = top["from"].(string)
+	if to, ok := top["to"].(string); ok {
+		c.to = to
+	}
+	c.value = new(big.Int)
+	if v, ok := top["value"].(string); ok {
+		c.value.SetString(strings.TrimPrefix(v, "0x"), 16)
+	}
+	lb, _ := json.Marshal(c.receipt["logs"])
+	if err := json.Unmarshal(lb, &c.logs); err != nil {
+		t.Fatal(err)
 	}
 	return c
 }
@@ -503,4 +543,251 @@ func TestCryoBadInput(t *testing.T) {
 	if n != 0 {
 		t.Errorf("%d failures left after the retry", n)
 	}
+}
+
+// cryoTraceRow is a row of cryo's traces dataset (traces.rs; the action
+// value a U256 with --u256-types' suffixes).
+type cryoTraceRow struct {
+	ActionFrom        []byte  `parquet:"action_from,optional"`
+	ActionTo          []byte  `parquet:"action_to,optional"`
+	ActionValueBinary []byte  `parquet:"action_value_binary"`
+	ActionValueString string  `parquet:"action_value_string"`
+	ActionValueF64    float64 `parquet:"action_value_f64"`
+	ActionGas         *uint32 `parquet:"action_gas,optional"`
+	ActionInput       []byte  `parquet:"action_input,optional"`
+	ActionCallType    *string `parquet:"action_call_type,optional"`
+	ActionInit        []byte  `parquet:"action_init,optional"`
+	ActionRewardType  *string `parquet:"action_reward_type,optional"`
+	ActionType        string  `parquet:"action_type"`
+	ResultGasUsed     *uint32 `parquet:"result_gas_used,optional"`
+	ResultOutput      []byte  `parquet:"result_output,optional"`
+	ResultCode        []byte  `parquet:"result_code,optional"`
+	ResultAddress     []byte  `parquet:"result_address,optional"`
+	TraceAddress      string  `parquet:"trace_address"`
+	Subtraces         uint32  `parquet:"subtraces"`
+	TransactionIndex  *uint32 `parquet:"transaction_index,optional"`
+	TransactionHash   []byte  `parquet:"transaction_hash,optional"`
+	BlockNumber       uint32  `parquet:"block_number"`
+	BlockHash         []byte  `parquet:"block_hash"`
+	Error             *string `parquet:"error,optional"`
+	ChainID           uint64  `parquet:"chain_id"`
+}
+
+// writeCryoTraces writes the case's Parity frames as cryo's traces
+// dataset does: every failed frame and the frames below it left out
+// (cryo's filter_failed_traces), the trace address joined by "_", call
+// types as cryo names them ("delegate_call").
+func (c *cryoCase) writeCryoTraces(t testing.TB, dir string, lo, hi uint64) string {
+	type pf struct {
+		Type   string `json:"type"`
+		Action struct {
+			From, To, Value, Input, Init, CallType, Address, RefundAddress, Balance string
+		} `json:"action"`
+		Result *struct {
+			Output, Address string
+		} `json:"result"`
+		Error        string `json:"error"`
+		TraceAddress []int  `json:"traceAddress"`
+		Subtraces    uint32 `json:"subtraces"`
+	}
+	raw, _ := json.Marshal(c.ptraces)
+	var fs []pf
+	if err := json.Unmarshal(raw, &fs); err != nil {
+		t.Fatal(err)
+	}
+	var rows []cryoTraceRow
+	var failed []int
+	for _, f := range fs {
+		if len(f.TraceAddress) == 0 {
+			failed = nil
+		}
+		if failed != nil && len(f.TraceAddress) >= len(failed) && reflect.DeepEqual(f.TraceAddress[:len(failed)], failed) {
+			continue
+		}
+		failed = nil
+		if f.Error != "" {
+			failed = f.TraceAddress
+			continue
+		}
+		ta := strings.Trim(strings.ReplaceAll(fmt.Sprint(f.TraceAddress), " ", "_"), "[]")
+		idx := uint32(c.index(t))
+		r := cryoTraceRow{ActionType: f.Type, TraceAddress: ta, Subtraces: f.Subtraces, TransactionIndex: &idx,
+			TransactionHash: unhex(t, c.hash()), BlockNumber: uint32(c.block), BlockHash: make([]byte, 32), ChainID: 1}
+		val := f.Action.Value
+		switch f.Type {
+		case "call":
+			ct := map[string]string{"call": "call", "delegatecall": "delegate_call", "staticcall": "static_call", "callcode": "call_code"}[f.Action.CallType]
+			r.ActionCallType = &ct
+			r.ActionFrom, r.ActionTo, r.ActionInput = unhex(t, f.Action.From), unhex(t, f.Action.To), unhex(t, f.Action.Input)
+			if f.Result != nil {
+				r.ResultOutput = unhex(t, f.Result.Output)
+			}
+		case "create":
+			r.ActionFrom, r.ActionInit = unhex(t, f.Action.From), unhex(t, f.Action.Init)
+			if f.Result != nil && f.Result.Address != "" {
+				r.ResultAddress = unhex(t, f.Result.Address)
+			}
+		case "suicide":
+			r.ActionFrom, r.ActionTo, val = unhex(t, f.Action.Address), unhex(t, f.Action.RefundAddress), f.Action.Balance
+		default:
+			t.Fatalf("%s: frame type %q", c.name, f.Type)
+		}
+		v := new(big.Int)
+		if val != "" {
+			v.SetString(strings.TrimPrefix(val, "0x"), 16)
+		}
+		r.ActionValueBinary, r.ActionValueString = v.FillBytes(make([]byte, 32)), v.String()
+		r.ActionValueF64, _ = new(big.Float).SetInt(v).Float64()
+		rows = append(rows, r)
+	}
+	p := filepath.Join(dir, fmt.Sprintf("ethereum__traces__%011d_to_%011d.parquet", lo, hi))
+	writeParquet(t, p, rows)
+	return p
+}
+
+// TestCryoTraces writes every Parity scenario bundle and the three
+// mainnet examples (Parity traces) as cryo's logs, transactions, blocks
+// and traces datasets, the traces as cryo keeps them (failed frames and
+// their subtrees dropped), ingests the directory, and checks each
+// record against the traced record of the same bundle ingested as JSON:
+// mode traces, and the same verdict, tier, path, reasons, gross, net,
+// costs and normal-form hashes.
+func TestCryoTraces(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	cdir, jdir := filepath.Join(root, "cryo"), filepath.Join(root, "json")
+	files, err := filepath.Glob("../../examples/scenarios/parity/*.json")
+	if err != nil || len(files) < 35 {
+		t.Fatalf("expected the Parity scenario bundles, found %d (%v)", len(files), err)
+	}
+	var cases []cryoCase
+	for _, f := range files {
+		cases = append(cases, fromParity(t, f))
+	}
+	for _, f := range []string{"triangular_arb", "curve_arb", "dydx_loan"} {
+		cases = append(cases, fromMainnet(t, filepath.Join("../../examples/mainnet", f+".json")))
+	}
+	// A failed call (with a call below it) before the first call of one
+	// arbitrage: cryo leaves both out, so the frames after them are
+	// renumbered.
+	failedFirst := false
+	for i := range cases {
+		if cases[i].name == "two_pool_arb" {
+			cases[i] = withFailedFirstCall(t, cases[i])
+			failedFirst = true
+		}
+	}
+	if !failedFirst {
+		t.Fatal("no two_pool_arb scenario")
+	}
+	os.MkdirAll(jdir, 0o755)
+	for i, c := range cases {
+		d := filepath.Join(cdir, fmt.Sprintf("%02d_%s", i, c.name))
+		os.MkdirAll(d, 0o755)
+		lo := c.block / 1000 * 1000
+		c.writeCryo(t, d, lo, lo+999)
+		c.writeCryoTraces(t, d, lo, lo+999)
+		if err := os.WriteFile(filepath.Join(jdir, fmt.Sprintf("%02d_%s.json", i, c.name)), c.raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(name, dir string) map[normalform.Hash]*index.Record {
+		ix, err := index.Open(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		ins, err := ingest.Files(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fails []string
+		if _, err := ingest.Ingest(ctx, ix, ins, ingest.Options{OnFailure: func(f index.Failure) { fails = append(fails, f.String()) }}); err != nil {
+			t.Fatal(err)
+		}
+		if len(fails) > 0 {
+			t.Fatalf("%s: failures:\n%s", dir, strings.Join(fails, "\n"))
+		}
+		return records(t, ix)
+	}
+	cr, jr := get("cryo.idx", cdir), get("json.idx", jdir)
+	if len(cr) != len(cases) || len(jr) != len(cases) {
+		t.Fatalf("cryo %d records, json %d, want %d", len(cr), len(jr), len(cases))
+	}
+	arbs := 0
+	for h, want := range jr {
+		got := cr[h]
+		if got == nil {
+			t.Errorf("%s: not in the cryo index", h.Hex())
+			continue
+		}
+		if got.Mode != normalform.ModeTraces {
+			t.Errorf("%s: mode %s, want traces", h.Hex(), got.Mode)
+		}
+		if got.Verdict == normalform.VerdictArbitrage {
+			arbs++
+		}
+		type key struct {
+			V    normalform.Verdict
+			T    normalform.Tier
+			P    normalform.Path
+			R    string
+			G, N string
+			K    bool
+			C    string
+			H    normalform.Hashes
+		}
+		k := func(r *index.Record) key {
+			return key{r.Verdict, r.Tier, r.Path, fmt.Sprint(r.Reasons), fmt.Sprint(r.Gross), fmt.Sprint(r.Net), r.CostsKnown, r.Costs.Dec(), r.Hashes}
+		}
+		if k(got) != k(want) {
+			t.Errorf("%s: cryo record differs from the JSON bundle's:\n cryo %+v\n json %+v", h.Hex(), k(got), k(want))
+		}
+	}
+	if arbs < 10 {
+		t.Errorf("%d arbitrages from cryo's traces, want the scenarios' (at least 10)", arbs)
+	}
+}
+
+// withFailedFirstCall inserts a reverted call [0] from the top frame's
+// recipient, with a call [0 0] below it moving 1 ETH, before the
+// transaction's other calls (their trace addresses shifted by one).
+func withFailedFirstCall(t *testing.T, c cryoCase) cryoCase {
+	var d map[string]any
+	if err := json.Unmarshal(c.raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	frames := d["traces"].([]any)
+	top := frames[0].(map[string]any)
+	var out []any
+	for i, f := range frames {
+		m := f.(map[string]any)
+		ta := m["traceAddress"].([]any)
+		if len(ta) > 0 {
+			ta[0] = ta[0].(float64) + 1
+		}
+		out = append(out, m)
+		if i == 0 {
+			m["subtraces"] = m["subtraces"].(float64) + 1
+			bot := top["action"].(map[string]any)["to"].(string)
+			mk := func(addr []any, to string, sub int) map[string]any {
+				return map[string]any{"type": "call", "action": map[string]any{"callType": "call", "from": bot, "to": to, "value": "0xde0b6b3a7640000", "input": "0x", "gas": "0x0"},
+					"error": "Reverted", "traceAddress": addr, "subtraces": sub, "transactionHash": top["transactionHash"],
+					"transactionPosition": top["transactionPosition"], "blockNumber": top["blockNumber"], "blockHash": top["blockHash"]}
+			}
+			out = append(out, mk([]any{0.0}, "0x00000000000000000000000000000000000000aa", 1), mk([]any{0.0, 0.0}, "0x00000000000000000000000000000000000000bb", 0))
+		}
+	}
+	d["traces"] = out
+	raw, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.raw = raw
+	raw2, _ := json.Marshal(out)
+	c.ptraces = nil
+	if err := json.Unmarshal(raw2, &c.ptraces); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
