@@ -194,7 +194,7 @@ func RetryFailed(ctx context.Context, ix *index.Index, opt Options, load func(na
 	inputs := make([]Input, len(names))
 	for i, n := range names {
 		inputs[i] = namedInput(n)
-		if load != nil {
+		if load != nil && !IsCryoName(n) {
 			inputs[i].Load = func(max int) ([]byte, error) { return load(n, max) }
 		}
 	}
