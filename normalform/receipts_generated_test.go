@@ -111,10 +111,10 @@ func TestReceiptsOnlyGenerated(t *testing.T) {
 		switch {
 		case ra.Verdict == VerdictArbitrage && ta.Verdict == VerdictNone:
 			falseArb[why]++
-			falseKind[kind]++
+			falseKind[kind+" ("+strings.Fields(why)[0]+")"]++
 		case ta.Verdict == VerdictArbitrage && ra.Verdict != VerdictArbitrage:
 			missed[why]++
-			missedKind[kind]++
+			missedKind[kind+" ("+strings.Fields(why)[0]+")"]++
 		}
 	}
 	var b strings.Builder
@@ -146,8 +146,8 @@ func TestReceiptsOnlyGenerated(t *testing.T) {
 		sort.Strings(ks)
 		return strings.Join(ks, ", ")
 	}
-	fmt.Fprintf(&b, "receipts-only arbitrage, traced none, by kind of tree: %s\n", byKind(falseKind))
-	fmt.Fprintf(&b, "traced arbitrage missed from receipts, by kind of tree: %s\n", byKind(missedKind))
+	fmt.Fprintf(&b, "receipts-only arbitrage, traced none, by kind of tree (hidden native legs or σ only): %s\n", byKind(falseKind))
+	fmt.Fprintf(&b, "traced arbitrage missed from receipts, by kind of tree (hidden native legs or σ only): %s\n", byKind(missedKind))
 	got := b.String()
 	t.Logf("\n%s", got)
 	if n != defaultPropertyN {
