@@ -127,7 +127,7 @@ func findCryo(dir string) ([]*cryoRange, error) {
 				}
 			}
 			other := otherRanges(byKey, c, ds)
-			msg := fmt.Sprintf("%s: cryo dataset without its %s for the same blocks (no %s)", have, ds, c.fileName(ds))
+			msg := fmt.Sprintf("%s: no %s dataset for the same block range (no %s beside it)", have, ds, c.fileName(ds))
 			if other != "" {
 				msg += "; the " + ds + " files cover " + other + ": the datasets' block ranges do not match (run cryo with the same --blocks and --chunk-size for every dataset)"
 			} else {
@@ -177,11 +177,15 @@ func cryoInput(name string) Input {
 			return nil, fmt.Errorf("%s: not a cryo range's name", name)
 		}
 		c := &cryoRange{dir: filepath.Clean(dir), prefix: m[1], start: m[3], end: m[4], files: map[string]string{}}
-		for _, ds := range []string{"logs", "transactions", "blocks", "traces"} {
-			c.files[ds] = filepath.Join(c.dir, c.fileName(ds))
-		}
-		if _, err := os.Stat(c.files["traces"]); err != nil {
-			delete(c.files, "traces")
+		// The files as they are now (a dataset's alias, a traces file
+		// added since); those missing are named by load.
+		if entries, err := os.ReadDir(c.dir); err == nil {
+			for _, e := range entries {
+				f := cryoFile.FindStringSubmatch(e.Name())
+				if f != nil && f[1] == c.prefix && f[3] == c.start && f[4] == c.end {
+					c.files[cryoDataset(f[2])] = filepath.Join(c.dir, e.Name())
+				}
+			}
 		}
 		return c.load(max)
 	}}

@@ -491,7 +491,7 @@ func TestCryoBadInput(t *testing.T) {
 	_, _, blocks := c.writeCryo(t, dir, lo, lo+999)
 	os.Remove(blocks)
 	_, err := ingest.Files(dir)
-	if err == nil || !strings.Contains(err.Error(), "ethereum__logs__"+rng(lo+999)+".parquet") || !strings.Contains(err.Error(), "without its blocks") {
+	if err == nil || !strings.Contains(err.Error(), "ethereum__logs__"+rng(lo+999)+".parquet") || !strings.Contains(err.Error(), "no blocks dataset for the same block range") {
 		t.Errorf("missing blocks dataset: %v", err)
 	}
 
