@@ -44,7 +44,10 @@ with the same content and configuration is skipped, so an interrupted
 ingest resumes where it stopped when run again. Failures (inputs that do
 not read or decode, transactions the engine cannot analyse) are recorded
 with their error: --failures lists them, --retry-failed ingests those
-inputs again.
+inputs again (a block failed in receipts mode is fetched again in
+receipts mode). A directory may hold cryo's Parquet datasets
+(NETWORK__logs__A_to_B.parquet with the transactions and blocks, and
+traces when there are, of the same range): each range is an input.
 
 --max-bytes holds on the bytes read, whatever stat says: a file named on
 the command line is read up to the limit even when it is a pipe or a
@@ -53,8 +56,11 @@ it is a regular file (or a link to one): a named pipe, a device or a socket
 there is recorded as a failure saying what it is, not read.
 
 --rpc URL --blocks A..B fetches the blocks from the node and ingests them
-(each the input rpc:block:N; blocks already ingested are not fetched
-again), --mode as 'flowq fetch'. With --mode receipts, --confirm traces
+(each the input rpc:block:N, or rpc:receipts:block:N in receipts mode;
+blocks already ingested are not fetched again, and a block ingested from
+receipts is fetched again by a traced mode), --mode, --concurrency,
+--retries, --timeout and --stall-timeout as 'flowq fetch', --rpc-batch as
+its --batch (blocks per JSON-RPC batch). With --mode receipts, --confirm traces
 screens: every block is analysed from receipts, and only the transactions
 whose receipts-only analysis finds a cycle or a detection are traced
 (debug_traceTransaction; --confirm flat or parity for the other tracers),
@@ -91,6 +97,8 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	blocks := fs.String("blocks", "", "with --rpc: fetch this inclusive block range A..B (or one block) and ingest it")
 	mode := fs.String("mode", "geth", "with --blocks: geth, flat, parity, or receipts (no trace), as 'flowq fetch'")
 	confirm := fs.String("confirm", "", "with --mode receipts: trace the transactions whose receipts-only analysis finds a cycle or a detection (traces = geth, flat or parity)")
+	var rf rpcFlags
+	rf.register(fs)
 	paths, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -100,6 +108,13 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		return usageErr("--retry-failed and --failures take no inputs")
 	}
 	bm, err := blocksMode(fs, *blocks, *mode, *confirm, *rpcURL, *retry || *list, len(paths) > 0)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if f := setRPCFlag(fs); f != "" && (*rpcURL == "" || (*blocks == "" && !*retry)) {
+		return usageErr("--%s goes with --rpc URL and --blocks or --retry-failed", f)
+	}
+	fo, err := rf.options(bm.mode, *maxBytes)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -121,6 +136,9 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		}
 	}
 	if c := serverFor(path, "flowq ingest", stderr, lookupEnv); c != nil {
+		if f := setRPCFlag(fs); f != "" {
+			return usageErr("--%s is not sent to the flowq serve holding %s: stop it, or leave the flag out", f, path)
+		}
 		req := serve.IngestRequest{RPC: *rpcURL, Blocks: *blocks, Mode: *mode, Confirm: *confirm, RetryFailed: *retry,
 			Force: *force, Workers: *workers, Batch: *batch, MaxBytes: *maxBytes, MaxDepth: *maxDepth, MaxTransfers: *maxTransfers}
 		if *blocks == "" {
@@ -189,12 +207,13 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	switch {
 	case *blocks != "":
 		var text string
-		sum, text, incomplete, err = ingestBlocks(ctx, *rpcURL, bm, *maxBytes, ix, opt)
+		sum, text, incomplete, err = ingestBlocks(ctx, *rpcURL, bm, fo, ix, opt)
 		if text != "" {
 			fmt.Fprintf(stderr, "flowq ingest: %s\n", text)
 		}
 	case *retry && *rpcURL != "":
-		c, derr := fetch.Dial(ctx, *rpcURL, fetch.Options{MaxResponseBytes: *maxBytes})
+		fo.Mode = fetch.Geth // rpc:receipts:block:N inputs are fetched in receipts mode
+		c, derr := fetch.Dial(ctx, *rpcURL, fo)
 		if derr != nil {
 			fmt.Fprintf(stderr, "flowq ingest: %v\n", derr)
 			return 1
@@ -276,8 +295,9 @@ func blocksMode(fs *flag.FlagSet, blocks, mode, confirm, rpcURL string, retryOrL
 // confirms its receipts-only suspects with traces. It returns the ingest's
 // summary (the confirmation's added), the report for people, and whether
 // something is missing.
-func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, ix *index.Index, opt ingest.Options) (ingest.Summary, string, bool, error) {
-	c, err := fetch.Dial(ctx, url, fetch.Options{Mode: a.mode, MaxResponseBytes: maxBytes})
+func ingestBlocks(ctx context.Context, url string, a blocksArgs, fo fetch.Options, ix *index.Index, opt ingest.Options) (ingest.Summary, string, bool, error) {
+	fo.Mode = a.mode
+	c, err := fetch.Dial(ctx, url, fo)
 	if err != nil {
 		return ingest.Summary{}, "", false, err
 	}
@@ -290,7 +310,8 @@ func ingestBlocks(ctx context.Context, url string, a blocksArgs, maxBytes int, i
 	if err != nil || a.confirm == "" {
 		return sum, text, !rep.Complete(), err
 	}
-	tc, err := fetch.Dial(ctx, url, fetch.Options{Mode: a.confirm, MaxResponseBytes: maxBytes})
+	fo.Mode = a.confirm
+	tc, err := fetch.Dial(ctx, url, fo)
 	if err != nil {
 		return sum, text, !rep.Complete(), err
 	}

@@ -27,6 +27,32 @@ func ParseBlockName(name string) (uint64, bool) {
 	return n, err == nil
 }
 
+// ReceiptsBlockName is the input name of a block fetched in receipts
+// mode: "rpc:receipts:block:N". A name of its own, so that --retry-failed
+// fetches it again in receipts mode, and so that a traced ingest of the
+// block later is not skipped as already done.
+func ReceiptsBlockName(n uint64) string {
+	return "rpc:receipts:block:" + strconv.FormatUint(n, 10)
+}
+
+// ParseReceiptsBlockName is the inverse of ReceiptsBlockName.
+func ParseReceiptsBlockName(name string) (uint64, bool) {
+	s, ok := strings.CutPrefix(name, "rpc:receipts:block:")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
+}
+
+// blockName is the input name of block n in the client's mode.
+func (c *Client) blockName(n uint64) string {
+	if c.opt.Mode == Receipts {
+		return ReceiptsBlockName(n)
+	}
+	return BlockName(n)
+}
+
 // Missing is a block the node did not give: why, as the last attempt
 // failed.
 type Missing struct {
@@ -78,7 +104,7 @@ func (r IngestReport) String() string {
 func (r IngestReport) Complete() bool { return len(r.Missing) == 0 && len(r.Failures) == 0 }
 
 // IngestBlocks fetches the blocks from..to and ingests them into ix, each
-// as the input BlockName(n). A block whose marker says it is in the index
+// as the input BlockName(n) (ReceiptsBlockName(n) in receipts mode). A block whose marker says it is in the index
 // is not fetched again (unless opt.Force). A block the node does not give
 // after the retries (timeouts, HTTP errors, JSON-RPC errors, a malformed
 // or truncated answer) is recorded in the index as a read failure of its
@@ -100,11 +126,19 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 	for n := from; ; n++ {
 		done := false
 		if !opt.Force {
-			m, ok, err := ix.Input(BlockName(n))
-			if err != nil {
-				return rep, err
+			// A traced block is done for every mode; a receipts one
+			// only for receipts mode (a traced ingest replaces it).
+			names := []string{BlockName(n)}
+			if c.opt.Mode == Receipts {
+				names = append(names, ReceiptsBlockName(n))
 			}
-			done = ok && m.Schema == index.SchemaVersion
+			for _, name := range names {
+				m, ok, err := ix.Input(name)
+				if err != nil {
+					return rep, err
+				}
+				done = done || ok && m.Schema == index.SchemaVersion
+			}
 		}
 		if done {
 			rep.AlreadyIndexed++
@@ -128,7 +162,7 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 	var err error
 	for _, r := range runs {
 		err = c.BlocksEach(ctx, r.lo, r.hi, func(n uint64, b []byte, ferr error) error {
-			name := BlockName(n)
+			name := c.blockName(n)
 			if ferr != nil {
 				rep.Missing = append(rep.Missing, Missing{Block: n, Err: strings.TrimSpace(ferr.Error())})
 				return g.Add(ingest.Input{Name: name, Load: func(int) ([]byte, error) { return nil, ferr }})
@@ -159,9 +193,21 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 // (ingest.ReadRegularFile, with the ingest's size limit). Their failures
 // are replaced by those of the new attempt.
 func (c *Client) RetryFailed(ctx context.Context, ix *index.Index, opt ingest.Options) (ingest.Summary, error) {
+	var rc *Client // c in receipts mode, for blocks ingested in it
 	return ingest.RetryFailed(ctx, ix, opt, func(name string, max int) ([]byte, error) {
 		if n, ok := ParseBlockName(name); ok {
 			return c.Block(ctx, n)
+		}
+		if n, ok := ParseReceiptsBlockName(name); ok {
+			if c.opt.Mode == Receipts {
+				return c.Block(ctx, n)
+			}
+			if rc == nil {
+				o := c.opt
+				o.Mode = Receipts
+				rc = &Client{url: c.url, rpc: c.rpc, opt: o, scrub: c.scrub}
+			}
+			return rc.Block(ctx, n)
 		}
 		if h, ok := ParseTxName(name); ok {
 			return c.Tx(ctx, h)

@@ -73,13 +73,11 @@ func Files(paths ...string) ([]Input, error) {
 			out = append(out, FileInput(p))
 			continue
 		}
-		found, err := FindJSON(p)
+		found, err := dirInputs(p)
 		if err != nil {
 			return nil, err
 		}
-		for _, q := range found {
-			out = append(out, foundInput(q))
-		}
+		out = append(out, found...)
 	}
 	return out, nil
 }
@@ -195,8 +193,8 @@ func RetryFailed(ctx context.Context, ix *index.Index, opt Options, load func(na
 	}
 	inputs := make([]Input, len(names))
 	for i, n := range names {
-		inputs[i] = Input{Name: n, Load: func(max int) ([]byte, error) { return ReadRegularFile(n, max) }}
-		if load != nil {
+		inputs[i] = namedInput(n)
+		if load != nil && !IsCryoName(n) {
 			inputs[i].Load = func(max int) ([]byte, error) { return load(n, max) }
 		}
 	}

@@ -169,6 +169,34 @@ func ReadRegularFile(path string, max int) ([]byte, error) {
 	return ReadFile(path, max)
 }
 
+// dirInputs are the inputs under dir: every *.json file (foundInput) and
+// every range of cryo's Parquet datasets (cryo.go). It fails when there is
+// neither, or when a cryo range lacks one of its datasets.
+func dirInputs(dir string) ([]Input, error) {
+	cryo, err := cryoInputs(dir)
+	if err != nil {
+		return nil, err
+	}
+	found, err := FindJSON(dir)
+	if err != nil && len(cryo) == 0 {
+		return nil, fmt.Errorf("%s: no *.json file and no cryo Parquet dataset (NETWORK__logs__A_to_B.parquet with its transactions and blocks) in this directory", dir)
+	}
+	var out []Input
+	for _, q := range found {
+		out = append(out, foundInput(q))
+	}
+	return append(out, cryo...), nil
+}
+
+// namedInput is the input of a name recorded in the index (a failure's
+// source), read again: a cryo range's files, or a regular file.
+func namedInput(n string) Input {
+	if IsCryoName(n) {
+		return cryoInput(n)
+	}
+	return Input{Name: n, Load: func(max int) ([]byte, error) { return ReadRegularFile(n, max) }}
+}
+
 // FindJSON returns every *.json under dir, in lexical order: regular
 // files, links and all (ReadRegularFile decides, when reading, which are
 // read). It fails when there is none.
