@@ -112,9 +112,6 @@ func NextKey() Key { return layout.NextKey() }
 // TxKey is the key of the record of the transaction at l.
 func TxKey(l Loc) Key { return layout.TxKey(l) }
 
-// HeadKey is the key of the header of the record at l (its projection).
-func HeadKey(l Loc) Key { return layout.HeadKey(l) }
-
 // TxHashKey is the key of the positions of the transactions whose hash
 // begins as tx does.
 func TxHashKey(tx normalform.Hash) Key { return layout.TxHashKey(tx) }
