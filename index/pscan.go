@@ -165,12 +165,10 @@ type chunkState struct {
 }
 
 // readChunk is the sequential scan of one block range. A scan that
-// emits headers (depth header, records not wanted whole) walks the head
-// keys, the records' projection (layout/keys.go: about 90 bytes a
-// transaction where the record is about 800), and reads no record; any
-// other walks the records. (A match with whole records walks the records
-// too: reading each matching record beside the head walk costs more than
-// the walk saves when a fair share of the records match.)
+// decides on headers alone (depth header, with a match or without whole
+// records) walks the head keys, the records' projection (layout/keys.go),
+// and reads a record only for a match fn wants whole; any other walks the
+// records.
 func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), whole bool, fn func(*Record) error, st *chunkState) error {
 	var names Names
 	if st != nil {
@@ -179,12 +177,18 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 		names = ix.namesIn(txn)
 	}
 	head := &Record{}
-	if d == depthHeader && !whole {
+	if d == depthHeader && (match != nil || !whole) {
 		return locsTxn(ctx, txn, KindHead, blocks, func(l Loc, v []byte) error {
 			if st != nil {
 				*st.n++
 			}
-			h, err := decodeRecord(l, v, names, d)
+			var h *Record
+			var err error
+			if whole {
+				h, _, err = decodeInto(head, l, v, names, d) // reused: only match sees it
+			} else {
+				h, err = decodeRecord(l, v, names, d)
+			}
 			if err != nil {
 				return fmt.Errorf("head key of %s: %w", l, err)
 			}
@@ -193,7 +197,14 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 					return err
 				}
 			}
-			return fn(h)
+			if !whole {
+				return fn(h)
+			}
+			rec, err := recordIn(txn, l, names, depthFull)
+			if err != nil {
+				return fmt.Errorf("head key of %s: its record: %w", l, err)
+			}
+			return fn(rec)
 		})
 	}
 	return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
