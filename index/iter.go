@@ -378,16 +378,10 @@ func (ix *Index) ByBlocks(ctx context.Context, blocks BlockRange, fn func(Ref) e
 
 // recordsTxn walks the record keys of a block range in position order.
 func recordsTxn(ctx context.Context, txn *badger.Txn, blocks BlockRange, fn func(l Loc, v []byte) error) error {
-	return locsTxn(ctx, txn, KindTx, blocks, fn)
-}
-
-// locsTxn walks the keys of a kind keyed by position alone (KindTx, or
-// KindHead: the records' headers) in a block range, in position order.
-func locsTxn(ctx context.Context, txn *badger.Txn, kind Kind, blocks BlockRange, fn func(l Loc, v []byte) error) error {
 	if blocks.From > blocks.To {
 		return nil
 	}
-	prefix := kindPrefix(kind)
+	prefix := kindPrefix(KindTx)
 	lo, _ := blockBounds(prefix, blocks.From, blocks.To)
 	var key Key
 	return scanTxn(ctx, txn, prefix, lo, true, func(k, v []byte) ([]byte, bool, error) {

@@ -37,7 +37,6 @@ const (
 	KindToken   = layout.KindToken
 	KindBlock   = layout.KindBlock
 	KindDirty   = layout.KindDirty
-	KindHead    = layout.KindHead
 )
 
 // Kinds lists the key kinds in byte order.

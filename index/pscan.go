@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -164,11 +163,7 @@ type chunkState struct {
 	n     *int
 }
 
-// readChunk is the sequential scan of one block range. A scan that
-// decides on headers alone (depth header, with a match or without whole
-// records) walks the head keys, the records' projection (layout/keys.go),
-// and reads a record only for a match fn wants whole; any other walks the
-// records.
+// readChunk is the sequential scan of one block range.
 func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), whole bool, fn func(*Record) error, st *chunkState) error {
 	var names Names
 	if st != nil {
@@ -177,36 +172,6 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 		names = ix.namesIn(txn)
 	}
 	head := &Record{}
-	if d == depthHeader && (match != nil || !whole) {
-		return locsTxn(ctx, txn, KindHead, blocks, func(l Loc, v []byte) error {
-			if st != nil {
-				*st.n++
-			}
-			var h *Record
-			var err error
-			if whole {
-				h, _, err = decodeInto(head, l, v, names, d) // reused: only match sees it
-			} else {
-				h, err = decodeRecord(l, v, names, d)
-			}
-			if err != nil {
-				return fmt.Errorf("head key of %s: %w", l, err)
-			}
-			if match != nil {
-				if ok, err := match(h); err != nil || !ok {
-					return err
-				}
-			}
-			if !whole {
-				return fn(h)
-			}
-			rec, err := recordIn(txn, l, names, depthFull)
-			if err != nil {
-				return fmt.Errorf("head key of %s: its record: %w", l, err)
-			}
-			return fn(rec)
-		})
-	}
 	return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
 		if st != nil {
 			*st.n++

@@ -148,19 +148,6 @@ func (ix *Index) Verify(ctx context.Context) error {
 						}
 					}
 				}
-			case KindHead:
-				rec, m, err := recordKeys(key.Loc)
-				if err != nil {
-					if report("head key %x: its record: %v", k, err) {
-						return nil
-					}
-					continue
-				}
-				if want, ok := m[string(k)]; !ok || !bytes.Equal(v, want) {
-					if report("head key %x: not the header of its record %s (stale)", k, rec.Hash.Hex()) {
-						return nil
-					}
-				}
 			case KindHash, KindBot, KindVerdict, KindProfit, KindAddr, KindToken:
 				rec, m, err := recordKeys(key.Loc)
 				if err != nil {

@@ -43,7 +43,6 @@ import (
 //	0x18 token   0x18 tag of the token, loc                           (none)
 //	0x19 block   0x19 u40 block                                       block findings (blockValue, blocks.go: u8 version, JSON of block.Report)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
-//	0x1b head    0x1b loc                                             the record's header (the value's bytes up to its body, record.go)
 //
 // Block findings (issue 18) are a function of every record of a block:
 // a write that changes a record of a known block writes the block's dirty
@@ -99,20 +98,11 @@ import (
 // src is the first 16 bytes of SHA-256 of the input's name (its absolute
 // path, or a name such as "rpc:block:123" for fetched bundles).
 //
-// The head key (issue 22) is the projection scans read: a copy of the
-// header of the record at its loc (versions, latency, hash, flags,
-// verdict, counts, dictionary ids, exact hash, reasons), about 90 bytes
-// where the record is about 800, so that a filtered find or a count by
-// family walks the head keys, decodes headers only, and reads a record
-// only for a row that needs more than its header.
-//
 // The kinds' bytes, the field order and widths are part of the on-disk
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 8: the
-// head keys (0x1b), a projection of each record's header that scans read
-// (issue 22). Version 7: the
+// encodings. Open refuses an index written with another. Version 7: the
 // normal form's encoding version 5 (ERC-6909 transfers decoded: token kind
 // Multi6909, so a claims transaction's record changes; issue 17). Version 6:
 // block findings and dirty blocks (0x19, 0x1a; issue 18). Version 4: the
@@ -123,7 +113,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 8
+const SchemaVersion = 7
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -147,16 +137,15 @@ const (
 	KindToken   Kind = 0x18
 	KindBlock   Kind = 0x19
 	KindDirty   Kind = 0x1a
-	KindHead    Kind = 0x1b
 )
 
 var kindNames = map[Kind]string{KindSchema: "schema", KindInput: "input", KindFailure: "failure", KindDict: "dict", KindName: "name",
 	KindNext: "next", KindTx: "tx", KindTxHash: "txhash",
 	KindHash: "hash", KindBot: "bot", KindFirst: "first", KindVerdict: "verdict", KindProfit: "profit", KindAddr: "addr", KindToken: "token",
-	KindBlock: "block", KindDirty: "dirty", KindHead: "head"}
+	KindBlock: "block", KindDirty: "dirty"}
 
 // Kinds lists the key kinds in byte order.
-var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken, KindBlock, KindDirty, KindHead}
+var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken, KindBlock, KindDirty}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -370,9 +359,6 @@ func NextKey() Key { return Key{Kind: KindNext} }
 // TxKey is the key of the record of the transaction at l.
 func TxKey(l Loc) Key { return Key{Kind: KindTx, Loc: l.normal()} }
 
-// HeadKey is the key of the header of the record at l (its projection).
-func HeadKey(l Loc) Key { return Key{Kind: KindHead, Loc: l.normal()} }
-
 // TxHashKey is the key of the positions of the transactions whose hash
 // begins as tx does.
 func TxHashKey(tx normalform.Hash) Key { return Key{Kind: KindTxHash, Tag: Short(tx)} }
@@ -448,7 +434,7 @@ func (k Key) Append(dst []byte) []byte {
 	case KindName:
 		dst = binary.BigEndian.AppendUint32(dst, k.ID)
 	case KindNext:
-	case KindTx, KindHead:
+	case KindTx:
 		dst = k.Loc.Append(dst)
 	case KindTxHash:
 		dst = append(dst, k.Tag[:]...)
@@ -565,10 +551,9 @@ func ReadLoc(b []byte) (Loc, []byte, error) {
 	return l, r.b, r.err
 }
 
-// TxLoc reads a tx or head key's position (KindTx, KindHead), without
-// the rest of ParseKey.
+// TxLoc reads a tx key's position (KindTx), without the rest of ParseKey.
 func TxLoc(k []byte) (Loc, error) {
-	if len(k) == 0 || (Kind(k[0]) != KindTx && Kind(k[0]) != KindHead) {
+	if len(k) == 0 || Kind(k[0]) != KindTx {
 		return Loc{}, fmt.Errorf("%w: tx key %x", ErrBadKey, k)
 	}
 	l, rest, err := ReadLoc(k[1:])
@@ -647,7 +632,7 @@ func ParseKey(b []byte) (Key, error) {
 	case KindName:
 		k.ID = r.u32()
 	case KindNext:
-	case KindTx, KindHead:
+	case KindTx:
 		k.Loc = r.loc()
 	case KindTxHash:
 		copy(k.Tag[:], r.take(6))

@@ -165,9 +165,6 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 	out := make([]KV, 0, 7+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
 	add := func(k Key) { out = append(out, KV{k.Bytes(), nil}) }
 	out = append(out, KV{TxKey(r.Loc).Bytes(), enc})
-	if h := HeadOf(enc); h != nil {
-		out = append(out, KV{HeadKey(r.Loc).Bytes(), h})
-	}
 	for l := normalform.Exact; l <= normalform.Family; l++ {
 		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc))
 	}
@@ -757,30 +754,6 @@ func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, 
 		r.fail()
 	}
 	return rec.done(r, id)
-}
-
-// HeadOf is the header of a record value (its bytes up to the body: what
-// DepthHeader decodes), the value of its head key; nil when the value is
-// too short to hold one.
-func HeadOf(b []byte) []byte {
-	r := &recReader{b: b}
-	r.take(2)
-	r.uvarint()
-	r.take(32 + 6)
-	for range 4 + 3 {
-		r.uvarint()
-	}
-	r.take(32)
-	n := r.count(1)
-	for i := 0; i < n && r.err == nil; i++ {
-		if r.u8() == 0 {
-			r.take(r.count(1))
-		}
-	}
-	if r.err != nil {
-		return nil
-	}
-	return b[:len(b)-len(r.b)]
 }
 
 func (rec *Record) done(r *recReader, id IDs) (*Record, IDs, error) {
