@@ -31,7 +31,7 @@ func NewEntry(rec *Record) *Entry { return &Entry{Rec: rec, enc: encodeRecord(re
 // ones) and its marker.
 type Finish struct {
 	Name     string
-	Content  [32]byte   // SHA-256 of the input's bytes
+	Content  [32]byte   // the input's content hash (ingest.contentHash)
 	Skip     *InputMark // the marker that matched, when the input is skipped: nothing is written
 	ReadFail bool       // the input could not be read: its failures are written, no marker
 	Failures []Failure

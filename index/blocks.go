@@ -52,12 +52,16 @@ func decodeBlockValue(n uint64, v []byte) (*block.Report, error) {
 // of the record it replaced), in the write's transaction.
 func (w *wtx) markDirty(locs ...Loc) error {
 	for _, l := range locs {
-		if l.Block == UnknownBlock || !l.Known() {
+		if l.Block == UnknownBlock || !l.Known() || w.dirty[l.Block] {
 			continue
 		}
 		if err := w.ix.set(w.txn, DirtyKey(l.Block).Bytes(), nil); err != nil {
 			return err
 		}
+		if w.dirty == nil {
+			w.dirty = map[uint64]bool{}
+		}
+		w.dirty[l.Block] = true // once a write transaction: a batch holds a block's transactions
 	}
 	return nil
 }

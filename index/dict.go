@@ -132,6 +132,9 @@ type wtx struct {
 	// kept is set by put when it kept the index's record, which knows
 	// more than the one it was given.
 	kept bool
+	// dirty are the blocks whose dirty key this transaction has written
+	// (blocks.go).
+	dirty map[uint64]bool
 }
 
 func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }

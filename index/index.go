@@ -331,6 +331,9 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		if locs, err = locsOf(txn, rec.Hash); err != nil {
 			return false, err
 		}
+		if locs == nil {
+			locs = []Loc{} // read, and none: txHashAdd need not read them again
+		}
 		if oldLoc, oldEnc, err = recordAmong(txn, rec.Hash, locs); err != nil {
 			return false, err
 		}

@@ -101,7 +101,7 @@ func decodeFailure(k Key, v []byte) (Failure, error) {
 // an input whose name, content, versions and configuration match.
 type InputMark struct {
 	Name     string
-	Content  [32]byte // SHA-256 of the input's bytes
+	Content  [32]byte // the input's content hash (ingest: XXH3-128, zero-padded)
 	Schema   uint32   // SchemaVersion
 	Algebra  uint8    // normalform.AlgebraVersion
 	Config   [8]byte  // ConfigFingerprint of the configuration used

@@ -126,7 +126,7 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 	defer ix.Close()
 
 	if n > 0 {
-		start := time.Now()
+		start, c0 := time.Now(), cpuTime()
 		g := ingest.NewIngester(ctx, ix, ingest.Options{Workers: workers, BatchTxs: batch})
 		done, lastReport := 0, 0
 		var genTime time.Duration
@@ -152,6 +152,9 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 		fmt.Printf("ingest: %s\n", sum)
 		fmt.Printf("ingest: %d tx in %.1f s: %.0f tx/s (generation %.1f s of it, in this goroutine)\n",
 			done, el.Seconds(), float64(sum.Stored+sum.Skipped)/el.Seconds(), genTime.Seconds())
+		cpu := cpuTime() - c0
+		fmt.Printf("ingest CPU: %.1f s user+system, %.1f µs a transaction (generation included); load: %s\n",
+			cpu.Seconds(), float64(cpu.Microseconds())/float64(max(done, 1)), loadavg())
 		fmt.Printf("memory after the ingest: %s\n", memLine())
 		if memProfile != "" {
 			f, err := os.Create(memProfile)
@@ -266,6 +269,7 @@ func sample(ctx context.Context, ix *index.Index, seed int64, k int) ([]*index.R
 
 type timing struct {
 	name  string
+	cpu   []time.Duration // process CPU time (user+system, every goroutine)
 	d     []time.Duration
 	first []time.Duration
 	rows  int
@@ -280,14 +284,18 @@ func (t *timing) report() {
 		}
 		return float64(ds[int(p*float64(len(ds)-1))].Microseconds()) / 1000
 	}
-	fmt.Printf("  %-34s n=%-4d rows/query %7.1f  median %8.3f ms  P95 %8.3f ms  first row: median %7.3f ms\n",
-		t.name, len(t.d), float64(t.rows)/float64(max(len(t.d), 1)), q(t.d, 0.5), q(t.d, 0.95), q(t.first, 0.5))
+	sort.Slice(t.cpu, func(i, j int) bool { return t.cpu[i] < t.cpu[j] })
+	fmt.Printf("  %-34s n=%-4d rows/query %7.1f  median %8.3f ms  P95 %8.3f ms  first row: median %7.3f ms  CPU min/median/max %.3f/%.3f/%.3f ms\n",
+		t.name, len(t.d), float64(t.rows)/float64(max(len(t.d), 1)), q(t.d, 0.5), q(t.d, 0.95), q(t.first, 0.5),
+		q(t.cpu, 0), q(t.cpu, 0.5), q(t.cpu, 1))
 }
 
 // query parses, plans and runs one statement through the planner, as the
 // REPL does, without rendering; it returns the time, the time to the
 // first row and the rows.
 func query(ctx context.Context, ix *index.Index, cfg *normalform.Config, src string) (time.Duration, time.Duration, int, error) {
+	c0 := cpuTime()
+	defer func() { lastCPU = cpuTime() - c0 }()
 	start := time.Now()
 	st, err := lang.ParseOne("q", src)
 	if err != nil {
@@ -311,6 +319,18 @@ func query(ctx context.Context, ix *index.Index, cfg *normalform.Config, src str
 		first = total
 	}
 	return total, first, rows, err
+}
+
+// lastCPU is the process CPU time of the last query.
+var lastCPU time.Duration
+
+// cpuTime is the process's CPU time so far (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func measure(ctx context.Context, ix *index.Index, seed int64, k int) error {
@@ -343,7 +363,7 @@ func measure(ctx context.Context, ix *index.Index, seed int64, k int) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", kd.q(r), err)
 			}
-			t.d, t.first, t.rows = append(t.d, d), append(t.first, first), t.rows+rows
+			t.d, t.first, t.rows, t.cpu = append(t.d, d), append(t.first, first), t.rows+rows, append(t.cpu, lastCPU)
 		}
 		t.report()
 	}
@@ -355,17 +375,17 @@ func measure(ctx context.Context, ix *index.Index, seed int64, k int) error {
 		if err != nil {
 			return err
 		}
-		whole.d, whole.first, whole.rows = append(whole.d, d), append(whole.first, first), whole.rows+rows
+		whole.d, whole.first, whole.rows, whole.cpu = append(whole.d, d), append(whole.first, first), whole.rows+rows, append(whole.cpu, lastCPU)
 	}
 	whole.report()
 	for _, src := range []string{"find where pools >= 3 and hops >= 4", "find where pools >= 3 and hops >= 4 limit 100", "count by family"} {
 		t := &timing{name: src}
-		for range 3 {
+		for range 5 {
 			d, first, rows, err := query(ctx, ix, cfg, src)
 			if err != nil {
 				return fmt.Errorf("%s: %w", src, err)
 			}
-			t.d, t.first, t.rows = append(t.d, d), append(t.first, first), t.rows+rows
+			t.d, t.first, t.rows, t.cpu = append(t.d, d), append(t.first, first), t.rows+rows, append(t.cpu, lastCPU)
 		}
 		t.report()
 	}
