@@ -161,6 +161,12 @@ func ConfigFingerprint(cfg *normalform.Config) [8]byte {
 
 // Failures streams the recorded failures, by input and rank.
 func (ix *Index) Failures(ctx context.Context, fn func(Failure) error) error {
+	return ix.failures(ctx, func(_ SourceID, f Failure) error { return fn(f) })
+}
+
+// failures streams the recorded failures with the source of their key
+// (Failures, and the failures a later ingest may supersede).
+func (ix *Index) failures(ctx context.Context, fn func(SourceID, Failure) error) error {
 	return ix.scan(ctx, kindPrefix(KindFailure), nil, true, func(k, v []byte) ([]byte, bool, error) {
 		key, err := ParseKey(k)
 		if err != nil {
@@ -170,7 +176,7 @@ func (ix *Index) Failures(ctx context.Context, fn func(Failure) error) error {
 		if err != nil {
 			return nil, true, err
 		}
-		return nil, false, fn(f)
+		return nil, false, fn(key.Source, f)
 	})
 }
 

@@ -32,22 +32,9 @@ type failing map[normalform.Hash][]failRef
 // failingTxs reads the failures that name a transaction.
 func (ix *Index) failingTxs(ctx context.Context) (failing, error) {
 	var m failing
-	err := ix.scan(ctx, kindPrefix(KindFailure), nil, true, func(k, v []byte) ([]byte, bool, error) {
-		key, err := ParseKey(k)
-		if err != nil {
-			return nil, true, err
-		}
-		f, err := decodeFailure(key, v)
-		if err != nil {
-			return nil, true, err
-		}
-		if f.HasTx {
-			if m == nil {
-				m = failing{}
-			}
-			m[f.Tx] = append(m[f.Tx], failRef{key.Source, key.Seq})
-		}
-		return nil, false, nil
+	err := ix.failures(ctx, func(src SourceID, f Failure) error {
+		m.add(src, []Failure{f})
+		return nil
 	})
 	return m, err
 }

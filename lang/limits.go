@@ -31,10 +31,62 @@ type piece struct {
 	HasCode, HasSemi bool
 }
 
-// scanner cuts a script into statements at every ";" outside comments
-// ("--" or "#" to the end of the line) and strings, as the lexer reads
-// them, and checks each against MaxQueryBytes and MaxNesting before it is
-// parsed. It reads each byte once and allocates nothing.
+// LexState is where a lexical scan of query text stands: in code, in a
+// comment ("--" or "#" to the end of the line), in a string ("…", with
+// backslash escapes) or just after a backslash in one. Step is the one
+// machine that reads it: this package's scanner cuts scripts with it,
+// and the REPL cuts the lines it reads.
+type LexState uint8
+
+const (
+	InCode    LexState = iota
+	InComment          // to the end of the line
+	InString           // after an opening quote
+	InEscape           // after a backslash in a string
+)
+
+// Step scans the byte at src[i] from state s: the state after it, how
+// many bytes it took (2 for "--"), and whether they are code rather than
+// comment (a string is code).
+func Step(src string, i int, s LexState) (next LexState, n int, isCode bool) {
+	c := src[i]
+	switch s {
+	case InComment:
+		if c == '\n' {
+			return InCode, 1, true
+		}
+		return InComment, 1, false
+	case InString:
+		switch c {
+		case '\\':
+			return InEscape, 1, true
+		case '"':
+			return InCode, 1, true
+		}
+		return InString, 1, true
+	case InEscape:
+		return InString, 1, true
+	}
+	switch {
+	case c == '#':
+		return InComment, 1, false
+	case c == '-' && i+1 < len(src) && src[i+1] == '-':
+		return InComment, 2, false
+	case c == '"':
+		return InString, 1, true
+	}
+	return InCode, 1, true
+}
+
+// TooLong reports whether a statement of n bytes, counted from its first
+// byte of code through its ";", passes MaxQueryBytes: the test this
+// package's scanner makes on a whole script and the REPL on a statement
+// it reads a line at a time.
+func TooLong(n int) bool { return n > MaxQueryBytes }
+
+// scanner cuts a script into statements at every ";" in code (Step), and
+// checks each against MaxQueryBytes and MaxNesting before it is parsed.
+// It reads each byte once and allocates nothing.
 type scanner struct {
 	file, src string
 	at        Pos // the next byte's
@@ -47,23 +99,10 @@ func newScanner(file, src string, at Pos) *scanner {
 	return &scanner{file: file, src: src, at: at}
 }
 
-// next returns the next statement; false at the end of src, or with an
-// error naming the limit a statement passes.
-func (s *scanner) next() (piece, bool, *Error) {
-	const (
-		code = iota
-		comment
-		str
-		escape
-	)
-	src := s.src
-	if s.at.Offset >= len(src) {
-		return piece{}, false, nil
-	}
-	pc := piece{From: s.at}
-	state, depth := code, 0
-	for s.at.Offset < len(src) {
-		at, c := s.at, src[s.at.Offset]
+// advance moves the position over n bytes.
+func (s *scanner) advance(n int) {
+	for range n {
+		c := s.src[s.at.Offset]
 		s.at.Offset++
 		switch {
 		case c == '\n':
@@ -71,37 +110,29 @@ func (s *scanner) next() (piece, bool, *Error) {
 		case utf8.RuneStart(c):
 			s.at.Column++
 		}
-		switch state {
-		case comment:
-			if c == '\n' {
-				state = code
-			}
-			continue
-		case str:
-			switch c {
-			case '\\':
-				state = escape
-			case '"':
-				state = code
-			}
-			continue
-		case escape:
-			state = str
+	}
+}
+
+// next returns the next statement; false at the end of src, or with an
+// error naming the limit a statement passes.
+func (s *scanner) next() (piece, bool, *Error) {
+	src := s.src
+	if s.at.Offset >= len(src) {
+		return piece{}, false, nil
+	}
+	pc := piece{From: s.at}
+	state, depth := InCode, 0
+	for s.at.Offset < len(src) {
+		at, c, prev := s.at, src[s.at.Offset], state
+		var n int
+		state, n, _ = Step(src, at.Offset, prev)
+		s.advance(n)
+		if prev != InCode || state == InComment {
 			continue
 		}
 		switch c {
 		case ' ', '\t', '\r', '\n':
 			continue
-		case '#':
-			state = comment
-			continue
-		case '-':
-			if at.Offset+1 < len(src) && src[at.Offset+1] == '-' {
-				state = comment
-				continue
-			}
-		case '"':
-			state = str
 		case '(':
 			if depth++; depth > MaxNesting {
 				return piece{}, false, newError(s.file, src, at, "parentheses nested %d deep here, over the limit of %d", depth, MaxNesting)
@@ -123,14 +154,14 @@ func (s *scanner) next() (piece, bool, *Error) {
 // checkSize refuses a statement over MaxQueryBytes, counted from its
 // first byte of code through its ";".
 func (s *scanner) checkSize(pc piece) *Error {
-	if n := pc.End - pc.Code.Offset; pc.HasCode && n > MaxQueryBytes {
-		return newError(s.file, s.src, pc.Code, "this statement is %d bytes long, over the limit of %d bytes (%s) on one statement", n, MaxQueryBytes, sizeText(MaxQueryBytes))
+	if n := pc.End - pc.Code.Offset; pc.HasCode && TooLong(n) {
+		return newError(s.file, s.src, pc.Code, "this statement is %d bytes long, over the limit of %d bytes (%s) on one statement", n, MaxQueryBytes, SizeText(MaxQueryBytes))
 	}
 	return nil
 }
 
-// sizeText writes a byte count the way people read it: 1 MiB.
-func sizeText(n int) string {
+// SizeText writes a byte count the way people read it: 1 MiB.
+func SizeText(n int) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

@@ -562,6 +562,7 @@ type Counts struct {
 
 // Counts measures the counted arbitrage cycles.
 func (a *Analysis) Counts() Counts {
+	inCo := a.coalition()
 	c := Counts{Leftovers: len(a.Leftover)}
 	pools := map[Address]bool{}
 	closed := map[*Chain]bool{}
@@ -609,7 +610,7 @@ func (a *Analysis) Counts() Counts {
 		}
 		c.Hops += len(ts)
 		for _, t := range ts {
-			if fi, ti := a.InCoalition(t.From), a.InCoalition(t.To); fi && !ti {
+			if fi, ti := inCo(t.From), inCo(t.To); fi && !ti {
 				pools[t.To] = true
 			} else if ti && !fi {
 				pools[t.From] = true

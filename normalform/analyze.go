@@ -166,19 +166,24 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 	return a, nil
 }
 
+// PaysCoinbase reports whether t moves native value to the block's
+// coinbase (known only with the block header): the test under every
+// reading of a builder payment.
+func (m *Meta) PaysCoinbase(t *Transfer) bool {
+	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner
+}
+
 // isBuilderPayment: native value from a coalition account to the block's
 // coinbase.
 func (a *Analysis) isBuilderPayment(t *Transfer) bool {
-	m := &a.Tx.Meta
-	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.InCoalition(t.From)
+	return a.Tx.Meta.PaysCoinbase(t) && a.InCoalition(t.From)
 }
 
 // isPrincipalBuilderPayment is the fixpoint's own reading: native value
 // from a principal to the coinbase. The terms, and so the structural
 // hashes, use it: the stage after the fixpoint does not change them.
 func (a *Analysis) isPrincipalBuilderPayment(t *Transfer) bool {
-	m := &a.Tx.Meta
-	return m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.Principal(t.From)
+	return a.Tx.Meta.PaysCoinbase(t) && a.Principal(t.From)
 }
 
 // negate returns −d.
@@ -444,6 +449,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		a.Steps = append(a.Steps, Step{Rule: Detect, Frame: root.Index, Operands: ops, Result: det.Path.String()})
 	}
 	a.distribute(cfg)
+	inCo := a.coalition() // the detections are final
 	// What the detections explain at the coalition (with the paper's
 	// complementary leftover cycles and leftovers received), and costs.
 	inCycle := map[int32]bool{}
@@ -470,7 +476,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		}
 		for _, t := range det.Legs {
 			inCycle[t.Pos] = true
-			fi, ti := a.InCoalition(t.From), a.InCoalition(t.To)
+			fi, ti := inCo(t.From), inCo(t.To)
 			if fi == ti {
 				continue
 			}
@@ -491,7 +497,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		}
 	}
 	for _, t := range a.Leftover {
-		if a.InCoalition(t.To) && !a.InCoalition(t.From) {
+		if inCo(t.To) && !inCo(t.From) {
 			if explained, err = explained.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
 				return err
 			}

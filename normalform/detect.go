@@ -1,10 +1,7 @@
 package normalform
 
 import (
-	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/flowq/flowq/normalform/witness"
 )
@@ -81,6 +78,19 @@ func (a *Analysis) InCoalition(addr Address) bool {
 		}
 	}
 	return false
+}
+
+// coalition is InCoalition with the detections' origins read once, for
+// the loops that ask it of every transfer.
+func (a *Analysis) coalition() func(Address) bool {
+	if len(a.Detections) == 0 {
+		return a.Principal
+	}
+	origins := make(map[Address]bool, len(a.Detections))
+	for i := range a.Detections {
+		origins[a.Detections[i].Origin] = true
+	}
+	return func(x Address) bool { return a.Principal(x) || origins[x] }
 }
 
 // Coalition lists the principals and the detections' origins: recipient,
@@ -556,7 +566,7 @@ func frameDepths(n *Node, m map[int32]int32) {
 // with a gain at its origin, transfers of the gain's class from the origin
 // to outsiders up to the gain (payouts). What remains is a leftover.
 func (a *Analysis) distribute(cfg *Config) {
-	m := &a.Tx.Meta
+	inCo := a.coalition()
 	paid := make([]Signed, len(a.Detections))
 	last := make([]int32, len(a.Detections))
 	for i := range a.Detections {
@@ -583,17 +593,17 @@ func (a *Analysis) distribute(cfg *Config) {
 		switch {
 		case leg[t]:
 			continue
-		case m.HasHeader && t.Token.Kind == Native && t.To == m.Miner && a.InCoalition(t.From):
+		case a.Tx.Meta.PaysCoinbase(t) && inCo(t.From):
 			a.Builder = append(a.Builder, t)
 			continue
-		case a.InCoalition(t.From) && a.InCoalition(t.To):
+		case inCo(t.From) && inCo(t.To):
 			a.Internal = append(a.Internal, t)
 			continue
 		}
 		payout := false
 		for i := range a.Detections {
 			det := &a.Detections[i]
-			if t.From != det.Origin || a.InCoalition(t.To) || t.Pos <= last[i] || det.Gain.Sign() <= 0 ||
+			if t.From != det.Origin || inCo(t.To) || t.Pos <= last[i] || det.Gain.Sign() <= 0 ||
 				cfg.Unit(t.Token) != cfg.Unit(det.Token) {
 				continue
 			}
@@ -617,10 +627,11 @@ func (a *Analysis) distribute(cfg *Config) {
 // flat is the coalition's balance over every transfer of the transaction:
 // what its accounts received from outside it less what they sent out.
 func (a *Analysis) flat() (Delta, error) {
+	inCo := a.coalition()
 	sums := map[Token]*Signed{}
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
-		in, out := a.InCoalition(t.To), a.InCoalition(t.From)
+		in, out := inCo(t.To), inCo(t.From)
 		if in == out || t.Amount.IsZero() {
 			continue
 		}
@@ -673,18 +684,6 @@ func (a *Analysis) Role(addr Address) string {
 	return "inner"
 }
 
-// coalitionName says whose gross is reported: "the principals", and the
-// inner origins by address when there are any.
-func (a *Analysis) coalitionName(c *Config) string {
-	s := "the principals"
-	for _, o := range a.Coalition() {
-		if !a.Principal(o) {
-			s += " and " + c.Short(o)
-		}
-	}
-	return s
-}
-
 // Kept is the net less the payouts, folded: what the coalition keeps. Nil
 // when costs are unknown.
 func (a *Analysis) Kept(cfg *Config) (Delta, error) {
@@ -699,59 +698,4 @@ func (a *Analysis) Kept(cfg *Config) (Delta, error) {
 		}
 	}
 	return kept, nil
-}
-
-// reading says how a detection reads its chains.
-func (d *Detection) reading() string {
-	ids := make([]string, len(d.Chains))
-	for i, c := range d.Chains {
-		ids[i] = "C" + strconv.Itoa(int(c.ID))
-	}
-	s := "reading " + strings.Join(ids, " + ")
-	if len(d.Legs) > 0 {
-		if len(ids) == 0 {
-			s = "reading"
-		} else {
-			s += " and"
-		}
-		pos := make([]string, len(d.Legs))
-		for i, t := range d.Legs {
-			pos[i] = "#" + strconv.Itoa(int(t.Pos))
-		}
-		s += " the leftovers " + strings.Join(pos, " ")
-	}
-	if d.Start >= 0 {
-		s += " from #" + strconv.Itoa(int(d.Start))
-	}
-	return s
-}
-
-// witnessText renders the witness: its pieces as trace positions and its
-// gain in its token.
-func (d *Detection) witnessText(cfg *Config) string {
-	w := d.Witness
-	if w == nil {
-		return "none"
-	}
-	var b strings.Builder
-	n := w.Len()
-	fmt.Fprintf(&b, "%d transfer", n)
-	if n != 1 {
-		b.WriteByte('s')
-	}
-	fmt.Fprintf(&b, " in %d piece", len(w.Pieces))
-	if len(w.Pieces) != 1 {
-		b.WriteByte('s')
-	}
-	b.WriteString(",")
-	for i, p := range w.Pieces {
-		if i > 0 {
-			b.WriteString(" |")
-		}
-		for _, pos := range p {
-			b.WriteString(" #" + strconv.Itoa(int(pos)))
-		}
-	}
-	b.WriteString(", δ " + cfg.FormatSigned(Signed{Neg: w.Gain.Neg, Abs: w.Gain.Abs}, w.Token))
-	return b.String()
 }

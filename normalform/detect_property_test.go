@@ -15,6 +15,7 @@ import (
 
 	. "github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/normalform/witness"
 )
 
@@ -181,9 +182,9 @@ func TestDetectionProperties(t *testing.T) {
 			return
 		}
 		var b strings.Builder
-		cfg.WriteTree(&b, tx.Root)
+		show.WriteTree(cfg, &b, tx.Root)
 		if a != nil {
-			cfg.WriteAnalysis(&b, a, true)
+			show.WriteAnalysis(cfg, &b, a, true)
 		}
 		t.Errorf("tree %d (%s), property %s: %s\n%s", i, kind, prop, fmt.Sprintf(format, args...), b.String())
 	}

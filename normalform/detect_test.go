@@ -5,6 +5,7 @@ import (
 
 	. "github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/normalform/witness"
 )
 
@@ -238,13 +239,13 @@ func TestGrossIsTheFlatSum(t *testing.T) {
 		}
 		wf, _ := cfg.Fold(want)
 		gf, _ := cfg.Fold(a.Gross)
-		if cfg.FormatDelta(wf) != cfg.FormatDelta(gf) {
-			t.Errorf("%s: gross %s, the flat sum with builder payments and payouts added back %s", name, cfg.FormatDelta(gf), cfg.FormatDelta(wf))
+		if show.FormatDelta(cfg, wf) != show.FormatDelta(cfg, gf) {
+			t.Errorf("%s: gross %s, the flat sum with builder payments and payouts added back %s", name, show.FormatDelta(cfg, gf), show.FormatDelta(cfg, wf))
 		}
 		if a.Costs.Known {
 			n, _ := gf.Sum(Delta{{Addr: a.Recipient, Token: NativeToken, Amount: Signed{Neg: true, Abs: a.Costs.Total}}})
-			if cfg.FormatDelta(n) != cfg.FormatDelta(a.Net) {
-				t.Errorf("%s: net %s, gross less costs %s", name, cfg.FormatDelta(a.Net), cfg.FormatDelta(n))
+			if show.FormatDelta(cfg, n) != show.FormatDelta(cfg, a.Net) {
+				t.Errorf("%s: net %s, gross less costs %s", name, show.FormatDelta(cfg, a.Net), show.FormatDelta(cfg, n))
 			}
 		}
 	}

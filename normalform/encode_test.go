@@ -8,6 +8,7 @@ import (
 
 	. "github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // roundTrip checks EncodeNF/DecodeNF on one analysis: re-encoding gives
@@ -23,8 +24,8 @@ func roundTrip(t *testing.T, a *Analysis) []byte {
 		t.Fatalf("re-encoding differs (%d vs %d bytes)", len(re), len(enc))
 	}
 	var ra, rb strings.Builder
-	DefaultConfig().WriteAnalysis(&ra, a, true)
-	DefaultConfig().WriteAnalysis(&rb, b, true)
+	show.WriteAnalysis(DefaultConfig(), &ra, a, true)
+	show.WriteAnalysis(DefaultConfig(), &rb, b, true)
 	if ra.String() != rb.String() {
 		t.Fatalf("decoded analysis renders differently:\n%s\n----\n%s", ra.String(), rb.String())
 	}
@@ -84,7 +85,7 @@ func FuzzDecodeNF(f *testing.F) {
 		}
 		// Whatever decodes must render and re-encode without panicking.
 		var b strings.Builder
-		DefaultConfig().WriteAnalysis(&b, a, true)
+		show.WriteAnalysis(DefaultConfig(), &b, a, true)
 		_ = EncodeNF(a)
 		_ = a.Hashes()
 	})

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // The paper's worked examples, built as T0 trees from its figures and
@@ -45,7 +46,7 @@ func expect(t *testing.T, a *Analysis, verdict Verdict, tier Tier, why string, t
 	}
 	if t.Failed() {
 		var b strings.Builder
-		DefaultConfig().WriteAnalysis(&b, a, true)
+		show.WriteAnalysis(DefaultConfig(), &b, a, true)
 		t.Log("\n" + b.String())
 	}
 }
@@ -104,7 +105,7 @@ func TestTxRStar(t *testing.T) {
 	if fired != "R1 R6 R1 R6 R7 R1 R6 R7 R6 R14" {
 		t.Errorf("rules fired: %s", fired)
 	}
-	if arms := DefaultConfig().Arms(a.Cycles[0].Left, nil); len(arms) != 3 {
+	if arms := show.Arms(DefaultConfig(), a.Cycles[0].Left, nil); len(arms) != 3 {
 		t.Errorf("the cycle should hold a three-arm merge, got %d arms", len(arms))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	. "github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 func TestPropertiesOnRandomTrees(t *testing.T) {
@@ -17,7 +18,7 @@ func TestPropertiesOnRandomTrees(t *testing.T) {
 		tx := gen.RandomTx(r, false)
 		if err := CheckProperties(tx, cfg); err != nil {
 			var b strings.Builder
-			cfg.WriteTree(&b, tx.Root)
+			show.WriteTree(cfg, &b, tx.Root)
 			t.Fatalf("random tree %d: %v\n%s", i, err, b.String())
 		}
 		a, _ := Analyze(tx, cfg)
@@ -65,14 +66,14 @@ func TestRandomRoutes(t *testing.T) {
 			gains++
 			if a.Verdict == VerdictNone || got.Neg || got.Abs.Uint64() != uint64(gross)*1e18 {
 				var b strings.Builder
-				cfg.WriteTree(&b, tx.Root)
-				cfg.WriteAnalysis(&b, a, true)
+				show.WriteTree(cfg, &b, tx.Root)
+				show.WriteAnalysis(cfg, &b, a, true)
 				t.Fatalf("route %d gains %d WETH: verdict %s, gross %s\n%s", i, gross, a.Verdict, got, b.String())
 			}
 			found++
 		} else if a.Verdict != VerdictNone && len(a.Leftover) == 0 {
 			var b strings.Builder
-			cfg.WriteAnalysis(&b, a, true)
+			show.WriteAnalysis(cfg, &b, a, true)
 			t.Fatalf("route %d loses %d WETH but verdict is %s\n%s", i, -gross, a.Verdict, b.String())
 		}
 	}

@@ -55,7 +55,7 @@ func (d *detector) settled() (Detection, bool, error) {
 	var order []Address
 	for i := range ts {
 		t := &ts[i]
-		if t.Amount.IsZero() || t.From == t.To || (m.HasHeader && t.Token.Kind == Native && t.To == m.Miner) {
+		if t.Amount.IsZero() || t.From == t.To || m.PaysCoinbase(t) {
 			continue
 		}
 		u := d.cfg.Unit(t.Token)
@@ -181,7 +181,7 @@ func (d *detector) settle(k []Address) (Detection, bool, error) {
 		if fi == ti || t.Amount.IsZero() {
 			continue
 		}
-		if fi && m.HasHeader && t.Token.Kind == Native && t.To == m.Miner {
+		if fi && m.PaysCoinbase(t) {
 			continue
 		}
 		u := d.cfg.Unit(t.Token)
@@ -236,7 +236,7 @@ func (d *detector) settle(k []Address) (Detection, bool, error) {
 			continue
 		}
 		u := d.cfg.Unit(t.Token)
-		if fi && m.HasHeader && t.Token.Kind == Native && t.To == m.Miner {
+		if fi && m.PaysCoinbase(t) {
 			continue
 		}
 		if fi && u == unit && !d.sends(t.To) {

@@ -185,7 +185,7 @@ func TestOutputsNameAddressesApart(t *testing.T) {
 	want := []string{"0x0000c…10000", "0xabcd1…3ef12", "0xabcd2…4ef12"}
 
 	var rep strings.Builder
-	cfg.WriteAnalysis(&rep, a, true)
+	show.WriteAnalysis(cfg, &rep, a, true)
 	checkNames(t, "report", rep.String(), addrs, append(want, "0x0", "0x0000a…b0000")...)
 	if strings.Contains(rep.String(), "0x0000…0000") {
 		t.Error("the report prints 0x0000…0000")
@@ -199,7 +199,7 @@ func TestOutputsNameAddressesApart(t *testing.T) {
 		}
 	}
 	var tree strings.Builder
-	cfg.WriteTree(&tree, tx.Root)
+	show.WriteTree(cfg, &tree, tx.Root)
 	checkNames(t, "tree", tree.String(), addrs, append(want, "0x0")...)
 	checkNames(t, "terms", strings.Join(a.RenderTerms(cfg), "\n"), addrs, "0x0000c…10000", "0xabcd1…3ef12", "0x0")
 	checkNames(t, "transfer graph", show.TransferGraphDOT(cfg, a), addrs, append(want, "0x0")...)
@@ -208,7 +208,7 @@ func TestOutputsNameAddressesApart(t *testing.T) {
 	one := cfg.ForAnalysis(a)
 	var lines []string
 	for i := range tx.Transfers {
-		lines = append(lines, one.LeafString(&tx.Transfers[i]))
+		lines = append(lines, show.LeafString(one, &tx.Transfers[i]))
 	}
 	checkNames(t, "transfers", strings.Join(lines, "\n"), addrs, append(want, "0x0")...)
 	checkNames(t, "steps", strings.Join(one.StepTexts(a), "\n"), addrs, "0x0000c…10000", "0xabcd2…4ef12", "0x0", "0x0000a…b0000")

@@ -3,10 +3,8 @@ package planner
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
-	"sort"
 	"strings"
 
 	"github.com/flowq/flowq/index/layout"
@@ -53,12 +51,21 @@ type FindingsFilter struct {
 func (p *FindingsFilter) Describe() string { return "filter: " + p.Pred.Text() }
 func (p *FindingsFilter) Inputs() []Plan   { return []Plan{p.Input} }
 
-// FindingsSort orders findings by a key.
+// FindingsSort orders findings by a key, read once per finding.
 type FindingsSort struct {
 	Input Plan
 	Text  string
 	Desc  bool
-	less  func(a, b *Finding) (bool, error)
+	key   func(*Finding) (findingKey, error)
+	less  func(a, b findingKey) bool
+}
+
+// findingKey is what a findings sort orders by: an amount, a count, or
+// the block and the position in it.
+type findingKey struct {
+	amount normalform.Signed
+	n      int
+	block  uint64
 }
 
 func (p *FindingsSort) Describe() string {
@@ -146,45 +153,34 @@ func (pl *Planner) findings(kind string, where lang.Expr, order *lang.Order, lim
 				}
 			}
 			net := m.Kind == lang.MetricNet
-			s.less = func(a, b *Finding) (bool, error) {
-				va, _, err := pl.findingAmount(a, net, tok)
-				if err != nil {
-					return false, err
-				}
-				vb, _, err := pl.findingAmount(b, net, tok)
-				return va.Cmp(vb) < 0, err
+			s.key = func(f *Finding) (findingKey, error) {
+				v, _, err := pl.findingAmount(f, net, tok)
+				return findingKey{amount: v}, err
 			}
+			s.less = func(a, b findingKey) bool { return a.amount.Cmp(b.amount) < 0 }
 		case m.Kind == lang.MetricPools:
-			s.less = func(a, b *Finding) (bool, error) { return findingPools(a) < findingPools(b), nil }
-		default: // block
-			s.less = func(a, b *Finding) (bool, error) {
-				if a.Block != b.Block {
-					return a.Block < b.Block, nil
+			s.key = func(f *Finding) (findingKey, error) { return findingKey{n: findingPools(f)}, nil }
+			s.less = func(a, b findingKey) bool { return a.n < b.n }
+		default: // block, then the position in it
+			s.key = func(f *Finding) (findingKey, error) { return findingKey{block: f.Block, n: findingIndex(f)}, nil }
+			s.less = func(a, b findingKey) bool {
+				if a.block != b.block {
+					return a.block < b.block
 				}
-				return findingIndex(a) < findingIndex(b), nil
+				return a.n < b.n
 			}
 		}
 		plan = s
 	}
-	if limit != nil {
-		n, err := pl.limit(limit)
-		if err != nil {
-			return nil, err
-		}
-		plan = &Limit{Input: plan, N: n}
-	}
-	return plan, nil
+	return pl.withLimit(plan, limit)
 }
 
 func allOf(ps []*FindingPred) func(*Finding) (bool, error) {
-	return func(f *Finding) (bool, error) {
-		for _, p := range ps {
-			if ok, err := p.Eval(f); err != nil || !ok {
-				return false, err
-			}
-		}
-		return true, nil
+	evals := make([]func(*Finding) (bool, error), len(ps))
+	for i, p := range ps {
+		evals[i] = p.Eval
 	}
+	return allHold(evals)
 }
 
 // findingPred compiles one filter expression over findings (the parser
@@ -509,44 +505,9 @@ func (x *Executor) findings(ctx context.Context, p Plan, emit func(*Finding) err
 			return emit(f)
 		})
 	case *FindingsSort:
-		var all []*Finding
-		if err := x.findings(ctx, n.Input, func(f *Finding) error { all = append(all, f); return nil }); err != nil {
-			return err
-		}
-		var serr error
-		sort.SliceStable(all, func(i, j int) bool {
-			a, b := all[i], all[j]
-			if n.Desc {
-				a, b = b, a
-			}
-			less, err := n.less(a, b)
-			if err != nil && serr == nil {
-				serr = err
-			}
-			return less
-		})
-		if serr != nil {
-			return serr
-		}
-		for _, f := range all {
-			if err := emit(f); err != nil {
-				return err
-			}
-		}
-		return nil
+		return sortedBy(func(emit func(*Finding) error) error { return x.findings(ctx, n.Input, emit) }, n.key, n.less, n.Desc, emit)
 	case *Limit:
-		k := 0
-		err := x.findings(ctx, n.Input, func(f *Finding) error {
-			if k == n.N {
-				return errLimit
-			}
-			k++
-			return emit(f)
-		})
-		if errors.Is(err, errLimit) {
-			return nil
-		}
-		return err
+		return limitTo(n.N, func(emit func(*Finding) error) error { return x.findings(ctx, n.Input, emit) }, emit)
 	}
 	return fmt.Errorf("the plan step %q cannot run over block findings (a bug in flowq's planner)", p.Describe())
 }
@@ -646,11 +607,7 @@ func containsStr(l []string, s string) bool {
 
 // findingsGroup counts findings by bot, sender or block, largest first.
 func (x *Executor) findingsGroup(ctx context.Context, plan Plan, emit func(Row) error) error {
-	limit := -1
-	if l, ok := plan.(*Limit); ok {
-		limit, plan = l.N, l.Input
-	}
-	g := plan.(*Group)
+	g, limit := splitGroup(plan)
 	type bucket struct {
 		key     Field
 		n       int
@@ -688,17 +645,7 @@ func (x *Executor) findingsGroup(ctx context.Context, plan Plan, emit func(Row) 
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := buckets[order[i]], buckets[order[j]]
-		if a.n != b.n {
-			return a.n > b.n
-		}
-		return order[i] < order[j]
-	})
-	for i, k := range order {
-		if limit >= 0 && i == limit {
-			break
-		}
+	for _, k := range largestFirst(order, func(k string) int { return buckets[k].n }, limit) {
 		b := buckets[k]
 		c := fmt.Sprint(b.n)
 		if err := emit(Row{b.key, {g.What, c, c}, {"example", b.example, b.example}}); err != nil {

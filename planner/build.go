@@ -322,14 +322,7 @@ func (pl *Planner) find(target lang.Target, where lang.Expr, order *lang.Order, 
 		}
 		plan = &Sort{Input: plan, Key: k, Desc: order.Desc}
 	}
-	if limit != nil {
-		n, err := pl.limit(limit)
-		if err != nil {
-			return nil, err
-		}
-		plan = &Limit{Input: plan, N: n}
-	}
-	return plan, nil
+	return pl.withLimit(plan, limit)
 }
 
 // choose picks the most selective access path a conjunct allows and marks

@@ -12,6 +12,7 @@ import (
 	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // Field is one value of a row: Value for machines (hashes in hex, amounts
@@ -224,35 +225,10 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record
 			return emit(r)
 		})
 	case *Sort:
-		var all []*layout.Record
-		if err := x.records(ctx, n.Input, func(r *layout.Record) error { all = append(all, r); return nil }); err != nil {
-			return err
-		}
-		sort.SliceStable(all, func(i, j int) bool {
-			if n.Desc {
-				return n.Key.Less(all[j], all[i])
-			}
-			return n.Key.Less(all[i], all[j])
-		})
-		for _, r := range all {
-			if err := emit(r); err != nil {
-				return err
-			}
-		}
-		return nil
+		self := func(r *layout.Record) (*layout.Record, error) { return r, nil }
+		return sortedBy(func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, emit) }, self, n.Key.Less, n.Desc, emit)
 	case *Limit:
-		k := 0
-		err := x.records(ctx, n.Input, func(r *layout.Record) error {
-			if k == n.N {
-				return errLimit
-			}
-			k++
-			return emit(r)
-		})
-		if errors.Is(err, errLimit) {
-			return nil
-		}
-		return err
+		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, emit) }, emit)
 	}
 	return fmt.Errorf("the plan step %q cannot run (a bug in flowq's planner)", p.Describe())
 }
@@ -283,7 +259,7 @@ func (x *Executor) recordRow(r *layout.Record) Row {
 		for i, a := range as {
 			d[i] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
 		}
-		return strings.Join(m, ";"), x.Cfg.FormatGross(d)
+		return strings.Join(m, ";"), show.FormatGross(x.Cfg, d)
 	}
 	gm, gh := amounts(r.Gross, true)
 	nm, nh := amounts(r.Net, r.CostsKnown)
@@ -511,11 +487,7 @@ func (x *Executor) anomalies(ctx context.Context, p *Anomalies, emit func(Row) e
 
 // group counts by a key.
 func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) error {
-	limit := -1
-	if l, ok := plan.(*Limit); ok {
-		limit, plan = l.N, l.Input
-	}
-	g := plan.(*Group)
+	g, limit := splitGroup(plan)
 	type bucket struct {
 		key, human string
 		txs        int
@@ -581,17 +553,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 		}
 		return len(b.distinct)
 	}
-	sort.SliceStable(order, func(i, j int) bool {
-		ci, cj := count(buckets[order[i]]), count(buckets[order[j]])
-		if ci != cj {
-			return ci > cj
-		}
-		return order[i] < order[j]
-	})
-	for i, k := range order {
-		if limit >= 0 && i == limit {
-			break
-		}
+	for _, k := range largestFirst(order, func(k string) int { return count(buckets[k]) }, limit) {
 		b := buckets[k]
 		c := fmt.Sprint(count(b))
 		row := Row{{g.By.String(), b.key, b.human}, {g.What, c, c}}
@@ -658,7 +620,7 @@ func (x *Executor) show(p *ShowTx, emit func(Row) error) error {
 		case "all", "tree", "cycles", "balances":
 			if !wrote {
 				withSteps = v == "all"
-				cfg.WriteAnalysis(&b, a, withSteps)
+				show.WriteAnalysis(cfg, &b, a, withSteps)
 				wrote = true
 			}
 		case "terms":
@@ -676,7 +638,7 @@ func (x *Executor) show(p *ShowTx, emit func(Row) error) error {
 			}
 		case "transfers":
 			for i := range a.Tx.Transfers {
-				b.WriteString(cfg.LeafString(&a.Tx.Transfers[i]) + "\n")
+				b.WriteString(show.LeafString(cfg, &a.Tx.Transfers[i]) + "\n")
 			}
 		}
 	}

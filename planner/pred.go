@@ -85,15 +85,11 @@ func andPreds(ps []*Pred) *Pred {
 	for _, p := range ps {
 		need = both(need, p.need)
 	}
-	return &Pred{parts: ps, need: need, Eval: func(r *layout.Record) (bool, error) {
-		for _, p := range ps {
-			ok, err := p.Eval(r)
-			if err != nil || !ok {
-				return false, err
-			}
-		}
-		return true, nil
-	}}
+	evals := make([]func(*layout.Record) (bool, error), len(ps))
+	for i, p := range ps {
+		evals[i] = p.Eval
+	}
+	return &Pred{parts: ps, need: need, Eval: allHold(evals)}
 }
 
 // orPreds is the disjunction of ps, tried in order.

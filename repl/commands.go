@@ -12,8 +12,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/flowq/flowq/index"
-	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -222,12 +220,12 @@ func (r *REPL) open(_ context.Context, args []string, _ string) error {
 	if r.ix != nil && samePath(r.ix.Path(), path) {
 		return fmt.Errorf("%s is already open", path)
 	}
+	if r.opts.Open == nil {
+		return errors.New(".open: this REPL cannot open an index")
+	}
 	_, statErr := os.Stat(path)
 	created := os.IsNotExist(statErr)
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return err
-	}
-	ix, err := index.Open(path)
+	ix, err := r.opts.Open(path)
 	if err != nil {
 		return err
 	}
@@ -258,32 +256,32 @@ func (r *REPL) ingest(ctx context.Context, args []string, _ string) error {
 	if r.ix == nil {
 		return errNoIndex
 	}
-	inputs, err := ingest.Files(args...)
-	if err != nil {
-		return err
-	}
-	opt := ingest.Options{Config: r.cfg}
+	var progress io.Writer
 	if r.opts.Interactive {
-		opt.Progress = r.stderr
+		progress = r.stderr
 	}
-	opt.OnFailure = func(f index.Failure) {
-		if opt.Progress != nil {
+	onFailure := func(f string) {
+		if progress != nil {
 			fmt.Fprint(r.stderr, "\r\033[K")
 		}
 		fmt.Fprintln(r.stderr, f)
 	}
-	var sum ingest.Summary
-	err = r.runCancellable(ctx, func(ctx context.Context) error {
+	var sum string
+	var failed int
+	err := r.runCancellable(ctx, func(ctx context.Context) error {
 		var err error
-		sum, err = ingest.Ingest(ctx, r.ix, inputs, opt)
+		sum, failed, err = r.ix.Ingest(ctx, r.cfg, args, progress, onFailure)
 		return err
 	})
+	if sum == "" {
+		return err
+	}
 	fmt.Fprintf(r.stdout, "%s into %s\n", sum, r.ix.Path())
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("ingest interrupted; run the same .ingest again to resume: %w", err)
 	}
-	if err == nil && sum.Failed > 0 {
-		return fmt.Errorf("%d failures recorded (flowq ingest --failures lists them)", sum.Failed)
+	if err == nil && failed > 0 {
+		return fmt.Errorf("%d failures recorded (flowq ingest --failures lists them)", failed)
 	}
 	return err
 }
@@ -314,18 +312,20 @@ func (r *REPL) stats(ctx context.Context, _ []string, _ string) error {
 		if err != nil {
 			return err
 		}
-		st, err := r.ix.Stats(ctx)
-		if err != nil {
+		var rows bytes.Buffer
+		tw := tabwriter.NewWriter(&rows, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "kind\tkeys\tkey bytes\tvalue bytes\t\n")
+		if err := r.ix.Stats(ctx, func(kind string, keys int, keyBytes, valueBytes int64) {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", kind, keys, keyBytes, valueBytes)
+		}); err != nil {
 			return err
 		}
 		fmt.Fprintf(r.sess.Out, "index %s: %d transactions\n", r.ix.Path(), n)
-		tw := tabwriter.NewWriter(r.sess.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprint(tw, "kind\tkeys\tkey bytes\tvalue bytes\t\n")
-		for _, k := range index.Kinds {
-			s := st[k]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", k, s.Keys, s.KeyBytes, s.ValueBytes)
+		if err := tw.Flush(); err != nil {
+			return err
 		}
-		return tw.Flush()
+		_, err = r.sess.Out.Write(rows.Bytes())
+		return err
 	})
 }
 
@@ -333,7 +333,10 @@ func (r *REPL) read(ctx context.Context, args []string, _ string) error {
 	if r.ix == nil {
 		return errNoIndex
 	}
-	b, err := readScript(args[0])
+	b, err := ReadScript(nil, args[0])
+	if errors.Is(err, ErrScriptTooLong) {
+		return fmt.Errorf("%s: %v, the limit on a script .read reads", args[0], err)
+	}
 	if err != nil {
 		return err
 	}
@@ -349,19 +352,28 @@ func (r *REPL) read(ctx context.Context, args []string, _ string) error {
 // instead of filling memory.
 const MaxScriptBytes = 64 << 20
 
-// readScript reads a script file, at most MaxScriptBytes of it.
-func readScript(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
+// ErrScriptTooLong is ReadScript's error on a script over
+// MaxScriptBytes; each caller says which limit it is.
+var ErrScriptTooLong = fmt.Errorf("over %d bytes (%s)", MaxScriptBytes, lang.SizeText(MaxScriptBytes))
+
+// ReadScript reads a script from r, or from the file at path when r is
+// nil, at most MaxScriptBytes of it: .read, and flowq query and run (a
+// query file or standard input) read their statements with it.
+func ReadScript(r io.Reader, path string) ([]byte, error) {
+	if r == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxScriptBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, MaxScriptBytes+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(b) > MaxScriptBytes {
-		return nil, fmt.Errorf("%s: over %d bytes (64 MiB), the limit on a script .read reads", name, MaxScriptBytes)
+		return nil, ErrScriptTooLong
 	}
 	return b, nil
 }

@@ -113,7 +113,7 @@ func (c *completer) complete(pending, text string) (string, []string) {
 		return completeCommand(text)
 	}
 	_, stmt, state := split(pending + "\n" + text)
-	if state != inCode {
+	if state != lang.InCode {
 		return "", nil // in a comment or a string
 	}
 	prefix := trailingWord(text)

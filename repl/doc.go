@@ -49,8 +49,10 @@
 //
 // # The index
 //
-// The REPL owns an *index.Index opened read-write, so .ingest can write
-// to it while queries read it; .open switches to another. Options.QueryDelay
+// The REPL owns a Store its program gives it (flowq's is repl/local, a
+// Badger index opened read-write), so .ingest can write to it while
+// queries read it; .open switches to another through Options.Open. The
+// package itself never links the store. Options.QueryDelay
 // is a test hook (FLOWQ_TEST_QUERY_DELAY in flowq repl) that slows every
 // row an index scan yields, so a test can interrupt a running query.
 package repl

@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/planner"
 )
 
-// The JSON mode's rows follow the JSON contract (normalform/contract.go):
-// a column has the type its name has in normalform.TxJSON and the other
+// The JSON mode's rows follow the JSON contract (normalform/show/contract.go):
+// a column has the type its name has in show.TxJSON and the other
 // JSON outputs. The planner gives every value as text; jsonValue types it
 // by the column's name.
 
@@ -19,7 +20,7 @@ var numberColumns = map[string]bool{
 	"transactions": true, "bots": true, "shapes": true, "families": true, "count": true,
 }
 
-// balanceColumns hold balances: {token: amount} (normalform.Amounts).
+// balanceColumns hold balances: {token: amount} (show.Amounts).
 var balanceColumns = map[string]bool{"gross": true, "net": true}
 
 // amountColumns hold one amount, a decimal string (its token in another
@@ -53,14 +54,14 @@ func jsonValue(f planner.Field) any {
 // balance reads the planner's balance text: "token:amount;..." for a
 // record, one amount (in the native asset) for a finding's net; "" is an
 // empty balance, or unknown when its human form says so.
-func balance(v, human string) normalform.Amounts {
+func balance(v, human string) show.Amounts {
 	if v == "" {
 		if human == "unknown" || human == "" {
 			return nil
 		}
-		return normalform.Amounts{}
+		return show.Amounts{}
 	}
-	m := normalform.Amounts{}
+	m := show.Amounts{}
 	if !strings.Contains(v, ":") {
 		m[normalform.NativeToken.Key()] = v
 		return m

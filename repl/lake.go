@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
+	nfshow "github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/planner"
 )
 
@@ -66,7 +67,7 @@ func (s *Session) runWith(ctx context.Context, file string, st lang.Statement, r
 			if err != nil {
 				return nil, err
 			}
-			b, err := s.Cfg.MarshalAnalysis(a, steps)
+			b, err := nfshow.MarshalAnalysis(s.Cfg, a, steps)
 			return append(b, '\n'), err
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -31,8 +30,11 @@ const inputName = "stdin"
 // Options configure a REPL.
 type Options struct {
 	Cfg   *normalform.Config
-	Index *index.Index // open read-write (so .ingest works), or read-only for a script without AllowWrites; the REPL owns it from now on
-	Mode  string       // table (default), json, csv
+	Index Store // open read-write (so .ingest works), or read-only for a script without AllowWrites; the REPL owns it from now on
+	// Open opens the index .open names (repl/local.Open for flowq's
+	// Badger index); without it .open says the REPL cannot open one.
+	Open  func(path string) (Store, error)
+	Mode  string // table (default), json, csv
 	Timer bool
 
 	// HistoryFile keeps the statements, one line each, across sessions
@@ -76,7 +78,7 @@ type Options struct {
 type REPL struct {
 	opts Options
 	cfg  *normalform.Config
-	ix   *index.Index
+	ix   Store
 	sess Session
 
 	stdout, stderr io.Writer
@@ -93,7 +95,7 @@ type REPL struct {
 	// unstored, to its ";". line counts the input lines read.
 	pend    []byte
 	pendAt  lang.Pos
-	scan    lexState
+	scan    lang.LexState
 	hasCode bool
 	codeAt  lang.Pos
 	over    bool
@@ -144,16 +146,19 @@ func New(opts Options) *REPL {
 	return r
 }
 
-func (r *REPL) setIndex(ix *index.Index) {
+func (r *REPL) setIndex(ix Store) {
 	r.ix = ix
-	r.sess.Src = ix
+	r.sess.Src = nil
+	if ix != nil {
+		r.sess.Src = ix
+	}
 	if r.opts.QueryDelay > 0 && ix != nil {
 		r.sess.Src = &delayed{Source: ix, d: r.opts.QueryDelay}
 	}
 }
 
 // Index is the open index.
-func (r *REPL) Index() *index.Index { return r.ix }
+func (r *REPL) Index() Store { return r.ix }
 
 // Close closes the index and the output file.
 func (r *REPL) Close() error {
@@ -198,7 +203,7 @@ func (r *REPL) pendingText() string {
 // Discard drops the open statement (Ctrl-C at the prompt, Ctrl-D on a
 // continuation line).
 func (r *REPL) Discard() {
-	r.pend, r.hasCode, r.over, r.scan = r.pend[:0], false, false, inCode
+	r.pend, r.hasCode, r.over, r.scan = r.pend[:0], false, false, lang.InCode
 }
 
 // Feed takes one line of input: a dot-command when no statement is open
@@ -237,7 +242,7 @@ func (r *REPL) Feed(ctx context.Context, line string) (quit bool) {
 	col, seg := 1-(len(chunk)-len(line)), 0
 	for i := 0; i < len(chunk); {
 		c := chunk[i]
-		if r.scan == inCode && c == ';' {
+		if r.scan == lang.InCode && c == ';' {
 			r.keep(chunk[seg : i+1])
 			if r.hasCode && !r.over {
 				text, at := string(r.pend), r.pendAt
@@ -251,7 +256,7 @@ func (r *REPL) Feed(ctx context.Context, line string) (quit bool) {
 			seg = i
 			continue
 		}
-		next, n, isCode := step(chunk, i, r.scan)
+		next, n, isCode := lang.Step(chunk, i, r.scan)
 		if isCode && !r.hasCode && c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			r.hasCode, r.codeAt = true, lang.Pos{Offset: len(r.pend) + i - seg, Line: r.line, Column: col}
 		}
@@ -272,8 +277,8 @@ func (r *REPL) keep(text string) {
 	if r.over {
 		return
 	}
-	if r.hasCode && len(r.pend)+len(text)-r.codeAt.Offset > lang.MaxQueryBytes {
-		r.report(fmt.Errorf("%s:%s: this statement is over %d bytes (1 MiB), the limit on one statement: skipped through its \";\"", inputName, r.codeAt, lang.MaxQueryBytes))
+	if r.hasCode && lang.TooLong(len(r.pend)+len(text)-r.codeAt.Offset) {
+		r.report(fmt.Errorf("%s:%s: this statement is over %d bytes (%s), the limit on one statement: skipped through its \";\"", inputName, r.codeAt, lang.MaxQueryBytes, lang.SizeText(lang.MaxQueryBytes)))
 		r.pend, r.over = nil, true
 		return
 	}

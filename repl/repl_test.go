@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/ingest"
+	"github.com/flowq/flowq/repl/local"
 )
 
 // The examples every test indexes: the mainnet bundles and the geth
@@ -35,7 +36,7 @@ func exampleTxs(t *testing.T) int {
 }
 
 // testIndex ingests paths into a fresh index.
-func testIndex(t *testing.T, paths ...string) *index.Index {
+func testIndex(t *testing.T, paths ...string) Store {
 	t.Helper()
 	ix, err := index.Open(t.TempDir())
 	if err != nil {
@@ -51,7 +52,16 @@ func testIndex(t *testing.T, paths ...string) *index.Index {
 			t.Fatalf("ingest: %v, %s", err, sum)
 		}
 	}
-	return ix
+	return local.Of(ix)
+}
+
+// openLocal is the Open of flowq repl: Badger, through repl/local.
+func openLocal(path string) (Store, error) {
+	s, err := local.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
@@ -93,6 +103,9 @@ func newHarness(t *testing.T, opts Options) *harness {
 	h := &harness{t: t, out: &syncBuffer{}, err: &syncBuffer{}}
 	if opts.Index == nil {
 		opts.Index = testIndex(t, examples...)
+	}
+	if opts.Open == nil {
+		opts.Open = openLocal
 	}
 	opts.Stdout, opts.Stderr = h.out, h.err
 	h.r = New(opts)
@@ -268,7 +281,7 @@ func TestHistoryOfCommands(t *testing.T) {
 
 func TestNoIndex(t *testing.T) {
 	var out, errb bytes.Buffer
-	r := New(Options{Stdout: &out, Stderr: &errb})
+	r := New(Options{Stdout: &out, Stderr: &errb, Open: openLocal})
 	r.Feed(context.Background(), "find;")
 	r.Feed(context.Background(), ".stats")
 	if strings.Count(errb.String(), errNoIndex.Error()) != 2 {
@@ -281,5 +294,19 @@ func TestNoIndex(t *testing.T) {
 	r.Feed(context.Background(), "find;")
 	if errb.Len() != 0 || !strings.Contains(out.String(), "(no rows)") {
 		t.Fatalf("after .open: %q %q", out.String(), errb.String())
+	}
+}
+
+// TestOpenWithoutStore: a REPL its program gave no way to open an index
+// (Options.Open nil: package repl never opens Badger itself) says so on
+// .open, and still has no index.
+func TestOpenWithoutStore(t *testing.T) {
+	var out, errb bytes.Buffer
+	r := New(Options{Stdout: &out, Stderr: &errb})
+	defer r.Close()
+	r.Feed(context.Background(), ".open "+filepath.Join(t.TempDir(), "ix"))
+	r.Feed(context.Background(), "find;")
+	if got := errb.String(); !strings.Contains(got, ".open: this REPL cannot open an index") || !strings.Contains(got, errNoIndex.Error()) {
+		t.Fatalf("stderr %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/planner"
 )
 
@@ -146,7 +147,7 @@ func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) 
 }
 
 // showJSON is `show`'s answer in the JSON mode: the transaction's
-// structured analysis (normalform.AnalysisJSON, as `flowq inspect
+// structured analysis (show.AnalysisJSON, as `flowq inspect
 // --format json` prints it; with the rewrite steps when the statement
 // asks for them), not its text.
 func (s *Session) showJSON(p *planner.ShowTx) func(tx string) ([]byte, error) {
@@ -164,7 +165,7 @@ func (s *Session) showJSON(p *planner.ShowTx) func(tx string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tx %s: the stored normal form does not decode: %w", h.Hex(), err)
 		}
-		b, err := s.Cfg.MarshalAnalysis(a, steps)
+		b, err := show.MarshalAnalysis(s.Cfg, a, steps)
 		return append(b, '\n'), err
 	}
 }

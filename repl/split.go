@@ -3,23 +3,16 @@ package repl
 import (
 	"strings"
 	"unicode"
+
+	"github.com/flowq/flowq/lang"
 )
 
 // The statement splitter: the REPL reads lines, and a statement ends at a
 // ";" that is outside comments ("--" or "#" to the end of the line) and
-// strings ("…", backslash escapes), as the lexer of package lang reads
-// them. What follows the last ";" is the open statement; it is open only
-// when it holds something besides whitespace and comments.
-
-// lexState is where a scan stands after some text.
-type lexState uint8
-
-const (
-	inCode    lexState = iota
-	inComment          // to the end of the line
-	inString           // after an opening quote
-	inEscape           // after a backslash in a string
-)
+// strings ("…", backslash escapes), as lang.Step (the machine lang's
+// scanner cuts scripts with) reads them. What follows the last ";" is the
+// open statement; it is open only when it holds something besides
+// whitespace and comments.
 
 // piece is one statement of a buffer, through its ";".
 type piece struct {
@@ -27,52 +20,19 @@ type piece struct {
 	Offset int    // byte offset of Text in the buffer
 }
 
-// step scans the byte at src[i] from state s: the state after it, how
-// many bytes it took (2 for "--"), and whether they are code rather than
-// comment. It is the one scanner split and code share.
-func step(src string, i int, s lexState) (next lexState, n int, isCode bool) {
-	c := src[i]
-	switch s {
-	case inComment:
-		if c == '\n' {
-			return inCode, 1, true
-		}
-		return inComment, 1, false
-	case inString:
-		switch c {
-		case '\\':
-			return inEscape, 1, true
-		case '"':
-			return inCode, 1, true
-		}
-		return inString, 1, true
-	case inEscape:
-		return inString, 1, true
-	}
-	switch {
-	case c == '#':
-		return inComment, 1, false
-	case c == '-' && i+1 < len(src) && src[i+1] == '-':
-		return inComment, 2, false
-	case c == '"':
-		return inString, 1, true
-	}
-	return inCode, 1, true
-}
-
 // split cuts src at every ";" outside comments and strings: the complete
 // statements, then the rest (the start of an open statement, or only
-// whitespace and comments). state is where the scan ends (inComment when
-// the last line ends in a comment, inString inside a string).
-func split(src string) (stmts []piece, rest string, state lexState) {
+// whitespace and comments). state is where the scan ends (lang.InComment when
+// the last line ends in a comment, lang.InString inside a string).
+func split(src string) (stmts []piece, rest string, state lang.LexState) {
 	start := 0
-	state = inCode
+	state = lang.InCode
 	for i := 0; i < len(src); {
-		if state == inCode && src[i] == ';' {
+		if state == lang.InCode && src[i] == ';' {
 			stmts = append(stmts, piece{Text: src[start : i+1], Offset: start})
 			start = i + 1
 		}
-		next, n, _ := step(src, i, state)
+		next, n, _ := lang.Step(src, i, state)
 		state, i = next, i+n
 	}
 	return stmts, src[start:], state
@@ -94,9 +54,9 @@ func blank(src string) bool {
 // code is src without its comments (strings kept as they are).
 func code(src string) string {
 	var b strings.Builder
-	state := inCode
+	state := lang.InCode
 	for i := 0; i < len(src); {
-		next, n, isCode := step(src, i, state)
+		next, n, isCode := lang.Step(src, i, state)
 		if isCode {
 			b.WriteString(src[i : i+n])
 		}
@@ -111,26 +71,26 @@ func code(src string) string {
 func historyEntry(stmt string) string {
 	src := code(stmt)
 	var b strings.Builder
-	state := inCode
+	state := lang.InCode
 	space := false
 	for _, r := range src {
 		switch state {
-		case inString:
+		case lang.InString:
 			switch r {
 			case '\\':
-				state = inEscape
+				state = lang.InEscape
 			case '"':
-				state = inCode
+				state = lang.InCode
 			}
-		case inEscape:
-			state = inString
+		case lang.InEscape:
+			state = lang.InString
 		default:
 			if unicode.IsSpace(r) {
 				space = true
 				continue
 			}
 			if r == '"' {
-				state = inString
+				state = lang.InString
 			}
 		}
 		if space && b.Len() > 0 {

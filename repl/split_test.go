@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"github.com/flowq/flowq/lang"
 	"reflect"
 	"strings"
 	"testing"
@@ -77,14 +78,14 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitState(t *testing.T) {
-	for src, want := range map[string]lexState{
-		"find":          inCode,
-		"find -- x":     inComment,
-		"find -- x\n":   inCode,
-		"find # x":      inComment,
-		`show "a`:       inString,
-		`show "a\`:      inEscape,
-		`show "a" -- "`: inComment,
+	for src, want := range map[string]lang.LexState{
+		"find":          lang.InCode,
+		"find -- x":     lang.InComment,
+		"find -- x\n":   lang.InCode,
+		"find # x":      lang.InComment,
+		`show "a`:       lang.InString,
+		`show "a\`:      lang.InEscape,
+		`show "a" -- "`: lang.InComment,
 	} {
 		if _, _, got := split(src); got != want {
 			t.Errorf("split(%q) ends in state %d, want %d", src, got, want)

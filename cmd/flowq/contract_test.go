@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // jsonKind is a JSON value's type: null, bool, number, string, array or
@@ -46,11 +46,11 @@ func jsonLines(t *testing.T, what, out string) []map[string]any {
 	return objs
 }
 
-// contractFields are the names of normalform.TxJSON, the fields every
+// contractFields are the names of show.TxJSON, the fields every
 // JSON output of a transaction shares.
 func contractFields() []string {
 	var names []string
-	ty := reflect.TypeOf(normalform.TxJSON{})
+	ty := reflect.TypeOf(show.TxJSON{})
 	for i := 0; i < ty.NumField(); i++ {
 		names = append(names, strings.Split(ty.Field(i).Tag.Get("json"), ",")[0])
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/block"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/normalform/trace"
 )
 
@@ -125,7 +126,7 @@ flags:
 			nShown++
 			if *t0 {
 				if *format == "json" {
-					writeJSON(cfg.MarshalT0(tx))
+					writeJSON(show.MarshalT0(cfg, tx))
 				} else {
 					out.WriteString(textT0(cfg, tx))
 				}
@@ -146,7 +147,7 @@ flags:
 				continue
 			}
 			if *format == "json" {
-				writeJSON(cfg.MarshalAnalysis(a, *steps))
+				writeJSON(show.MarshalAnalysis(cfg, a, *steps))
 			} else {
 				out.WriteString(textAnalysis(cfg, a, *steps))
 			}
@@ -277,7 +278,7 @@ func expandInputs(args []string) ([]input, error) {
 func textAnalysis(cfg *normalform.Config, a *normalform.Analysis, steps bool) string {
 	var b strings.Builder
 	writeHeader(&b, a.Tx)
-	cfg.WriteAnalysis(&b, a, steps)
+	show.WriteAnalysis(cfg, &b, a, steps)
 	b.WriteByte('\n')
 	return b.String()
 }
@@ -287,7 +288,7 @@ func textT0(cfg *normalform.Config, tx *normalform.Tx) string {
 	var b strings.Builder
 	writeHeader(&b, tx)
 	fmt.Fprintf(&b, "T0: %d call nodes, %d leaves\n", tx.Root.CountFrames(), len(tx.Root.Leaves(nil)))
-	cfg.ForTx(tx).WriteTree(&b, tx.Root) // the transaction's short forms, as in its report
+	show.WriteTree(cfg.ForTx(tx), &b, tx.Root) // the transaction's short forms, as in its report
 	b.WriteByte('\n')
 	return b.String()
 }

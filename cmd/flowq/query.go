@@ -15,7 +15,6 @@ import (
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/export"
 	"github.com/flowq/flowq/index/fetch"
-	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/repl"
@@ -205,18 +204,12 @@ func execReport(ctx context.Context, s *repl.Session, name, src string, stderr i
 }
 
 // readScript reads query statements from r, or from the file at path when
-// r is nil, at most repl.MaxScriptBytes of them (as the REPL's .read): a
-// device or an endless pipe given as a query file stops at the limit.
+// r is nil, with the REPL's .read (repl.ReadScript, at most
+// repl.MaxScriptBytes): a device or an endless pipe given as a query file
+// stops at the limit.
 func readScript(r io.Reader, path, name string) ([]byte, error) {
-	var b []byte
-	var err error
-	if r != nil {
-		b, err = ingest.ReadAll(r, repl.MaxScriptBytes)
-	} else {
-		b, err = ingest.ReadFile(path, repl.MaxScriptBytes)
-	}
-	var big *ingest.SizeError
-	if errors.As(err, &big) {
+	b, err := repl.ReadScript(r, path)
+	if errors.Is(err, repl.ErrScriptTooLong) {
 		return nil, &scriptSizeError{name}
 	}
 	if err != nil && r != nil {

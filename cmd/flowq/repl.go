@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/repl"
+	"github.com/flowq/flowq/repl/local"
 	"github.com/flowq/flowq/repl/serve"
 	terminal "github.com/flowq/flowq/repl/term"
 )
@@ -148,10 +149,13 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	}
 	withTokens(cfg, ix, "flowq repl", stderr)
 	opts := repl.Options{
-		Cfg: cfg, Index: ix, Mode: *mode, Timer: *timer,
+		Cfg: cfg, Mode: *mode, Timer: *timer, Open: openLocal,
 		HistoryFile: hfile, Interactive: interactive, Terminal: terminal.Open, AllowWrites: *allowWrites,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		QueryDelay: delay,
+	}
+	if ix != nil {
+		opts.Index = local.Of(ix)
 	}
 	if remote != nil {
 		opts.Remote = remoteExec(remote)
@@ -181,6 +185,15 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	}
 	fmt.Fprintf(stderr, "flowq repl: %v\n", err)
 	return 1
+}
+
+// openLocal opens the index .open names: Badger, on this machine.
+func openLocal(path string) (repl.Store, error) {
+	s, err := local.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // askCreate asks, on the terminal, whether to create the missing index

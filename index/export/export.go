@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // Format is an export format.
@@ -138,18 +139,18 @@ func csvRow(r *index.Record) []string {
 }
 
 // ExportJSON is one line of the JSON-lines export: the JSON contract's
-// normalform.TxJSON (the names and types of `flowq inspect --format json`
+// show.TxJSON (the names and types of `flowq inspect --format json`
 // and `query --format json`), then the analysis time.
 type ExportJSON struct {
-	normalform.TxJSON
+	show.TxJSON
 	LatencyMS json.Number `json:"latency_ms"`
 }
 
-// RecordJSON is a record's normalform.TxJSON.
-func RecordJSON(r *index.Record) normalform.TxJSON {
-	j := normalform.TxJSON{Verdict: r.Verdict.String(), Tier: r.Tier.String(), Path: r.Path.String(),
-		Reasons: normalform.ReasonStrings(r.Reasons), Gross: amountMap(r.Gross), CostsKnown: r.CostsKnown,
-		Hashes: normalform.HashesToJSON(r.Hashes)}
+// RecordJSON is a record's show.TxJSON.
+func RecordJSON(r *index.Record) show.TxJSON {
+	j := show.TxJSON{Verdict: r.Verdict.String(), Tier: r.Tier.String(), Path: r.Path.String(),
+		Reasons: show.ReasonStrings(r.Reasons), Gross: amountMap(r.Gross), CostsKnown: r.CostsKnown,
+		Hashes: show.HashesToJSON(r.Hashes)}
 	j.SetCounts(r.Counts)
 	h := r.Hash.Hex()
 	j.Tx = &h
@@ -175,8 +176,8 @@ func RecordJSON(r *index.Record) normalform.TxJSON {
 	return j
 }
 
-func amountMap(as []index.Amount) normalform.Amounts {
-	m := make(normalform.Amounts, len(as))
+func amountMap(as []index.Amount) show.Amounts {
+	m := make(show.Amounts, len(as))
 	for _, a := range as {
 		m[a.Token.Key()] = a.Amount.String()
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // sameTx compares two decodings of one transaction: the transfers (every
@@ -23,14 +24,14 @@ func sameTx(a, b *normalform.Tx) error {
 			return fmt.Errorf("transfer %d differs:\n  %+v\n  %+v", i, a.Transfers[i], b.Transfers[i])
 		}
 	}
-	ma, mb := normalform.MetaToJSON(&a.Meta), normalform.MetaToJSON(&b.Meta)
+	ma, mb := show.MetaToJSON(&a.Meta), show.MetaToJSON(&b.Meta)
 	ja, _ := json.Marshal(ma)
 	jb, _ := json.Marshal(mb)
 	if string(ja) != string(jb) {
 		return fmt.Errorf("metadata differs:\n  %s\n  %s", ja, jb)
 	}
-	ta, _ := json.Marshal(normalform.TreeToJSON(a.Root))
-	tb, _ := json.Marshal(normalform.TreeToJSON(b.Root))
+	ta, _ := json.Marshal(show.TreeToJSON(a.Root))
+	tb, _ := json.Marshal(show.TreeToJSON(b.Root))
 	if string(ta) != string(tb) {
 		return fmt.Errorf("T0 differs:\n  %s\n  %s", ta, tb)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/normalform/trace"
 	"github.com/flowq/flowq/normalform/witness"
 )
@@ -796,7 +797,7 @@ func checkStar(t *testing.T, cfg *normalform.Config, label string, d starDesign,
 	if r14 < 0 || r14 < closing {
 		t.Errorf("%s: no R14 labelling %s after the closing R6; rules %s", label, cycle, ruleList(fired))
 	}
-	if arms := cfg.Arms(c.Left, nil); len(arms) != len(d.arms) {
+	if arms := show.Arms(cfg, c.Left, nil); len(arms) != len(d.arms) {
 		t.Errorf("%s: the cycle's merge has %d arms, want %d", label, len(arms), len(d.arms))
 	}
 

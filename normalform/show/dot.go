@@ -124,9 +124,9 @@ func dotCaption(c *normalform.Config, a *normalform.Analysis, what string) strin
 		}
 		b.WriteString("  reasons: " + strings.Join(rs, ", "))
 	}
-	b.WriteString("\ngross at the principals " + c.FormatDelta(a.Gross))
+	b.WriteString("\ngross at the principals " + FormatDelta(c, a.Gross))
 	if a.Costs.Known {
-		b.WriteString("  ·  net profit " + c.FormatDelta(a.Net) + " (costs " + c.FormatAmount(&a.Costs.Total, normalform.NativeToken) + ")")
+		b.WriteString("  ·  net profit " + FormatDelta(c, a.Net) + " (costs " + c.FormatAmount(&a.Costs.Total, normalform.NativeToken) + ")")
 	} else {
 		b.WriteString("  ·  net profit unknown (no receipt: gas cannot be charged)")
 	}
@@ -188,7 +188,7 @@ func dotElements(c *normalform.Config, a *normalform.Analysis) []*dotElement {
 			e.title = fmt.Sprintf("C%d %s at %s", ch.ID, ch.Label, c.Short(ch.Origin()))
 		}
 		if ch.Closed() {
-			e.title += "  δ " + c.FormatDelta(ch.BalanceOf(ch.Origin()))
+			e.title += "  δ " + FormatDelta(c, ch.BalanceOf(ch.Origin()))
 		}
 		if e.kind == "arbitrage" {
 			switch {
@@ -427,7 +427,7 @@ func TransferGraphDOT(c *normalform.Config, a *normalform.Analysis) string {
 		if t.Flags&(normalform.Mint|normalform.Burn) != 0 {
 			label += " [" + (t.Flags & (normalform.Mint | normalform.Burn)).String() + "]"
 		}
-		attrs := append([]string{"id", fmt.Sprintf("t%d", t.Pos), "label", label, "tooltip", c.LeafString(t)}, extra...)
+		attrs := append([]string{"id", fmt.Sprintf("t%d", t.Pos), "label", label, "tooltip", LeafString(c, t)}, extra...)
 		fmt.Fprintf(&b, "    %s -> %s%s;\n", dotQuote(normalform.AddrKey(t.From)), dotQuote(normalform.AddrKey(t.To)), dotAttrs(attrs...))
 	}
 	// Chains, one subgraph each, in the order of the normal form.
@@ -530,7 +530,7 @@ func (d *nfDrawer) leaf(t *normalform.Transfer, class, note string) string {
 	if note != "" {
 		label += "\n" + note
 	}
-	attrs := []string{"id", id, "class", class, "label", label, "tooltip", d.c.LeafString(t), "fillcolor", d.fills[t.Token]}
+	attrs := []string{"id", id, "class", class, "label", label, "tooltip", LeafString(d.c, t), "fillcolor", d.fills[t.Token]}
 	switch class {
 	case "transfer leftover":
 		attrs = append(attrs, "color", dotLeftover, "penwidth", "2")

@@ -432,7 +432,7 @@ func TestTransferGraphDOTCorpus(t *testing.T) {
 				}
 				if n.Chain.Label == Arbitrage && n.Chain.Closed() {
 					title := g.subgraphs[sub]["label"]
-					delta := cfg.FormatDelta(n.Chain.BalanceOf(n.Chain.Origin()))
+					delta := show.FormatDelta(cfg, n.Chain.BalanceOf(n.Chain.Origin()))
 					if !strings.Contains(title, fmt.Sprintf("C%d arbitrage", n.Chain.ID)) || !strings.Contains(title, delta) ||
 						!strings.Contains(g.attrs["label"], title) {
 						t.Errorf("cycle C%d's legend %q lacks its id or δ %s, or is not in the graph label", n.Chain.ID, title, delta)
@@ -452,7 +452,7 @@ func checkCaption(t *testing.T, cfg *Config, a *Analysis, label string) {
 		want = append(want, "("+a.Tier.String()+")")
 	}
 	if a.Costs.Known {
-		want = append(want, "net profit "+cfg.FormatDelta(a.Net))
+		want = append(want, "net profit "+show.FormatDelta(cfg, a.Net))
 	} else {
 		want = append(want, "net profit unknown")
 	}

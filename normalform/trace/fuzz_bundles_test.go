@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // FuzzDecodeBundles is FuzzDecode seeded with the fetcher's shape, the
@@ -95,7 +96,7 @@ func FuzzNF(f *testing.F) {
 			return
 		}
 		var b strings.Builder
-		normalform.DefaultConfig().WriteAnalysis(&b, a, true)
+		show.WriteAnalysis(normalform.DefaultConfig(), &b, a, true)
 		again, err := normalform.DecodeNF(normalform.EncodeNF(a))
 		if err != nil {
 			t.Fatalf("a decoded normal form re-encodes to bytes that do not decode: %v", err)

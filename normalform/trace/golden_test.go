@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowq/flowq/internal/textdiff"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -32,7 +33,7 @@ func goldenT0(cfg *normalform.Config, res *Result) string {
 		fmt.Fprintf(&b, "tx %s block %d index %d shape %s transfers %d frames %d reverted %d logs %d ignored %d degenerate %d\n",
 			m.Hash.Hex(), m.Block, m.Index, tx.Shape, len(tx.Transfers), tx.Stats.Frames, tx.Stats.RevertedFrames,
 			tx.Stats.Logs, tx.Stats.IgnoredLogs, tx.Stats.Degenerate)
-		cfg.WriteTree(&b, tx.Root)
+		show.WriteTree(cfg, &b, tx.Root)
 		b.WriteByte('\n')
 	}
 	for _, e := range res.Errors {
@@ -108,7 +109,7 @@ func TestGoldenAnalysis(t *testing.T) {
 					t.Fatal(err)
 				}
 				fmt.Fprintf(&b, "tx %s\n", tx.Meta.Hash.Hex())
-				cfg.WriteAnalysis(&b, a, true)
+				show.WriteAnalysis(cfg, &b, a, true)
 				b.WriteByte('\n')
 			}
 			golden := filepath.Join("testdata", "golden", name+".analysis.txt")

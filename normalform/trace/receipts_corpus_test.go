@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowq/flowq/internal/textdiff"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // receiptsBundle is what `flowq fetch --mode receipts` would save for one
@@ -275,7 +276,7 @@ func TestReceiptsOnlyCorpus(t *testing.T) {
 			if len(traced.Txs) > 1 {
 				label = fmt.Sprintf("%s[%d]", it.label, i)
 			}
-			fmt.Fprintf(&rows, "%-40s %-30s %-30s %-7s %s\n", label, verdictOf(ta), verdictOf(ra), same, sameText(cfg.FormatGross(ta.Gross), cfg.FormatGross(ra.Gross)))
+			fmt.Fprintf(&rows, "%-40s %-30s %-30s %-7s %s\n", label, verdictOf(ta), verdictOf(ra), same, sameText(show.FormatGross(cfg, ta.Gross), show.FormatGross(cfg, ra.Gross)))
 		}
 	}
 	var b strings.Builder

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowq/flowq/internal/textdiff"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 )
 
 // stripTraces turns a scenario bundle into what `flowq fetch --mode
@@ -151,7 +152,7 @@ func TestReceiptsOnlyScenarios(t *testing.T) {
 				agree++
 			}
 			fmt.Fprintf(&b, "%-24s %-32s %-32s %-7s %-5s %s\n", label, verdictOf(ta), verdictOf(ra), same,
-				sameText(cfg.FormatGross(ta.Gross), cfg.FormatGross(ra.Gross)), sameText(cfg.FormatDelta(ta.Net), cfg.FormatDelta(ra.Net)))
+				sameText(show.FormatGross(cfg, ta.Gross), show.FormatGross(cfg, ra.Gross)), sameText(show.FormatDelta(cfg, ta.Net), show.FormatDelta(cfg, ra.Net)))
 		}
 	}
 	fmt.Fprintf(&b, "agree in verdict, tier and path: %d\n", agree)
@@ -247,11 +248,11 @@ func TestReceiptsOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		var text strings.Builder
-		cfg.WriteAnalysis(&text, a, false)
+		show.WriteAnalysis(cfg, &text, a, false)
 		if !strings.Contains(text.String(), "\n  mode: receipts (no trace: ") {
 			t.Errorf("%s: the text does not give the mode:\n%s", c.name, text.String())
 		}
-		js, err := cfg.MarshalAnalysis(a, false)
+		js, err := show.MarshalAnalysis(cfg, a, false)
 		if err != nil {
 			t.Fatal(err)
 		}

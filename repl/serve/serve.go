@@ -34,6 +34,7 @@ import (
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
 	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/repl"
 )
@@ -429,14 +430,14 @@ func (s *Server) tx(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	js, err := s.Cfg.MarshalAnalysis(a, true)
+	js, err := show.MarshalAnalysis(s.Cfg, a, true)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, err)
 		return
 	}
 	cfg := s.Cfg.ForAnalysis(a)
 	var text strings.Builder
-	cfg.WriteAnalysis(&text, a, false)
+	show.WriteAnalysis(cfg, &text, a, false)
 	writeJSON(w, map[string]any{
 		"analysis": json.RawMessage(js),
 		"text":     text.String(),

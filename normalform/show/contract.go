@@ -1,4 +1,8 @@
-package normalform
+package show
+
+import (
+	"github.com/flowq/flowq/normalform"
+)
 
 // The JSON contract: the shapes every JSON output of flowq gives a
 // transaction — `flowq inspect --format json` (AnalysisJSON), `show
@@ -20,7 +24,7 @@ package normalform
 type Amounts map[string]string
 
 // AmountsOf converts a balance (never nil: a known balance).
-func AmountsOf(d Delta) Amounts {
+func AmountsOf(d normalform.Delta) Amounts {
 	m := make(Amounts, len(d))
 	for _, e := range d {
 		m[e.Token.Key()] = e.Amount.String()
@@ -45,7 +49,7 @@ type TxJSON struct {
 	Gross      Amounts    `json:"gross"`       // the balance at the principals
 	Net        Amounts    `json:"net"`         // after costs, wrapped native folded; null when costs are unknown
 	CostsKnown bool       `json:"costs_known"` // a receipt gave the costs
-	Cycles     int        `json:"cycles"`      // counted arbitrage cycles (Counts)
+	Cycles     int        `json:"cycles"`      // counted arbitrage cycles (normalform.Counts)
 	Pools      int        `json:"pools"`
 	Hops       int        `json:"hops"`
 	Leftovers  int        `json:"leftovers"`
@@ -61,17 +65,17 @@ type HashesJSON struct {
 }
 
 // HashesToJSON converts the four hashes.
-func HashesToJSON(h Hashes) HashesJSON {
+func HashesToJSON(h normalform.Hashes) HashesJSON {
 	return HashesJSON{Exact: h.Exact.Hex(), Shape: h.Shape.Hex(), Tokens: h.Tokens.Hex(), Family: h.Family.Hex()}
 }
 
 // SetCounts fills the counts.
-func (j *TxJSON) SetCounts(c Counts) {
+func (j *TxJSON) SetCounts(c normalform.Counts) {
 	j.Cycles, j.Pools, j.Hops, j.Leftovers = c.Cycles, c.Pools, c.Hops, c.Leftovers
 }
 
 // ReasonStrings converts reasons to a JSON array (never null).
-func ReasonStrings(rs []Reason) []string {
+func ReasonStrings(rs []normalform.Reason) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = string(r)
@@ -81,30 +85,37 @@ func ReasonStrings(rs []Reason) []string {
 
 func strPtr(s string) *string { return &s }
 
+// names are what names a transaction (TxJSON's and MetaJSON's first
+// fields), each nil where the input did not say.
+func names(m *normalform.Meta) (tx *string, block *uint64, index *uint32, from, to *string) {
+	if m.HasHash {
+		tx = strPtr(m.Hash.Hex())
+	}
+	if m.HasBlock {
+		b := m.Block
+		block = &b
+	}
+	if m.HasIndex {
+		i := uint32(m.Index)
+		index = &i
+	}
+	if m.HasFrom {
+		from = strPtr(normalform.AddrKey(m.From))
+	}
+	if m.HasTo {
+		to = strPtr(normalform.AddrKey(m.To))
+	}
+	return
+}
+
 // TxSummary is an analysis's TxJSON.
-func (c *Config) TxSummary(a *Analysis) TxJSON {
+func TxSummary(c *normalform.Config, a *normalform.Analysis) TxJSON {
 	m := &a.Tx.Meta
 	j := TxJSON{Verdict: a.Verdict.String(), Tier: a.Tier.String(), Path: a.Path().String(),
 		Reasons: ReasonStrings(a.Reasons), Gross: AmountsOf(a.Gross), CostsKnown: a.Costs.Known,
 		Hashes: HashesToJSON(a.Hashes())}
 	j.SetCounts(a.Counts())
-	if m.HasHash {
-		j.Tx = strPtr(m.Hash.Hex())
-	}
-	if m.HasBlock {
-		b := m.Block
-		j.Block = &b
-	}
-	if m.HasIndex {
-		i := uint32(m.Index)
-		j.Index = &i
-	}
-	if m.HasFrom {
-		j.From = strPtr(AddrKey(m.From))
-	}
-	if m.HasTo {
-		j.To = strPtr(AddrKey(m.To))
-	}
+	j.Tx, j.Block, j.Index, j.From, j.To = names(m)
 	if a.Costs.Known {
 		j.Net = AmountsOf(a.Net)
 	}

@@ -1,25 +1,16 @@
-package normalform
+package show
 
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/flowq/flowq/normalform"
 )
 
-// FormatSigned renders a signed amount for people, like FormatAmount.
-func (c *Config) FormatSigned(s Signed, t Token) string {
-	sign := "+"
-	if s.Neg {
-		sign = "-"
-	}
-	if s.Abs.IsZero() {
-		sign = ""
-	}
-	return sign + c.FormatAmount(&s.Abs, t)
-}
-
 // FormatDelta renders a balance's entries (one address) for people.
-func (c *Config) FormatDelta(d Delta) string {
+func FormatDelta(c *normalform.Config, d normalform.Delta) string {
 	if len(d) == 0 {
 		return "0"
 	}
@@ -33,8 +24,8 @@ func (c *Config) FormatDelta(d Delta) string {
 // FormatGross renders a balance in one unit per =_τ class: when two of its
 // entries are one class (ETH and WETH), the folded amount first, then the
 // per-token detail in parentheses.
-func (c *Config) FormatGross(d Delta) string {
-	seen := map[Token]bool{}
+func FormatGross(c *normalform.Config, d normalform.Delta) string {
+	seen := map[normalform.Token]bool{}
 	folds := false
 	for _, e := range d {
 		u := c.Unit(e.Token)
@@ -42,29 +33,29 @@ func (c *Config) FormatGross(d Delta) string {
 		seen[u] = true
 	}
 	if !folds {
-		return c.FormatDelta(d)
+		return FormatDelta(c, d)
 	}
 	f, err := c.Fold(d)
 	if err != nil {
-		return c.FormatDelta(d)
+		return FormatDelta(c, d)
 	}
-	return c.FormatDelta(f) + " (" + c.FormatDelta(d) + ")"
+	return FormatDelta(c, f) + " (" + FormatDelta(c, d) + ")"
 }
 
 // WriteChain renders a chain as a tree: a chaining is the sequence of its
 // pieces (transfers and merges), a merge lists its parallel arms.
-func (c *Config) WriteChain(b *strings.Builder, ch *Chain, indent string) {
-	pieces := c.pieces(ch, nil)
+func WriteChain(c *normalform.Config, b *strings.Builder, ch *normalform.Chain, indent string) {
+	pieces := pieces(c, ch, nil)
 	for i, p := range pieces {
 		first, rest := indent+"├─ ", indent+"│  "
 		if i == len(pieces)-1 {
 			first, rest = indent+"└─ ", indent+"   "
 		}
 		if p.Leaf != nil {
-			b.WriteString(first + c.LeafString(p.Leaf) + "\n")
+			b.WriteString(first + LeafString(c, p.Leaf) + "\n")
 			continue
 		}
-		arms := c.Arms(p, nil)
+		arms := Arms(c, p, nil)
 		fmt.Fprintf(b, "%s∥ %d parallel arms %s→%s, %s→%s (%s)\n", first, len(arms), c.Short(p.Origin()), c.Short(p.Dest()),
 			c.TokenName(p.TokIn()), c.TokenName(p.TokOut()), p.Rule)
 		for j, arm := range arms {
@@ -73,26 +64,26 @@ func (c *Config) WriteChain(b *strings.Builder, ch *Chain, indent string) {
 				af, ar = rest+"└─ ", rest+"   "
 			}
 			fmt.Fprintf(b, "%sarm %d: %s→%s via %s\n", af, j+1, c.TokenName(arm.TokIn()), c.TokenName(arm.TokOut()), c.TokenName(arm.TokMid()))
-			c.WriteChain(b, arm, ar)
+			WriteChain(c, b, arm, ar)
 		}
 	}
 }
 
 // pieces flattens chaining (∘) into its sequence of leaves and merges.
-func (c *Config) pieces(ch *Chain, dst []*Chain) []*Chain {
+func pieces(c *normalform.Config, ch *normalform.Chain, dst []*normalform.Chain) []*normalform.Chain {
 	if ch.Leaf != nil || ch.Merged {
 		return append(dst, ch)
 	}
-	dst = c.pieces(ch.Left, dst)
-	return c.pieces(ch.Right, dst)
+	dst = pieces(c, ch.Left, dst)
+	return pieces(c, ch.Right, dst)
 }
 
 // Arms flattens nested merges (∥) into their operand list: the canonical
 // map κ's flattening.
-func (c *Config) Arms(ch *Chain, dst []*Chain) []*Chain {
+func Arms(c *normalform.Config, ch *normalform.Chain, dst []*normalform.Chain) []*normalform.Chain {
 	if ch.Leaf == nil && ch.Merged {
-		dst = c.Arms(ch.Left, dst)
-		return c.Arms(ch.Right, dst)
+		dst = Arms(c, ch.Left, dst)
+		return Arms(c, ch.Right, dst)
 	}
 	return append(dst, ch)
 }
@@ -100,10 +91,10 @@ func (c *Config) Arms(ch *Chain, dst []*Chain) []*Chain {
 // WriteAnalysis renders an analysis for people: the verdict and why, the
 // profit, each cycle as a tree, the open chains, the leftovers and, when
 // steps is set, the rewrite log.
-func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
+func WriteAnalysis(c *normalform.Config, b *strings.Builder, a *normalform.Analysis, steps bool) {
 	c = c.ForAnalysis(a)
 	fmt.Fprintf(b, "verdict %s", strings.ToUpper(a.Verdict.String()))
-	if a.Tier != TierNone {
+	if a.Tier != normalform.TierNone {
 		fmt.Fprintf(b, " (%s)", a.Tier)
 	}
 	rs := make([]string, len(a.Reasons))
@@ -114,24 +105,24 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 		fmt.Fprintf(b, "  reasons: %s", strings.Join(rs, ", "))
 	}
 	b.WriteByte('\n')
-	if a.Tx.Mode() == ModeReceipts {
-		b.WriteString("  mode: receipts (" + ReceiptsBlind + ")\n")
+	if a.Tx.Mode() == normalform.ModeReceipts {
+		b.WriteString("  mode: receipts (" + normalform.ReceiptsBlind + ")\n")
 	}
 	for i := range a.Detections {
 		det := &a.Detections[i]
 		fmt.Fprintf(b, "  arbitrage at %s (%s) in %s, gain %s, path %s, %s\n", c.Short(det.Origin), a.Role(det.Origin),
-			c.TokenName(det.Token), c.FormatSigned(det.Gain, det.Token), det.Path, det.reading())
-		fmt.Fprintf(b, "    witness (Definition 5, independent checker): %s\n", det.witnessText(c))
+			c.TokenName(det.Token), c.FormatSigned(det.Gain, det.Token), det.Path, reading(det))
+		fmt.Fprintf(b, "    witness (Definition 5, independent checker): %s\n", witnessText(c, det))
 	}
-	fmt.Fprintf(b, "  gross at %s: %s\n", a.coalitionName(c), c.FormatGross(a.Gross))
+	fmt.Fprintf(b, "  gross at %s: %s\n", coalitionName(c, a), FormatGross(c, a.Gross))
 	if a.Costs.Known {
-		fmt.Fprintf(b, "  costs: %s (base fee %s, priority fee %s, builder %s)\n", c.FormatAmount(&a.Costs.Total, NativeToken),
-			c.FormatAmount(&a.Costs.BaseFee, NativeToken), c.FormatAmount(&a.Costs.Priority, NativeToken), c.FormatAmount(&a.Costs.Builder, NativeToken))
-		fmt.Fprintf(b, "  net (native and wrapped folded): %s\n", c.FormatDelta(a.Net))
+		fmt.Fprintf(b, "  costs: %s (base fee %s, priority fee %s, builder %s)\n", c.FormatAmount(&a.Costs.Total, normalform.NativeToken),
+			c.FormatAmount(&a.Costs.BaseFee, normalform.NativeToken), c.FormatAmount(&a.Costs.Priority, normalform.NativeToken), c.FormatAmount(&a.Costs.Builder, normalform.NativeToken))
+		fmt.Fprintf(b, "  net (native and wrapped folded): %s\n", FormatDelta(c, a.Net))
 	} else {
 		b.WriteString("  net: unknown (no receipt: gas cannot be charged)")
 		if !a.Costs.Builder.IsZero() {
-			fmt.Fprintf(b, "; builder payments %s", c.FormatAmount(&a.Costs.Builder, NativeToken))
+			fmt.Fprintf(b, "; builder payments %s", c.FormatAmount(&a.Costs.Builder, normalform.NativeToken))
 		}
 		b.WriteByte('\n')
 	}
@@ -142,15 +133,15 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 		}
 		fmt.Fprintf(b, "  payouts: %s\n", strings.Join(parts, ", "))
 		if kept, err := a.Kept(c); err == nil && kept != nil {
-			fmt.Fprintf(b, "  kept after payouts: %s\n", c.FormatDelta(kept))
+			fmt.Fprintf(b, "  kept after payouts: %s\n", FormatDelta(c, kept))
 		}
 	}
 	if len(a.Unexplained) > 0 && len(a.Detections) > 0 {
-		fmt.Fprintf(b, "  not explained by the cycles: %s\n", c.FormatDelta(a.Unexplained))
+		fmt.Fprintf(b, "  not explained by the cycles: %s\n", FormatDelta(c, a.Unexplained))
 	}
-	var open []*Chain
-	var cycles []*Chain
-	var nf []*Node
+	var open []*normalform.Chain
+	var cycles []*normalform.Chain
+	var nf []*normalform.Node
 	if a.NF != nil {
 		nf = a.NF.Children
 	}
@@ -172,34 +163,34 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 		}
 		if det := a.DetectionOf(ch); det != nil {
 			tags += fmt.Sprintf(" [counted: %s at %s]", det.Path, c.Short(det.Origin))
-		} else if ch.Label == Arbitrage {
+		} else if ch.Label == normalform.Arbitrage {
 			tags += " [not counted: no witness]"
 		}
 		fmt.Fprintf(b, "  C%d %s at %s  %s→%s  δ %s  (%d transfers)%s\n", ch.ID, ch.Label, c.Short(ch.Origin()),
-			c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()), c.FormatDelta(ch.BalanceOf(ch.Origin())), ch.N, tags)
-		c.WriteChain(b, ch, "    ")
+			c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()), FormatDelta(c, ch.BalanceOf(ch.Origin())), ch.N, tags)
+		WriteChain(c, b, ch, "    ")
 	}
 	if len(open) > 0 {
 		fmt.Fprintf(b, "open chains: %d\n", len(open))
 		for _, ch := range open {
 			fmt.Fprintf(b, "  C%d %s %s→%s  %s→%s\n", ch.ID, ch.Label, c.Short(ch.Origin()), c.Short(ch.Dest()), c.TokenName(ch.TokIn()), c.TokenName(ch.TokOut()))
-			c.WriteChain(b, ch, "    ")
+			WriteChain(c, b, ch, "    ")
 		}
 	}
 	fmt.Fprintf(b, "leftovers: %d\n", len(a.Leftover))
 	for _, t := range a.Leftover {
-		fmt.Fprintf(b, "  %s\n", c.LeafString(t))
+		fmt.Fprintf(b, "  %s\n", LeafString(c, t))
 	}
 	if len(a.Internal) > 0 {
 		fmt.Fprintf(b, "internal (between the principals and origins): %d\n", len(a.Internal))
 		for _, t := range a.Internal {
-			fmt.Fprintf(b, "  %s\n", c.LeafString(t))
+			fmt.Fprintf(b, "  %s\n", LeafString(c, t))
 		}
 	}
 	if len(a.Builder) > 0 {
 		fmt.Fprintf(b, "builder payments: %d\n", len(a.Builder))
 		for _, t := range a.Builder {
-			fmt.Fprintf(b, "  %s\n", c.LeafString(t))
+			fmt.Fprintf(b, "  %s\n", LeafString(c, t))
 		}
 	}
 	if terms := a.RenderTerms(c); len(terms) > 0 {
@@ -223,6 +214,73 @@ func (c *Config) WriteAnalysis(b *strings.Builder, a *Analysis, steps bool) {
 			fmt.Fprintf(b, "  %3d %s\n", i+1, s)
 		}
 	}
+}
+
+// coalitionName says whose gross is reported: "the principals", and the
+// inner origins by address when there are any.
+func coalitionName(c *normalform.Config, a *normalform.Analysis) string {
+	s := "the principals"
+	for _, o := range a.Coalition() {
+		if !a.Principal(o) {
+			s += " and " + c.Short(o)
+		}
+	}
+	return s
+}
+
+// reading says how a detection reads its chains.
+func reading(d *normalform.Detection) string {
+	ids := make([]string, len(d.Chains))
+	for i, c := range d.Chains {
+		ids[i] = "C" + strconv.Itoa(int(c.ID))
+	}
+	s := "reading " + strings.Join(ids, " + ")
+	if len(d.Legs) > 0 {
+		if len(ids) == 0 {
+			s = "reading"
+		} else {
+			s += " and"
+		}
+		pos := make([]string, len(d.Legs))
+		for i, t := range d.Legs {
+			pos[i] = "#" + strconv.Itoa(int(t.Pos))
+		}
+		s += " the leftovers " + strings.Join(pos, " ")
+	}
+	if d.Start >= 0 {
+		s += " from #" + strconv.Itoa(int(d.Start))
+	}
+	return s
+}
+
+// witnessText renders the witness: its pieces as trace positions and its
+// gain in its token.
+func witnessText(cfg *normalform.Config, d *normalform.Detection) string {
+	w := d.Witness
+	if w == nil {
+		return "none"
+	}
+	var b strings.Builder
+	n := w.Len()
+	fmt.Fprintf(&b, "%d transfer", n)
+	if n != 1 {
+		b.WriteByte('s')
+	}
+	fmt.Fprintf(&b, " in %d piece", len(w.Pieces))
+	if len(w.Pieces) != 1 {
+		b.WriteByte('s')
+	}
+	b.WriteString(",")
+	for i, p := range w.Pieces {
+		if i > 0 {
+			b.WriteString(" |")
+		}
+		for _, pos := range p {
+			b.WriteString(" #" + strconv.Itoa(int(pos)))
+		}
+	}
+	b.WriteString(", δ " + cfg.FormatSigned(normalform.Signed{Neg: w.Gain.Neg, Abs: w.Gain.Abs}, w.Token))
+	return b.String()
 }
 
 // --- JSON (the output contract of NOTES.md) ---------------------------------
@@ -257,7 +315,7 @@ type StepJSON struct {
 type AnalysisJSON struct {
 	TxJSON
 	ReceiptJSON
-	Mode       string          `json:"mode"`         // traces, or receipts (ModeReceipts)
+	Mode       string          `json:"mode"`         // traces, or receipts (normalform.ModeReceipts)
 	Closed     []CycleJSON     `json:"cycle_chains"` // closed chains; the counted ones are the cycles
 	Chains     []CycleJSON     `json:"chains"`       // open chains
 	Detections []DetectionJSON `json:"detections"`
@@ -325,9 +383,9 @@ type CostsJSON struct {
 	Total    string `json:"total"`
 }
 
-func deltaMap(d Delta) Amounts { return AmountsOf(d) }
+func deltaMap(d normalform.Delta) Amounts { return AmountsOf(d) }
 
-func positions(ts []*Transfer) []int32 {
+func positions(ts []*normalform.Transfer) []int32 {
 	out := make([]int32, len(ts))
 	for i, t := range ts {
 		out[i] = t.Pos
@@ -336,15 +394,15 @@ func positions(ts []*Transfer) []int32 {
 }
 
 // MarshalAnalysis renders an analysis as one line of JSON.
-func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
-	j := AnalysisJSON{TxJSON: c.TxSummary(a), ReceiptJSON: ReceiptToJSON(&a.Tx.Meta), Mode: a.Tx.Mode().String(),
+func MarshalAnalysis(c *normalform.Config, a *normalform.Analysis, steps bool) ([]byte, error) {
+	j := AnalysisJSON{TxJSON: TxSummary(c, a), ReceiptJSON: ReceiptToJSON(&a.Tx.Meta), Mode: a.Tx.Mode().String(),
 		Closed: []CycleJSON{}, Chains: []CycleJSON{},
 		Leftover: positions(a.Leftover), Builder: positions(a.Builder), Passes: a.Passes,
 		Transfers: make([]TransferJSON, 0, len(a.Tx.Transfers))}
 	j.Detections = make([]DetectionJSON, len(a.Detections))
 	for i := range a.Detections {
 		det := &a.Detections[i]
-		dj := DetectionJSON{Path: det.Path.String(), Origin: AddrKey(det.Origin), Role: a.Role(det.Origin), Token: det.Token.Key(),
+		dj := DetectionJSON{Path: det.Path.String(), Origin: normalform.AddrKey(det.Origin), Role: a.Role(det.Origin), Token: det.Token.Key(),
 			Unit: c.Unit(det.Token).Key(), Gain: det.Gain.String(), Chains: make([]int32, len(det.Chains)),
 			Witness: WitnessJSON{Token: det.Witness.Token.Key(), Pieces: det.Witness.Pieces, Gain: det.Witness.Gain.String()}}
 		for k, ch := range det.Chains {
@@ -364,7 +422,7 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 			if ch == nil {
 				continue
 			}
-			cj := CycleJSON{ID: ch.ID, Label: ch.Label.String(), Origin: AddrKey(ch.Origin()), TokenIn: ch.TokIn().Key(),
+			cj := CycleJSON{ID: ch.ID, Label: ch.Label.String(), Origin: normalform.AddrKey(ch.Origin()), TokenIn: ch.TokIn().Key(),
 				TokenOut: ch.TokOut().Key(), Delta: deltaMap(ch.BalanceOf(ch.Origin())), Transfers: positions(ch.Transfers(nil)),
 				Counted: a.Counted(ch), Promoted: ch.Promoted, Rule: ch.Rule.String()}
 			if det := a.DetectionOf(ch); det != nil {
@@ -391,7 +449,7 @@ func (c *Config) MarshalAnalysis(a *Analysis, steps bool) ([]byte, error) {
 			Builder: a.Costs.Builder.Dec(), Total: a.Costs.Total.Dec()}
 	}
 	for i := range a.Tx.Transfers {
-		j.Transfers = append(j.Transfers, c.TransferToJSON(&a.Tx.Transfers[i]))
+		j.Transfers = append(j.Transfers, TransferToJSON(c, &a.Tx.Transfers[i]))
 	}
 	j.Terms = a.RenderTerms(c)
 	if j.Terms == nil {
