@@ -93,6 +93,15 @@ func (x *Executor) Run(ctx context.Context, q *Query, emit func(Row) error) erro
 			return inner(r)
 		}
 	}
+	// No row after a cancellation: scans run ahead of the consumer, so
+	// rows already built when it cancels are dropped here.
+	counted := emit
+	emit = func(r Row) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return counted(r)
+	}
 	err := x.run(ctx, q, emit)
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		var le *LimitError
