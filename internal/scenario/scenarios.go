@@ -51,6 +51,7 @@ func phases() []phase {
 		{(*World).setupV4, v4Scenarios()},
 		{(*World).setupV4Router, v4RouterScenarios()},
 		{(*World).setupOrder, orderScenarios()},
+		{(*World).setupClaims, claimsScenarios()},
 	}
 }
 

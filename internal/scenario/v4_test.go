@@ -205,7 +205,7 @@ func TestV4NettedReason(t *testing.T) {
 			}
 		}
 	}
-	if netted < 14 {
-		t.Errorf("v4_netted on %d bundles, want the 7 V4 scenarios in both shapes", netted)
+	if netted < 18 {
+		t.Errorf("v4_netted on %d bundles, want the 9 V4 scenarios in both shapes", netted)
 	}
 }

@@ -194,6 +194,14 @@ var expectedVerdicts = map[string]expectation{
 	// call in one frame. No arbitrage, in both shapes.
 	"log_then_pay": noArb,
 	"pay_then_log": noArb,
+
+	// The sixth phase (claims.go): the V4-only triangle settled through
+	// ERC-6909 claims. The mint transaction is an arbitrage on chain (its
+	// gain is the claim) that the events show as one mint, no cycle: none,
+	// hidden as v4_triangle_net. The burn transaction exchanges the claim
+	// for as much ETH: none.
+	"v4_claims_arb_mint": noArb.with(func(e *expectation) { e.hidden = true }),
+	"v4_claims_arb_burn": noArb,
 }
 
 // scenarioConfig is the engine's configuration for the scenario chain:
