@@ -143,7 +143,12 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		for _, r := range c.recs { // those before a chunk's error too, as a sequential scan gives them
+		for i, r := range c.recs { // those before a chunk's error too, as a sequential scan gives them
+			if i%64 == 0 { // a chunk may hold many records: honour a cancel before and within it, as the sequential scan does
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			if err := fn(r); err != nil {
 				return err
 			}

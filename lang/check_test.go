@@ -62,7 +62,7 @@ func TestCheckTypedValues(t *testing.T) {
 // vocabulary's words; a grouping of findings offers findings' words only.
 func TestCheckErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"find limit 1; find where reason profit", `q:1:33: unknown reason "profit": want no_cycles, leftovers, final_neg, final_mixed, costs_unknown, inner_cycle, balance_mixed, neg_profit, promoted, self_call, builder_payment, payout, unexplained, unwitnessed, receipts_only`},
+		{"find limit 1; find where reason profit", `q:1:33: unknown reason "profit": want no_cycles, leftovers, final_neg, final_mixed, costs_unknown, inner_cycle, balance_mixed, neg_profit, promoted, self_call, builder_payment, payout, unexplained, unwitnessed, receipts_only, v4_netted`},
 		{"count sandwiches by tier", `q:1:21: unknown grouping of sandwiches "tier": want bot, sender, block`},
 		{"find backruns where verdict = arbitrage", `q:1:21: verdict does not apply to backruns: filter them by profit, pools, block, bot, sender or touches`},
 	} {

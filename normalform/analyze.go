@@ -59,11 +59,18 @@ const (
 	// and the senders σ the rules read (R11's pull, R14's and R15's
 	// routing test, the settled bundle's seizure test).
 	ReasonReceiptsOnly Reason = "receipts_only"
+	// ReasonV4Netted: a transfer of the transaction has a configured Uniswap
+	// V4 PoolManager at one end. Swaps inside the manager are netted (flash
+	// accounting): a route through several V4 pools shows only its ends (the
+	// settle into the manager and the take out of it), and an arbitrage
+	// entirely inside V4 may show only its profit. The verdict reads the
+	// transfers as they are; this says that legs may be missing from them.
+	ReasonV4Netted Reason = "v4_netted"
 )
 
 // Reasons lists every reason, in the order above.
 var Reasons = []Reason{ReasonNoCycles, ReasonLeftovers, ReasonFinalNeg, ReasonFinalMixed, ReasonCostsUnknown, ReasonInnerCycle,
-	ReasonBalanceMixed, ReasonNegProfit, ReasonPromoted, ReasonSelfCall, ReasonBuilder, ReasonPayout, ReasonUnexplained, ReasonUnwitnessed, ReasonReceiptsOnly}
+	ReasonBalanceMixed, ReasonNegProfit, ReasonPromoted, ReasonSelfCall, ReasonBuilder, ReasonPayout, ReasonUnexplained, ReasonUnwitnessed, ReasonReceiptsOnly, ReasonV4Netted}
 
 // Costs are the transaction's costs, in the native asset.
 type Costs struct {
@@ -594,6 +601,9 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	}
 	if counted > 0 && a.Tx.Mode() == ModeReceipts {
 		add(ReasonReceiptsOnly)
+	}
+	if cfg.touchesPoolManager(a.Tx) {
+		add(ReasonV4Netted)
 	}
 	a.Reasons = r
 	has := func(x Reason) bool {

@@ -131,6 +131,7 @@ type Config struct {
 	NativeSymbol string
 	wrapped      map[Address]bool
 	routers      map[Address]bool
+	managers     map[Address]bool // Uniswap V4 PoolManagers (reason v4_netted)
 	tokens       map[Address]TokenInfo
 	tokensOwned  bool       // false: tokens is the shared table of baseTokens, copied before a write
 	short        *Shortener // the short forms of one output (ForTx); nil: ShortAddr's
@@ -140,7 +141,10 @@ type Config struct {
 // non-nil, replace the chain's defaults (an empty non-nil slice means none).
 func NewConfig(c *Network, wrapped, routers []Address) *Config {
 	cfg := &Config{ChainID: c.ID, NativeSymbol: c.NativeSymbol,
-		wrapped: map[Address]bool{}, routers: map[Address]bool{}}
+		wrapped: map[Address]bool{}, routers: map[Address]bool{}, managers: map[Address]bool{}}
+	for _, m := range c.PoolManagers {
+		cfg.managers[m] = true
+	}
 	if wrapped == nil {
 		wrapped = c.WrappedNative
 	}
@@ -162,6 +166,33 @@ func DefaultConfig() *Config { return NewConfig(Networks[1], nil, nil) }
 
 // IsWrappedNative reports whether addr is a configured wrapped-native contract.
 func (c *Config) IsWrappedNative(addr Address) bool { return c.wrapped[addr] }
+
+// SetPoolManagers replaces the configured Uniswap V4 PoolManagers (the
+// chain's by default; an empty list means none).
+func (c *Config) SetPoolManagers(pms []Address) {
+	c.managers = make(map[Address]bool, len(pms))
+	for _, m := range pms {
+		c.managers[m] = true
+	}
+}
+
+// IsPoolManager reports whether addr is a configured Uniswap V4 PoolManager.
+func (c *Config) IsPoolManager(addr Address) bool { return c.managers[addr] }
+
+// touchesPoolManager reports whether a transfer of tx has a configured
+// PoolManager at either end (the reason v4_netted).
+func (c *Config) touchesPoolManager(tx *Tx) bool {
+	if len(c.managers) == 0 {
+		return false
+	}
+	for i := range tx.Transfers {
+		t := &tx.Transfers[i]
+		if c.managers[t.From] || c.managers[t.To] {
+			return true
+		}
+	}
+	return false
+}
 
 // IsRouter reports whether addr is in the router set of R5.
 func (c *Config) IsRouter(addr Address) bool { return c.routers[addr] }

@@ -95,6 +95,7 @@ flags:
 	defer out.Flush()
 	var nTx, nFail, nShown, nSkipped int
 	blocks := map[uint64][]*normalform.Analysis{}
+	blockTxs := map[uint64]int{} // transactions per block, from the headers given
 	// writeJSON writes one JSON line, or counts a failure.
 	writeJSON := func(b []byte, err error) {
 		if err != nil {
@@ -113,6 +114,9 @@ flags:
 			continue
 		}
 		res := trace.Decode(data, trace.Options{Config: cfg, Source: in.name, MaxBytes: *maxBytes})
+		for n, c := range res.BlockTxs {
+			blockTxs[n] = c
+		}
 		if why, skip := notATrace(in, res); skip {
 			fmt.Fprintf(stderr, "flowq inspect: %s: skipped: %s\n", in.name, why)
 			nSkipped++
@@ -158,7 +162,7 @@ flags:
 		nFail += len(res.Errors)
 	}
 	if *byBlock {
-		nFail += writeBlocks(out, stderr, cfg, blocks, *format == "json")
+		nFail += writeBlocks(out, stderr, cfg, blocks, blockTxs, *format == "json")
 	}
 	out.Flush()
 	if len(only) > 0 && nShown == 0 {
@@ -340,8 +344,10 @@ func writeHeader(b *strings.Builder, tx *normalform.Tx) {
 
 // writeBlocks prints the block analysis of each block, in block order; a
 // transaction given twice (same index, same hash) is read once. It returns
-// the number of blocks that failed.
-func writeBlocks(out io.Writer, stderr io.Writer, cfg *normalform.Config, blocks map[uint64][]*normalform.Analysis, asJSON bool) int {
+// the number of blocks that failed. counts holds the transaction count of
+// the blocks whose header the inputs gave (the trailing missing ones are
+// then reported too).
+func writeBlocks(out io.Writer, stderr io.Writer, cfg *normalform.Config, blocks map[uint64][]*normalform.Analysis, counts map[uint64]int, asJSON bool) int {
 	nums := make([]uint64, 0, len(blocks))
 	for n := range blocks {
 		nums = append(nums, n)
@@ -358,7 +364,11 @@ func writeBlocks(out io.Writer, stderr io.Writer, cfg *normalform.Config, blocks
 			}
 			uniq = append(uniq, a)
 		}
-		r, err := block.Analyze(n, uniq, cfg)
+		count, ok := counts[n]
+		if !ok {
+			count = -1
+		}
+		r, err := block.AnalyzeCount(n, uniq, cfg, count)
 		if err != nil {
 			fmt.Fprintf(stderr, "flowq inspect: %v\n", err)
 			failed++

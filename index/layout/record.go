@@ -237,7 +237,8 @@ const (
 var reasonCodes = []normalform.Reason{"", normalform.ReasonNoCycles, normalform.ReasonLeftovers, normalform.ReasonFinalNeg,
 	normalform.ReasonFinalMixed, normalform.ReasonCostsUnknown, normalform.ReasonInnerCycle, normalform.ReasonBalanceMixed,
 	normalform.ReasonNegProfit, normalform.ReasonPromoted, normalform.ReasonSelfCall, normalform.ReasonBuilder,
-	normalform.ReasonPayout, normalform.ReasonUnexplained, normalform.ReasonUnwitnessed, normalform.ReasonReceiptsOnly}
+	normalform.ReasonPayout, normalform.ReasonUnexplained, normalform.ReasonUnwitnessed, normalform.ReasonReceiptsOnly,
+	normalform.ReasonV4Netted}
 
 func reasonCode(r normalform.Reason) byte {
 	for i, c := range reasonCodes {

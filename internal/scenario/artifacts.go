@@ -65,6 +65,9 @@ var artifactFiles = map[string]string{
 	// (@uniswap/universal-router, Hardhat's artifacts/).
 	"PositionManager": "node_modules/@uniswap/v4-periphery/foundry-out/PositionManager.sol/PositionManager.json",
 	"UniversalRouter": "node_modules/@uniswap/universal-router/artifacts/contracts/UniversalRouter.sol/UniversalRouter.json",
+	// The fifth phase (order.go): a log and a value call in one frame.
+	"LogPay":      "build/LogPay.json",
+	"V4ClaimsBot": "build/V4ClaimsBot.json",
 }
 
 // NPMDir is the directory holding package.json, node_modules and build:

@@ -158,20 +158,27 @@ func TestDecodedFlowsMatchChain(t *testing.T) {
 func TestTruthShape(t *testing.T) {
 	tr := loadTruth(t)
 	weth := normalform.AddrKey(MainnetWETH)
+	var ethClaim string // the PoolManager's ERC-6909 claim on ETH: a V4 bot may keep its gain so
+	for a, name := range tr.Names {
+		if name == "poolManager" {
+			ethClaim = normalform.Token{Addr: common.HexToAddress(a), Kind: normalform.Multi6909}.Key()
+		}
+	}
 	seen := map[string]bool{}
 	for _, tc := range tr.Scenarios {
 		seen[tc.Name] = true
 		switch tc.Class {
 		case "arbitrage":
-			// WETH and ETH together: a V4 bot may be paid in ETH.
+			// WETH and ETH together: a V4 bot may be paid in ETH, or keep
+			// its gain as a claim on ETH.
 			p := new(big.Int)
-			for _, k := range []string{weth, normalform.NativeToken.Key()} {
+			for _, k := range []string{weth, normalform.NativeToken.Key(), ethClaim} {
 				if v, ok := new(big.Int).SetString(tc.Profit[k], 10); ok {
 					p.Add(p, v)
 				}
 			}
 			if tc.Origin == "" || p.Sign() <= 0 {
-				t.Errorf("%s: an arbitrage needs an origin and a positive WETH (with ETH) gross profit, have %q %v", tc.Name, tc.Origin, tc.Profit)
+				t.Errorf("%s: an arbitrage needs an origin and a positive WETH (with ETH and the claim on ETH) gross profit, have %q %v", tc.Name, tc.Origin, tc.Profit)
 			}
 		case "none":
 			if tc.Origin != "" {

@@ -34,6 +34,7 @@ import (
 
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/internal/evmnode"
+	"github.com/flowq/flowq/normalform"
 )
 
 // Options configure Start.
@@ -208,7 +209,11 @@ func (e *Env) Truth(ctx context.Context) (t *Truth, err error) {
 	}
 	for _, r := range e.Ran {
 		tc := w.truthOf(ctx, r, snap(r.Block, r.Index, r.BlockTxs), snap(r.Block, r.Index+1, r.BlockTxs))
-		if err := checkTruth(tc); err != nil {
+		var ethClaim string // the PoolManager's ERC-6909 claim on ETH (id 0), when there is one
+		if pm, ok := w.addr["poolManager"]; ok {
+			ethClaim = normalform.Token{Addr: pm, Kind: normalform.Multi6909}.Key()
+		}
+		if err := checkTruth(tc, ethClaim); err != nil {
 			return nil, err
 		}
 		t.Scenarios = append(t.Scenarios, tc)

@@ -50,6 +50,8 @@ func phases() []phase {
 		{(*World).setupFlows, flowScenarios()},
 		{(*World).setupV4, v4Scenarios()},
 		{(*World).setupV4Router, v4RouterScenarios()},
+		{(*World).setupOrder, orderScenarios()},
+		{(*World).setupClaims, claimsScenarios()},
 	}
 }
 

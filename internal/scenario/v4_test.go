@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,5 +168,44 @@ func TestERC6909ClaimsNotReadAsERC20(t *testing.T) {
 		if a.Verdict != normalform.VerdictNone {
 			t.Errorf("%s: verdict %s, want none", file, a.Verdict)
 		}
+	}
+}
+
+// TestV4NettedReason analyses every scenario in both shapes with the
+// scenario chain's PoolManager configured: the reason v4_netted is given
+// exactly to the transactions with a transfer into or out of the manager
+// (the V4 scenarios), whatever their verdict, and to no other; the
+// verdicts themselves are TestScenarioVerdicts'.
+func TestV4NettedReason(t *testing.T) {
+	tr := loadTruth(t)
+	cfg := scenarioConfig(tr)
+	var pm common.Address
+	for a, name := range tr.Names {
+		if name == "poolManager" {
+			pm = common.HexToAddress(a)
+		}
+	}
+	if !cfg.IsPoolManager(pm) {
+		t.Fatalf("the scenario configuration does not list the PoolManager %s", pm.Hex())
+	}
+	netted := 0
+	for _, tc := range tr.Scenarios {
+		for _, file := range []string{tc.Geth, tc.Parity} {
+			a := analyzeFile(t, cfg, filepath.Join(examplesDir, file), tc.Tx)
+			touches := false
+			for _, x := range a.Tx.Transfers {
+				touches = touches || x.From == pm || x.To == pm
+			}
+			has := slices.Contains(a.Reasons, normalform.ReasonV4Netted)
+			if has != touches || has != strings.HasPrefix(tc.Name, "v4_") {
+				t.Errorf("%s (%s): reasons %v; touches the PoolManager: %v", tc.Name, a.Tx.Shape, a.Reasons, touches)
+			}
+			if has {
+				netted++
+			}
+		}
+	}
+	if netted < 18 {
+		t.Errorf("v4_netted on %d bundles, want the 9 V4 scenarios in both shapes", netted)
 	}
 }

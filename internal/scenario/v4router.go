@@ -13,8 +13,7 @@ import (
 // Router on the same chain, after every earlier scenario (which keep their
 // blocks and bytes). PositionManager (npm @uniswap/v4-periphery,
 // foundry-out/, unmodified) is deployed for the router's constructor
-// (createPoolV4Posm shows its liquidity path; see setupV4Router for why the
-// pool's liquidity does not take it); UniversalRouter
+// (createPoolV4Posm adds the ETH/PENDLE pool's liquidity through it); UniversalRouter
 // (npm @uniswap/universal-router, artifacts/, unmodified) runs a user's swap
 // and a searcher's arbitrage with its V4_SWAP, V2_SWAP_EXACT_IN and
 // UNWRAP_WETH commands. Neither uses Permit2 here: the router is paid in
@@ -180,18 +179,14 @@ func (w *World) setupV4Router() {
 		V4PositionManager: posm,
 	})
 	w.flush()
-	// The pool's liquidity goes through v4-core's PoolModifyLiquidityTest,
-	// as the third phase's: createPoolV4Posm (the PositionManager's
-	// MINT_POSITION, SETTLE, SWEEP) runs on this chain, but its
-	// transaction logs the position NFT's mint in the unlock callback
-	// before the ETH is settled by a value call, and the Parity shape
-	// cannot place that log against the call: the geth and flat
-	// decodings of that setup transaction disagree on the transfers'
-	// order (TestLiveSetupBlocksBothShapes), a decoder gap left open.
-	pendle, lr := w.A("PENDLE"), w.A("v4LiquidityRouter")
-	maxU := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
-	w.send("approve V4 liquidity router", "deployer", pendle, nil, w.callData(pendle, "approve", lr, maxU), 100_000)
-	w.createPoolV4("ETH", "PENDLE", ether("100"), ether("100000"))
+	// The pool's liquidity goes through the PositionManager
+	// (createPoolV4Posm: MINT_POSITION, SETTLE, SWEEP). Its transaction logs
+	// the position NFT's mint in the unlock callback before the ETH is
+	// settled by a value call, which the Parity shape cannot place against
+	// the log; the decoder gives such logs one canonical place
+	// (normalform/trace settleLogs), so both shapes decode it alike
+	// (TestLiveSetupBlocksBothShapes).
+	w.createPoolV4Posm("ETH", "PENDLE", ether("100"), ether("100000"))
 	w.createPool("A", "WETH", "PENDLE", ether("100"), ether("95000"))
 	w.createPool("A", "PENDLE", "ENA", ether("100000"), ether("100000"))
 	w.flush()

@@ -190,21 +190,41 @@ var expectedVerdicts = map[string]expectation{
 	// searcher with the chain's gross.
 	"v4_ur_user_swap": noArb,
 	"v4_ur_v2_arb":    confirmedArb.with(func(e *expectation) { e.origin = "searcher" }),
+
+	// The fifth phase (order.go): a mint logged before (or after) a value
+	// call in one frame. No arbitrage, in both shapes.
+	"log_then_pay": noArb,
+	"pay_then_log": noArb,
+
+	// The sixth phase (claims.go): the V4-only triangle settled through
+	// ERC-6909 claims. The mint transaction is an arbitrage on chain (its
+	// gain is the claim) that the events show as one mint, no cycle: none,
+	// hidden as v4_triangle_net. The burn transaction exchanges the claim
+	// for as much ETH: none.
+	"v4_claims_arb_mint": noArb.with(func(e *expectation) { e.hidden = true }),
+	"v4_claims_arb_burn": noArb,
 }
 
 // scenarioConfig is the engine's configuration for the scenario chain:
 // its WETH9 is the wrapped native token; R5's routers are the truth's
-// (the Universal Router the fourth phase deploys).
+// (the Universal Router the fourth phase deploys); its V4 PoolManager is
+// the third phase's (truth.json's name poolManager).
 func scenarioConfig(tr *Truth) *normalform.Config {
 	weth := common.HexToAddress(tr.WrappedNative)
 	routers := []normalform.Address{} // none but the scenario chain's own (truth.json's routers)
 	for _, r := range tr.Routers {
 		routers = append(routers, common.HexToAddress(r))
 	}
+	var managers []normalform.Address
+	for a, name := range tr.Names {
+		if name == "poolManager" {
+			managers = append(managers, common.HexToAddress(a))
+		}
+	}
 	return normalform.NewConfig(&normalform.Network{
 		ID: tr.ChainID, Name: "flowq-scenarios", NativeSymbol: "ETH",
-		WrappedNative: []normalform.Address{weth},
-		Tokens:        map[normalform.Address]normalform.TokenInfo{weth: {Symbol: "WETH", Decimals: 18}},
+		WrappedNative: []normalform.Address{weth}, PoolManagers: managers,
+		Tokens: map[normalform.Address]normalform.TokenInfo{weth: {Symbol: "WETH", Decimals: 18}},
 	}, nil, routers)
 }
 

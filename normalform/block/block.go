@@ -174,8 +174,18 @@ type swap struct {
 
 // Analyze reads the analyses of one block, in transaction order (by
 // index; an analysis of another block, or without its index, is an
-// error).
+// error). It does not know how many transactions the block holds, so the
+// missing ones it reports are those before the last one given; AnalyzeCount
+// reports the trailing ones too.
 func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config) (*Report, error) {
+	return AnalyzeCount(blockNum, txs, cfg, -1)
+}
+
+// AnalyzeCount is Analyze for a block known to hold count transactions (its
+// header's list, trace.Result.BlockTxs; count < 0 when unknown): the
+// indexes from the last one given up to count are missing too, and a
+// transaction given at an index of count or more is an error.
+func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config, count int) (*Report, error) {
 	if cfg == nil {
 		cfg = normalform.DefaultConfig()
 	}
@@ -190,20 +200,25 @@ func Analyze(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.Config
 		if i > 0 && txs[i-1].Tx.Meta.Index >= m.Index {
 			return nil, fmt.Errorf("block %d: transactions not in index order (%d before %d)", blockNum, txs[i-1].Tx.Meta.Index, m.Index)
 		}
+		if count >= 0 && m.Index >= count {
+			return nil, fmt.Errorf("block %d: tx %s has index %d, but the block's header lists %d transactions", blockNum, m.Hash.Hex(), m.Index, count)
+		}
 	}
 	r := &Report{Block: blockNum, Swaps: []Swap{}, Sandwiches: []Sandwich{}, Backruns: []Backrun{}}
 	present := map[int]bool{}
 	for _, a := range txs {
 		present[a.Tx.Meta.Index] = true
 	}
-	if n := len(txs); n > 0 {
-		for i := 0; i < txs[n-1].Tx.Meta.Index; i++ {
-			if !present[i] {
-				r.Missing = append(r.Missing, i)
-			}
-		}
-		r.Partial = len(r.Missing) > 0
+	upTo := count // the indexes the block holds, when known
+	if n := len(txs); upTo < 0 && n > 0 {
+		upTo = txs[n-1].Tx.Meta.Index
 	}
+	for i := 0; i < upTo; i++ {
+		if !present[i] {
+			r.Missing = append(r.Missing, i)
+		}
+	}
+	r.Partial = len(r.Missing) > 0
 	// whole reports whether every index from tx position i to j is present.
 	// (r.Missing is sorted: the first missing index at or after i's.)
 	whole := func(i, j int) bool {

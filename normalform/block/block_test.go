@@ -430,3 +430,55 @@ func TestMainnetBlock11017338(t *testing.T) {
 		}
 	}
 }
+
+// TestTrailingMissingTransactions decodes the sandwich's front leg alone:
+// its bundle's header lists the block's three transactions, and the front
+// is the first. The decoder carries the count (Result.BlockTxs) and block
+// analysis reports the last two missing, partial, where Analyze (which
+// does not know the count) saw a whole block of one.
+func TestTrailingMissingTransactions(t *testing.T) {
+	truth := readTruth(t)
+	c := truth["sandwich_front"]
+	path := filepath.Join(scenarios, "geth", "sandwich_front.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := trace.Decode(data, trace.Options{Source: path})
+	if len(res.Errors) > 0 || len(res.Txs) != 1 {
+		t.Fatalf("%d txs, errors %v", len(res.Txs), res.Errors)
+	}
+	if got := res.BlockTxs[c.Block]; got != 3 || len(res.BlockTxs) != 1 {
+		t.Fatalf("BlockTxs %v, want block %d: 3", res.BlockTxs, c.Block)
+	}
+	a, err := normalform.Analyze(res.Txs[0], normalform.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := block.AnalyzeCount(c.Block, []*normalform.Analysis{a}, nil, res.BlockTxs[c.Block])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || !reflect.DeepEqual(r.Missing, []int{1, 2}) {
+		t.Errorf("partial %v, missing %v; want partial, missing [1 2]", r.Partial, r.Missing)
+	}
+	if len(r.Sandwiches) != 0 {
+		t.Errorf("found %d sandwiches in a block seen in part", len(r.Sandwiches))
+	}
+	// Without the count, only the gaps before the last transaction given.
+	if r, err := block.Analyze(c.Block, []*normalform.Analysis{a}, nil); err != nil || r.Partial {
+		t.Errorf("Analyze without the count: partial %v, err %v", r.Partial, err)
+	}
+	// A transaction past the header's count is an error, naming both.
+	if _, err := block.AnalyzeCount(c.Block, []*normalform.Analysis{a}, nil, 0); err == nil || !strings.Contains(err.Error(), "lists 0 transactions") {
+		t.Errorf("index past the count: %v", err)
+	}
+	// A parity bundle gives the count too.
+	pdata, err := os.ReadFile(filepath.Join(scenarios, "parity", "sandwich_front.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := trace.Decode(pdata, trace.Options{}).BlockTxs[c.Block]; got != 3 {
+		t.Errorf("parity bundle: BlockTxs %d, want 3", got)
+	}
+}

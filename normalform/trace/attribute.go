@@ -28,7 +28,8 @@ import (
 //  1. the number of logs whose frame was entered by the standard call that
 //     emits exactly that event (transfer / transferFrom with the same
 //     addresses and amount, deposit with the same value, withdraw with the
-//     same amount, the ERC-721, ERC-1155 and ERC-6909 transfer calls), so
+//     same amount, the ERC-721, ERC-1155 and ERC-6909 transfer calls, and
+//     the PoolManager's mint and burn of its ERC-6909 claims), so
 //     that two transfers of one token land in the two token calls that made
 //     them. A DELEGATECALL frame is judged by its whole context chain (the
 //     CALL into the proxy and the delegations below it), since a proxy may
@@ -204,8 +205,12 @@ var (
 	sel1155Batch     = selector("safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)")
 	sel6909Transfer  = selector("transfer(address,uint256,uint256)")
 	sel6909From      = selector("transferFrom(address,address,uint256,uint256)")
-	selDeposit       = selector("deposit()")
-	selWithdraw      = selector("withdraw(uint256)")
+	// Uniswap V4's PoolManager mints and burns its ERC-6909 claims with
+	// these (ERC6909Claims): the frame that emits a claim's mint or burn.
+	sel6909Mint = selector("mint(address,uint256,uint256)")
+	sel6909Burn = selector("burn(address,uint256,uint256)")
+	selDeposit  = selector("deposit()")
+	selWithdraw = selector("withdraw(uint256)")
 )
 
 // calldata gives access to the undecoded hex call data of a frame.
@@ -301,6 +306,10 @@ func callEmits(f *frame, l *rlog) bool {
 				return topicIsAddr(l.topics[1], f.from) && cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.topics[3][:]) && cd.wordIs(2, l.data[32:])
 			case sel6909From:
 				return cd.wordIs(0, l.topics[1][:]) && cd.wordIs(1, l.topics[2][:]) && cd.wordIs(2, l.topics[3][:]) && cd.wordIs(3, l.data[32:])
+			case sel6909Mint: // mint(to, id, amount): from the null address
+				return l.topics[1] == (normalform.Hash{}) && cd.wordIs(0, l.topics[2][:]) && cd.wordIs(1, l.topics[3][:]) && cd.wordIs(2, l.data[32:])
+			case sel6909Burn: // burn(from, id, amount): to the null address
+				return l.topics[2] == (normalform.Hash{}) && cd.wordIs(0, l.topics[1][:]) && cd.wordIs(1, l.topics[3][:]) && cd.wordIs(2, l.data[32:])
 			}
 		}
 	case sigDeposit:

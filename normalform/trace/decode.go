@@ -160,6 +160,12 @@ func groupThousands(n int) string {
 type Result struct {
 	Txs    []*normalform.Tx
 	Errors []*Error
+	// BlockTxs is, for each block whose header the input gives with its
+	// number and its transaction list (hashes or objects), the number of
+	// transactions the block holds: block analysis reads it to report the
+	// last transactions of a block missing from the input
+	// (block.AnalyzeCount). Blocks without such a header are not listed.
+	BlockTxs map[uint64]int
 }
 
 // Decode reads any of the supported input shapes (see the package
@@ -775,6 +781,12 @@ func (g *group) assemble() {
 	for _, h := range g.headers {
 		for i := range h.txs {
 			body[h.txs[i].hash] = &h.txs[i]
+		}
+		if h.hasNumber && h.hasTxs {
+			if g.d.res.BlockTxs == nil {
+				g.d.res.BlockTxs = map[uint64]int{}
+			}
+			g.d.res.BlockTxs[h.number] = len(h.txs)
 		}
 	}
 	type item struct {

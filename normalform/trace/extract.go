@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/holiman/uint256"
@@ -40,6 +41,7 @@ func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
 	if !tx.Meta.HasReceipt && root.failed {
 		tx.Meta.Status = normalform.StatusFailed
 	}
+	settleLogs(root)
 	n := b.frame(root, root.from, false)
 	if b.err != nil {
 		return b.err
@@ -200,6 +202,79 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 		}
 	}
 	return node
+}
+
+// settleLogs gives every frame's logs a canonical position among the
+// frame's child calls, the same in both trace shapes.
+//
+// The geth shape says where each log sits among its frame's calls; the
+// Parity shape (trace_* with receipts) does not: a receipt orders the logs,
+// and the trace orders the calls, but a call that emits no log (a plain
+// native-value call, a call into a contract that only moves ETH) can be
+// placed on either side of a log of its parent. A contract that logs and
+// then pays ETH (Uniswap V4's PositionManager mints the position NFT in its
+// unlock callback, then settles the ETH with a value call) would decode to
+// one transfer order from callTracer and to another from trace_*, and the
+// orders reduce to different normal forms.
+//
+// What both shapes know is the order of the logs that become transfers: a
+// log cannot move past a child call whose subtree emits a transfer log (it
+// would break the receipt's order), and it can move past any other. So each
+// log goes to the latest gap before the first later child whose subtree
+// emits a transfer log (or to the frame's end): its transfers then follow
+// the native-value leaves of the calls it could not be placed against, in
+// both shapes. Transfer logs keep their receipt order, every leaf keeps its
+// frame, and only native-value leaves (and logs that make no transfer)
+// change sides. The transfer logs' frames are the attributor's
+// (attribute.go), which the shape tests hold equal to geth's.
+func settleLogs(root *frame) {
+	var walk func(f *frame) bool
+	walk = func(f *frame) bool {
+		if f.failed {
+			for _, c := range f.calls {
+				walk(c)
+			}
+			return false // a reverted frame's logs are not in the receipt
+		}
+		// pin[g] is the first child at index >= g whose subtree emits a
+		// transfer log (len(f.calls) when none does).
+		pin := make([]int, len(f.calls)+1)
+		pin[len(f.calls)] = len(f.calls)
+		emits := make([]bool, len(f.calls))
+		for i, c := range f.calls {
+			emits[i] = walk(c)
+		}
+		for g := len(f.calls) - 1; g >= 0; g-- {
+			if emits[g] {
+				pin[g] = g
+			} else {
+				pin[g] = pin[g+1]
+			}
+		}
+		any := slices.Contains(emits, true)
+		for i := range f.logs {
+			l := &f.logs[i]
+			if l.pos >= 0 && l.pos <= len(f.calls) {
+				l.pos = pin[l.pos]
+			}
+			any = any || transferLog(l)
+		}
+		return any
+	}
+	walk(root)
+}
+
+// transferLog reports whether l is one of the events flowq reads as a
+// transfer (whatever its operands): the logs that pin a call's place.
+func transferLog(l *rlog) bool {
+	if len(l.topics) == 0 {
+		return false
+	}
+	switch l.topics[0] {
+	case sigTransfer, sigTransferSingle, sigTransferBatch, sigTransfer6909, sigDeposit, sigWithdrawal:
+		return true
+	}
+	return false
 }
 
 func (b *builder) countReverted(f *frame) {

@@ -467,6 +467,7 @@ type header struct {
 	hasBase   bool
 	timestamp uint64
 	txs       []bodyTx
+	hasTxs    bool // the header lists its transactions (hashes or objects)
 	bloom     bloom
 	hasBloom  bool
 }
@@ -512,6 +513,7 @@ func readHeader(s *scanner) *header {
 			if !s.arrBegin() {
 				break
 			}
+			h.hasTxs = true
 			for i := 0; s.arrNext(); i++ {
 				if s.peek() == '"' {
 					h.txs = append(h.txs, bodyTx{hash: s.hash(), index: i, hasIndex: true})
