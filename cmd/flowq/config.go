@@ -14,20 +14,22 @@ import (
 // analyse: the chain, its wrapped-native contracts and the R5 routers. Each
 // flag falls back to an environment variable, then to the chain's default.
 type chainFlags struct {
-	chain, wrapped, routers string
-	wrappedSet, routersSet  bool
+	chain, wrapped, routers, managers   string
+	wrappedSet, routersSet, managersSet bool
 }
 
 const (
-	envChain   = "FLOWQ_CHAIN"
-	envWrapped = "FLOWQ_WRAPPED_NATIVE"
-	envRouters = "FLOWQ_ROUTERS"
+	envChain    = "FLOWQ_CHAIN"
+	envWrapped  = "FLOWQ_WRAPPED_NATIVE"
+	envRouters  = "FLOWQ_ROUTERS"
+	envManagers = "FLOWQ_POOL_MANAGERS"
 )
 
 func (c *chainFlags) register(fs *flag.FlagSet) {
 	fs.Func("chain", "chain name or id: ethereum (1), arbitrum (42161), bsc (56), optimism, base, polygon; env "+envChain+" (default ethereum)", func(s string) error { c.chain = s; return nil })
 	fs.Func("wrapped-native", "comma-separated wrapped-native contracts, replacing the chain's default (empty: none); env "+envWrapped, func(s string) error { c.wrapped, c.wrappedSet = s, true; return nil })
 	fs.Func("routers", "comma-separated router addresses for rule R5, replacing the chain's default (empty: none); env "+envRouters, func(s string) error { c.routers, c.routersSet = s, true; return nil })
+	fs.Func("pool-managers", "comma-separated Uniswap V4 PoolManager addresses (reason v4_netted), replacing the chain's default (empty: none); env "+envManagers, func(s string) error { c.managers, c.managersSet = s, true; return nil })
 }
 
 // config resolves flags, then environment, then defaults.
@@ -54,7 +56,7 @@ func (c *chainFlags) config(lookupEnv func(string) (string, bool)) (*normalform.
 		}
 		l, err := normalform.ParseAddressList(flagVal)
 		if err != nil {
-			src := "--" + map[string]string{envWrapped: "wrapped-native", envRouters: "routers"}[env]
+			src := "--" + map[string]string{envWrapped: "wrapped-native", envRouters: "routers", envManagers: "pool-managers"}[env]
 			if !set {
 				src = env
 			}
@@ -70,7 +72,15 @@ func (c *chainFlags) config(lookupEnv func(string) (string, bool)) (*normalform.
 	if err != nil {
 		return nil, err
 	}
-	return normalform.NewConfig(ch, w, r), nil
+	m, err := list(c.managers, c.managersSet, envManagers)
+	if err != nil {
+		return nil, err
+	}
+	cfg := normalform.NewConfig(ch, w, r)
+	if m != nil {
+		cfg.SetPoolManagers(m)
+	}
+	return cfg, nil
 }
 
 func chains(w io.Writer) int {
