@@ -36,6 +36,10 @@ type Finish struct {
 	ReadFail bool       // the input could not be read: its failures are written, no marker
 	Failures []Failure
 	Txs      int // transactions of the input written (a transaction dropped by the writer is not)
+	// BlockTxs: for each block whose header the input gives, the number of
+	// transactions the header lists (trace.Result.BlockTxs), kept with the
+	// block so that its findings know the indexes past the last one given.
+	BlockTxs map[uint64]int
 }
 
 // Op is one step of a batch: a transaction to put (Entry, of the input
@@ -167,6 +171,11 @@ func (w *Batches) apply(wt *wtx, o *Op) error {
 	w.failing.add(src, f.Failures)
 	if f.ReadFail {
 		return nil
+	}
+	for n, c := range f.BlockTxs {
+		if err := wt.markCount(n, c); err != nil {
+			return err
+		}
 	}
 	m := InputMark{Name: f.Name, Content: f.Content, Schema: SchemaVersion, Algebra: normalform.AlgebraVersion,
 		Config: w.fp, Txs: f.Txs, Failures: len(f.Failures)}

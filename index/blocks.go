@@ -3,9 +3,11 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -66,6 +68,23 @@ func (w *wtx) markDirty(locs ...Loc) error {
 	return nil
 }
 
+// markCount writes a block's dirty key with the number of transactions
+// its header lists (an input that gives the header), in the write's
+// transaction.
+func (w *wtx) markCount(n uint64, count int) error {
+	if n == UnknownBlock || count < 0 {
+		return nil
+	}
+	if err := w.ix.set(w.txn, DirtyKey(n).Bytes(), binary.AppendUvarint(nil, uint64(count))); err != nil {
+		return err
+	}
+	if w.dirty == nil {
+		w.dirty = map[uint64]bool{}
+	}
+	w.dirty[n] = true
+	return nil
+}
+
 // RefreshBlocks computes the findings of every dirty block from its
 // records (normal forms decoded, in index order) and writes each with
 // its dirty key's deletion in one transaction; a block left without
@@ -73,13 +92,17 @@ func (w *wtx) markDirty(locs ...Loc) error {
 // Ethereum defaults). It returns the number of blocks computed.
 func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int, error) {
 	var dirty []uint64
+	counts := map[uint64]int{} // the counts dirty keys carry
 	err := ix.db.View(func(txn *badger.Txn) error {
-		return scanTxn(ctx, txn, kindPrefix(KindDirty), nil, false, func(k, _ []byte) ([]byte, bool, error) {
+		return scanTxn(ctx, txn, kindPrefix(KindDirty), nil, true, func(k, v []byte) ([]byte, bool, error) {
 			key, err := ParseKey(k)
 			if err != nil {
 				return nil, true, err
 			}
 			dirty = append(dirty, key.Block)
+			if c, m := binary.Uvarint(v); m > 0 && m == len(v) && c <= math.MaxInt32 {
+				counts[key.Block] = int(c)
+			}
 			return nil, false, nil
 		})
 	})
@@ -92,7 +115,11 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 		}
 		var r *block.Report
 		err := ix.db.View(func(txn *badger.Txn) (err error) {
-			r, err = ix.analyzeBlockTxn(ctx, txn, n, cfg)
+			count, ok := counts[n]
+			if !ok {
+				count = ix.storedCount(txn, n)
+			}
+			r, err = ix.analyzeBlockTxn(ctx, txn, n, cfg, count)
 			return err
 		})
 		if err != nil {
@@ -126,7 +153,23 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 
 // analyzeBlockTxn computes a block's findings from its records (normal
 // forms decoded, in index order) in txn; nil when it has none.
-func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64, cfg *normalform.Config) (*block.Report, error) {
+// storedCount is the header's transaction count the block's stored
+// findings carry (-1: none known).
+func (ix *Index) storedCount(txn *badger.Txn, n uint64) int {
+	item, err := txn.Get(BlockKey(n).Bytes())
+	if err != nil {
+		return -1
+	}
+	var r *block.Report
+	if err := item.Value(func(v []byte) error { r, err = decodeBlockValue(n, v); return err }); err != nil || r == nil || r.Count <= 0 {
+		return -1
+	}
+	return r.Count
+}
+
+// analyzeBlockTxn computes a block's findings; count is the number of
+// transactions the block's header lists (-1: unknown).
+func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64, cfg *normalform.Config, count int) (*block.Report, error) {
 	var txs []*normalform.Analysis
 	names := ix.namesIn(txn)
 	err := recordsTxn(ctx, txn, Blocks(n, n), func(l Loc, v []byte) error {
@@ -147,7 +190,17 @@ func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64,
 	if err != nil || len(txs) == 0 {
 		return nil, err
 	}
-	return block.Analyze(n, txs, cfg)
+	for _, a := range txs {
+		if a.Tx.Meta.HasIndex && a.Tx.Meta.Index >= count {
+			count = -1 // a record past the count: the count is not this block's (never an error here)
+			break
+		}
+	}
+	r, err := block.AnalyzeCount(n, txs, cfg, count)
+	if err == nil && r != nil && count > 0 {
+		r.Count = count
+	}
+	return r, err
 }
 
 // Block returns a block's findings; ok is false when the index holds none
@@ -298,7 +351,11 @@ func (ix *Index) VerifyBlocks(ctx context.Context, cfg *normalform.Config) (int,
 			} else if !errors.Is(err, badger.ErrKeyNotFound) {
 				return err
 			}
-			got, err := ix.analyzeBlockTxn(ctx, txn, n, cfg)
+			count := -1
+			if stored != nil && stored.Count > 0 {
+				count = stored.Count
+			}
+			got, err := ix.analyzeBlockTxn(ctx, txn, n, cfg, count)
 			if err != nil {
 				if report("block %d: its findings cannot be computed from its records: %v", n, err) {
 					return nil

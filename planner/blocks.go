@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 
@@ -717,5 +718,5 @@ func (x *Executor) showBlock(ctx context.Context, p *ShowBlock, emit func(Row) e
 			return err
 		}
 	}
-	return nil
+	return emitMissing(math.MaxInt) // the missing indexes after the last given (the header's count says)
 }

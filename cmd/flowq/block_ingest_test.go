@@ -85,6 +85,9 @@ func TestIngestWholeBlockBundle(t *testing.T) {
 		{"whole", []int{0, 1, 2}, -1, 0, true, []string{"sandwich_front", "sandwich_victim", "sandwich_back"}},
 		{"victim left out", []int{0, 2}, -1, 0, false, []string{"(not in the index)", "missing", "partial block"}},
 		{"victim's trace does not decode", []int{0, 1, 2}, 1, 1, false, []string{"(not in the index)", "missing", "partial block"}},
+		// the last transaction left out: only the header's list of
+		// transactions tells that it is missing (stored with the block)
+		{"back left out (the last)", []int{0, 1}, -1, 0, false, []string{"(not in the index)", "missing", "partial block"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -257,6 +257,7 @@ type header struct {
 	readFail bool
 	txs      int
 	failures []index.Failure // read and decode failures, in the decoder's order
+	blockTxs map[uint64]int  // the transactions each block's header lists
 }
 
 // result: what an analyser says of a transaction.
@@ -384,6 +385,7 @@ func (g *Ingester) decoder() {
 		res := decode(data, trace.Options{Config: g.opt.Config, Source: j.in.Name,
 			MaxBytes: g.opt.MaxBytes, MaxDepth: g.opt.MaxDepth, MaxTransfers: g.opt.MaxTransfers})
 		h.txs = len(res.Txs)
+		h.blockTxs = res.BlockTxs
 		for _, e := range res.Errors {
 			h.failures = append(h.failures, index.Failure{Source: j.in.Name, Stage: index.StageDecode, Tx: e.Tx, HasTx: e.HasTx, Msg: e.Error()})
 		}
@@ -575,7 +577,7 @@ func (g *Ingester) writer() {
 func (w *writer) input(s *inputState) error {
 	h := s.h
 	<-w.g.slots
-	f := &index.Finish{Name: h.name, Content: h.content, Skip: h.skip, ReadFail: h.readFail, Failures: h.failures}
+	f := &index.Finish{Name: h.name, Content: h.content, Skip: h.skip, ReadFail: h.readFail, Failures: h.failures, BlockTxs: h.blockTxs}
 	if h.skip == nil && !h.readFail {
 		for _, r := range s.results {
 			if r.failure != nil {

@@ -57,8 +57,11 @@ type Report struct {
 	Block uint64 `json:"block"`
 	// Partial is set when the transactions given do not hold every index
 	// from 0 to the largest; Missing lists the absent ones.
-	Partial    bool         `json:"partial"`
-	Missing    []int        `json:"missing,omitempty"`
+	Partial bool  `json:"partial"`
+	Missing []int `json:"missing,omitempty"`
+	// Count is the number of transactions the block's header lists, when
+	// an input gave the header (0: unknown).
+	Count      int          `json:"count,omitempty"`
 	Txs        []TxRow      `json:"txs"`
 	Swaps      []Swap       `json:"swaps"`
 	Sandwiches []Sandwich   `json:"sandwiches"`
