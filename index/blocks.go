@@ -13,6 +13,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/block"
 )
@@ -285,9 +286,8 @@ func (ix *Index) VerifyBlocks(ctx context.Context, cfg *normalform.Config) (int,
 		blocks := map[uint64]bool{}
 		txPrefix := kindPrefix(KindTx)
 		err := scanTxn(ctx, txn, txPrefix, nil, false, func(k, _ []byte) ([]byte, bool, error) {
-			r := keyReader{b: k[1:]}
-			l := r.loc()
-			if r.err != nil || len(r.b) != 0 {
+			l, rest, err := layout.ReadLoc(k[1:])
+			if err != nil || len(rest) != 0 {
 				return nil, true, fmt.Errorf("%w: tx key %x", ErrBadKey, k)
 			}
 			if l.Block == UnknownBlock {

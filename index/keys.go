@@ -163,15 +163,3 @@ func blockBounds(prefix []byte, from, to uint64) (lo, hi []byte) {
 	return layout.BlockBounds(prefix, from, to)
 }
 func prefixEnd(prefix []byte) []byte { return layout.PrefixEnd(prefix) }
-
-// keyReader reads a position at the head of b (layout.ReadLoc).
-type keyReader struct {
-	b   []byte
-	err error
-}
-
-func (r *keyReader) loc() Loc {
-	l, rest, err := layout.ReadLoc(r.b)
-	r.b, r.err = rest, err
-	return l
-}

@@ -11,6 +11,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -74,24 +75,24 @@ func (f Failure) encode() []byte {
 		b[2] = 1
 		b = append(b, f.Tx[:]...)
 	}
-	b = appendBytes(b, []byte(f.Source))
-	return appendBytes(b, []byte(f.Msg))
+	b = layout.AppendBytes(b, []byte(f.Source))
+	return layout.AppendBytes(b, []byte(f.Msg))
 }
 
 func decodeFailure(k Key, v []byte) (Failure, error) {
-	r := &recReader{b: v}
+	r := layout.NewReader(v)
 	f := Failure{Seq: k.Seq}
-	if r.u8() != 1 {
-		r.fail()
+	if r.U8() != 1 {
+		r.Fail()
 	}
-	f.Stage = Stage(r.u8())
-	if f.HasTx = r.u8() == 1; f.HasTx {
-		copy(f.Tx[:], r.take(32))
+	f.Stage = Stage(r.U8())
+	if f.HasTx = r.U8() == 1; f.HasTx {
+		copy(f.Tx[:], r.Take(32))
 	}
-	f.Source = string(r.take(r.count(1)))
-	f.Msg = string(r.take(r.count(1)))
+	f.Source = string(r.Take(r.Count(1)))
+	f.Msg = string(r.Take(r.Count(1)))
 	// Canonical bytes only (no overlong varint): one failure, one encoding.
-	if r.err != nil || len(r.b) != 0 || !bytes.Equal(f.encode(), v) {
+	if r.Done() != nil || !bytes.Equal(f.encode(), v) {
 		return f, fmt.Errorf("bad failure value %x", v)
 	}
 	return f, nil
@@ -119,24 +120,24 @@ func (m InputMark) encode() []byte {
 	b = append(b, m.Config[:]...)
 	b = binary.AppendUvarint(b, uint64(m.Txs))
 	b = binary.AppendUvarint(b, uint64(m.Failures))
-	return appendBytes(b, []byte(m.Name))
+	return layout.AppendBytes(b, []byte(m.Name))
 }
 
 func decodeInputMark(v []byte) (InputMark, error) {
-	r := &recReader{b: v}
+	r := layout.NewReader(v)
 	var m InputMark
-	if r.u8() != 1 {
-		r.fail()
+	if r.U8() != 1 {
+		r.Fail()
 	}
-	copy(m.Content[:], r.take(32))
-	m.Schema = binary.BigEndian.Uint32(r.take(4))
-	m.Algebra = r.u8()
-	copy(m.Config[:], r.take(8))
-	m.Txs = int(r.uvarint())
-	m.Failures = int(r.uvarint())
-	m.Name = string(r.take(r.count(1)))
+	copy(m.Content[:], r.Take(32))
+	m.Schema = binary.BigEndian.Uint32(r.Take(4))
+	m.Algebra = r.U8()
+	copy(m.Config[:], r.Take(8))
+	m.Txs = int(r.Uvarint())
+	m.Failures = int(r.Uvarint())
+	m.Name = string(r.Take(r.Count(1)))
 	// Canonical bytes only (no overlong varint): one marker, one encoding.
-	if r.err != nil || len(r.b) != 0 || !bytes.Equal(m.encode(), v) {
+	if r.Done() != nil || !bytes.Equal(m.encode(), v) {
 		return m, fmt.Errorf("bad input marker %x", v)
 	}
 	return m, nil

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"time"
 
 	"github.com/flowq/flowq/index/layout"
@@ -107,54 +106,3 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d depth) (*Record, 
 func contentOf(b []byte) []byte               { return layout.ContentOf(b) }
 func sameContent(a, b []byte) bool            { return layout.SameContent(a, b) }
 func hashOf(b []byte) (normalform.Hash, bool) { return layout.HashOf(b) }
-
-// The markers' values (markers.go) are read and written as the records'
-// are: a byte reader that remembers its first error, and length-prefixed
-// bytes.
-
-type recReader struct {
-	b   []byte
-	err error
-}
-
-func (r *recReader) fail() {
-	if r.err == nil {
-		r.err = ErrBadRecord
-	}
-}
-
-func (r *recReader) take(n int) []byte {
-	if r.err != nil || n < 0 || len(r.b) < n {
-		r.fail()
-		return make([]byte, max(n, 0))
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *recReader) u8() byte { return r.take(1)[0] }
-
-func (r *recReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *recReader) count(min int) int {
-	n := r.uvarint()
-	if n > uint64(len(r.b)/min) {
-		r.fail()
-		return 0
-	}
-	return int(n)
-}
-
-func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }

@@ -763,3 +763,38 @@ func (rec *Record) done(r *recReader, id IDs) (*Record, IDs, error) {
 	}
 	return rec, id, nil
 }
+
+// Reader is the records' byte reader for the index's other values (its
+// markers): it remembers its first error (ErrBadRecord) and reads zeros
+// after it.
+type Reader struct{ r recReader }
+
+// NewReader reads b.
+func NewReader(b []byte) *Reader { return &Reader{recReader{b: b}} }
+
+// Take reads n bytes.
+func (x *Reader) Take(n int) []byte { return x.r.take(n) }
+
+// U8 reads a byte.
+func (x *Reader) U8() byte { return x.r.u8() }
+
+// Uvarint reads a varint.
+func (x *Reader) Uvarint() uint64 { return x.r.uvarint() }
+
+// Count reads a list length bounded by the bytes left (each element at
+// least min bytes).
+func (x *Reader) Count(min int) int { return x.r.count(min) }
+
+// Fail marks the value bad.
+func (x *Reader) Fail() { x.r.fail() }
+
+// Done is the first error, or ErrBadRecord when bytes are left over.
+func (x *Reader) Done() error {
+	if x.r.err == nil && len(x.r.b) != 0 {
+		x.r.fail()
+	}
+	return x.r.err
+}
+
+// AppendBytes appends s with its length before it, as records write bytes.
+func AppendBytes(b, s []byte) []byte { return appendBytes(b, s) }

@@ -2,9 +2,6 @@ package workload
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/flowq/flowq/normalform"
@@ -13,17 +10,9 @@ import (
 
 func scenarios(t *testing.T) map[string][]byte {
 	t.Helper()
-	files, err := filepath.Glob("../../examples/scenarios/geth/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios: %v", err)
-	}
-	out := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = b
+	out, err := LoadScenarios("../../examples/scenarios/geth")
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -70,25 +70,6 @@ func main() {
 
 var memProfile string
 
-func loadScenarios(dir string) (map[string][]byte, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = b
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no scenarios in %s", dir)
-	}
-	return out, nil
-}
-
 // memKB reads a field of /proc/self/status (VmHWM: peak resident set,
 // VmRSS: current), in kB.
 func memKB(field string) int64 {
@@ -108,7 +89,7 @@ func memKB(field string) int64 {
 
 func run(n int, dir string, seed int64, blockTxs int, scen string, queries, every, workers, batch int) error {
 	ctx := context.Background()
-	sc, err := loadScenarios(scen)
+	sc, err := workload.LoadScenarios(scen)
 	if err != nil {
 		return err
 	}

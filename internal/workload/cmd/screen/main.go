@@ -167,31 +167,12 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
-func loadScenarios(dir string) (map[string][]byte, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = b
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no scenario bundles (*.json) in %s", dir)
-	}
-	return out, nil
-}
-
 // run does the two ingests; progress goes to log (nil: none).
 func run(ctx context.Context, c config, log io.Writer) (*result, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	sc, err := loadScenarios(c.scenarios)
+	sc, err := workload.LoadScenarios(c.scenarios)
 	if err != nil {
 		return nil, err
 	}
