@@ -12,8 +12,8 @@ test: scenario-setup browser-setup fmt-check vet
 # this builds, vets and tests what the tag adds (the first build, with
 # 144 MB of modules to fetch, takes about a minute and a half on two cores).
 test-duckdb:
-	$(GO) vet -tags duckdb ./index/lake/... ./cmd/flowq
-	$(GO) test -tags duckdb ./index/lake/...
+	$(GO) vet -tags duckdb ./index/lake/... ./cmd/flowq ./internal/workload/cmd/lakebench
+	$(GO) test -tags duckdb ./index/lake/... ./internal/workload/cmd/lakebench
 	$(GO) test -tags duckdb ./cmd/flowq -run 'SQL|Lake'
 
 # The scenario tests' contracts: the npm packages pinned by

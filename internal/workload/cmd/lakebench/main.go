@@ -509,10 +509,8 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 				m.rows = rows
 				m.add(cpu, wall)
 			}
-			for j := 1; j < len(engines); j++ {
-				if a, b := res[i][0].rows, res[i][j].rows; a != b {
-					return fmt.Errorf("DIFFERENT ANSWERS: %s: %d rows on %s, %d on %s", s.src, a, engines[0].name(), b, engines[j].name())
-				}
+			if err := sameRows(s, res[i], engines); err != nil {
+				return err
 			}
 		}
 	}
@@ -535,6 +533,17 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		l, b, q := &res[i][0], &res[i][1], &res[i][2]
 		fmt.Fprintf(stdout, "| `%s` (%s) | %d | %s | %s | %s | %s | %s | %s |\n", short(s.src), s.name, l.rows,
 			mmm(l.cpu), mmm(l.wall), mmm(b.cpu), mmm(b.wall), mmm(q.cpu), mmm(q.wall))
+	}
+	return nil
+}
+
+// sameRows fails when the engines gave a statement different numbers of
+// rows.
+func sameRows(s statement, res []measurement, engines []engine) error {
+	for j := 1; j < len(engines); j++ {
+		if a, b := res[0].rows, res[j].rows; a != b {
+			return fmt.Errorf("DIFFERENT ANSWERS: %s: %d rows on %s, %d on %s", s.src, a, engines[0].name(), b, engines[j].name())
+		}
 	}
 	return nil
 }
