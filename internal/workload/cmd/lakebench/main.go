@@ -148,7 +148,7 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeShard generates the workload and writes the shard's ranges, each
-// as soon as its blocks are all generated.
+// as soon as its blocks are all generated and analysed.
 func writeShard(ctx context.Context, g *genFlags, dir string, shard lake.Shard, workers int) (workerReport, error) {
 	var rep workerReport
 	start, c0 := time.Now(), cpuTime()
@@ -167,9 +167,13 @@ func writeShard(ctx context.Context, g *genFlags, dir string, shard lake.Shard, 
 			failures = append(failures, f.String())
 		}
 	}}
+	// Blocks are analysed ten at a time (a range's bundles, 29 KB a
+	// transaction of JSON, are not all held at once) and a range's rows
+	// are written when the generator has moved past it.
+	const analyseBlocks = 10
 	var srcs []lake.Source
-	var cur lake.Range
-	flush := func() error {
+	pending := map[lake.Range][]lake.Row{}
+	analyse := func() error {
 		if len(srcs) == 0 {
 			return nil
 		}
@@ -178,8 +182,20 @@ func writeShard(ctx context.Context, g *genFlags, dir string, shard lake.Shard, 
 			return err
 		}
 		srcs = srcs[:0]
-		return lake.WriteRows(ctx, l, rows, opt.Write, &sum)
+		for r, rs := range rows {
+			pending[r] = append(pending[r], rs...)
+		}
+		return nil
 	}
+	write := func() error {
+		if err := analyse(); err != nil {
+			return err
+		}
+		err := lake.WriteRows(ctx, l, pending, opt.Write, &sum)
+		clear(pending)
+		return err
+	}
+	var cur lake.Range
 	var genTime time.Duration
 	for i := 0; i < g.blocks(); i++ {
 		t0 := time.Now()
@@ -187,7 +203,7 @@ func writeShard(ctx context.Context, g *genFlags, dir string, shard lake.Shard, 
 		genTime += time.Since(t0)
 		r := l.RangeOf(blk.Number)
 		if r != cur {
-			if err := flush(); err != nil {
+			if err := write(); err != nil {
 				return rep, err
 			}
 			cur = r
@@ -198,8 +214,13 @@ func writeShard(ctx context.Context, g *genFlags, dir string, shard lake.Shard, 
 		b := blk.Bundle
 		srcs = append(srcs, lake.Source{Name: fmt.Sprintf("synthetic:seed%d:block:%d", g.seed, blk.Number),
 			Load: func(int) ([]byte, error) { return b, nil }})
+		if len(srcs) == analyseBlocks {
+			if err := analyse(); err != nil {
+				return rep, err
+			}
+		}
 	}
-	if err := flush(); err != nil {
+	if err := write(); err != nil {
 		return rep, err
 	}
 	if sum.Failed > 0 {
