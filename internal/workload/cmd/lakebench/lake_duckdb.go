@@ -54,7 +54,7 @@ func (l *lakeEngine) query(ctx context.Context, sql string, fn func([]any) error
 	return err
 }
 
-func (l *lakeEngine) run(ctx context.Context, src string) (int, error) {
+func (l *lakeEngine) run(ctx context.Context, src string, key func(string)) (int, error) {
 	st, err := lang.ParseOne("q", src)
 	if err != nil {
 		return 0, err
@@ -75,6 +75,14 @@ func (l *lakeEngine) run(ctx context.Context, src string) (int, error) {
 	rows := 0
 	err = l.query(ctx, q.SQL, func(vals []any) error {
 		rows++
+		if key != nil {
+			if q.Kind == lang.StmtCount {
+				k, _ := sqlgen.GroupKey(q.Group, fmt.Sprint(vals[0]))
+				key(k + "=" + fmt.Sprint(vals[1]))
+			} else {
+				key(fmt.Sprint(vals[0]))
+			}
+		}
 		if q.Kind == lang.StmtCount || l.sqlOnly {
 			return nil
 		}

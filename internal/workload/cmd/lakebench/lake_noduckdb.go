@@ -16,8 +16,10 @@ type lakeEngine struct{}
 
 func openLake(string) (*lakeEngine, error) { return nil, checkLakeEngine() }
 
-func (*lakeEngine) name() string                             { return "lake" }
-func (*lakeEngine) close()                                   {}
-func (*lakeEngine) run(context.Context, string) (int, error) { return 0, checkLakeEngine() }
+func (*lakeEngine) name() string { return "lake" }
+func (*lakeEngine) close()       {}
+func (*lakeEngine) run(context.Context, string, func(string)) (int, error) {
+	return 0, checkLakeEngine()
+}
 
 func (l *lakeEngine) sqlOnlyEngine() engine { return l }

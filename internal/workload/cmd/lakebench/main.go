@@ -317,10 +317,12 @@ func startWorkers(g *genFlags, dir string, n, workers int, stderr io.Writer) ([]
 }
 
 // engine runs a statement and counts its rows: the lake's (DuckDB) or
-// Badger's (the planner).
+// Badger's (the planner). When key is not nil it is given each row's
+// identity: a transaction's hash, or a count's group and figure
+// ("KEY=N").
 type engine interface {
 	name() string
-	run(ctx context.Context, src string) (int, error)
+	run(ctx context.Context, src string, key func(string)) (int, error)
 }
 
 // badgerEngine runs statements through the planner over the index, as
@@ -332,7 +334,7 @@ type badgerEngine struct {
 
 func (b *badgerEngine) name() string { return "badger" }
 
-func (b *badgerEngine) run(ctx context.Context, src string) (int, error) {
+func (b *badgerEngine) run(ctx context.Context, src string, key func(string)) (int, error) {
 	st, err := lang.ParseOne("q", src)
 	if err != nil {
 		return 0, err
@@ -342,8 +344,15 @@ func (b *badgerEngine) run(ctx context.Context, src string) (int, error) {
 		return 0, err
 	}
 	rows := 0
-	err = (&planner.Executor{Src: b.ix, Cfg: b.cfg, MaxRows: -1, Timeout: -1}).Run(ctx, q, func(planner.Row) error {
+	err = (&planner.Executor{Src: b.ix, Cfg: b.cfg, MaxRows: -1, Timeout: -1}).Run(ctx, q, func(r planner.Row) error {
 		rows++
+		if key != nil && len(r) >= 2 {
+			if q.Kind == lang.StmtCount {
+				key(r[0].Value + "=" + r[1].Value)
+			} else {
+				key(r[0].Value)
+			}
+		}
 		return nil
 	})
 	return rows, err
@@ -548,7 +557,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		for i, s := range stmts {
 			for j, e := range engines {
 				c0, t0 := cpuTime(), time.Now()
-				rows, err := e.run(ctx, s.src)
+				rows, err := e.run(ctx, s.src, nil)
 				wall, cpu := time.Since(t0), cpuTime()-c0
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", s.src, e.name(), err)
@@ -566,6 +575,13 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		}
 	}
 	loads = append(loads, loadavg())
+	// The answers themselves, once more, not timed: the same transactions
+	// (or groups and counts) on both engines.
+	for _, s := range stmts {
+		if err := sameKeys(ctx, s, engines[0], engines[1]); err != nil {
+			return err
+		}
+	}
 
 	// 4. The table.
 	fmt.Fprintf(stdout, "\n%d transactions (SYNTHETIC, seed %d), %d shard writers in parallel; load before/after the queries %s / %s\n\n",
@@ -579,7 +595,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "| bytes/tx | %.0f (Parquet files) | %.0f keys+values (%.0f without block findings), %.0f on disk |\n",
 		float64(lakeBytes)/float64(n), float64(kv)/float64(n), float64(kv-findings)/float64(n), float64(disk)/float64(n))
 	fmt.Fprintf(stdout, "| files | %d | |\n", len(files))
-	fmt.Fprintf(stdout, "\n%d rounds, each statement on the lake, on Badger, then on the lake counting the SQL's rows only; rows are the same on all (checked); ms, min / median / max\n\n", o.rounds)
+	fmt.Fprintf(stdout, "\n%d rounds, each statement on the lake, on Badger, then on the lake counting the SQL's rows only; rows are the same on all (checked: their numbers each round, the transactions or groups and counts once more); ms, min / median / max\n\n", o.rounds)
 	fmt.Fprintln(stdout, "| statement | rows | lake CPU | lake wall | Badger CPU | Badger wall | lake SQL only: CPU | wall |")
 	fmt.Fprintln(stdout, "|---|---:|---|---|---|---|---|---|")
 	for i, s := range stmts {
@@ -597,6 +613,44 @@ func sameRows(s statement, res []measurement, engines []engine) error {
 		if a, b := res[0].rows, res[j].rows; a != b {
 			return fmt.Errorf("DIFFERENT ANSWERS: %s: %d rows on %s, %d on %s", s.src, a, engines[0].name(), b, engines[j].name())
 		}
+	}
+	return nil
+}
+
+// sameKeys fails when two engines answer a statement with different
+// transactions (or groups, or counts), naming one on one side only.
+func sameKeys(ctx context.Context, s statement, a, b engine) error {
+	keys := func(e engine) (map[string]int, error) {
+		m := map[string]int{}
+		_, err := e.run(ctx, s.src, func(k string) { m[k]++ })
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", s.src, e.name(), err)
+		}
+		return m, nil
+	}
+	ka, err := keys(a)
+	if err != nil {
+		return err
+	}
+	kb, err := keys(b)
+	if err != nil {
+		return err
+	}
+	onlyIn := func(x, y map[string]int) []string {
+		var out []string
+		for k, n := range x {
+			if y[k] != n {
+				out = append(out, k)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	if d := onlyIn(ka, kb); len(d) > 0 {
+		return fmt.Errorf("DIFFERENT ANSWERS: %s: %d rows of %s are not so on %s, the first %s", s.src, len(d), a.name(), b.name(), d[0])
+	}
+	if d := onlyIn(kb, ka); len(d) > 0 {
+		return fmt.Errorf("DIFFERENT ANSWERS: %s: %d rows of %s are not so on %s, the first %s", s.src, len(d), b.name(), a.name(), d[0])
 	}
 	return nil
 }

@@ -182,3 +182,39 @@ func TestDifferentAnswersFail(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// fixedEngine answers every statement with the same keys.
+type fixedEngine struct {
+	label string
+	keys  []string
+}
+
+func (f *fixedEngine) name() string { return f.label }
+func (f *fixedEngine) run(_ context.Context, _ string, key func(string)) (int, error) {
+	for _, k := range f.keys {
+		if key != nil {
+			key(k)
+		}
+	}
+	return len(f.keys), nil
+}
+
+// As many rows, other transactions: the run stops, naming one.
+func TestDifferentTransactionsFail(t *testing.T) {
+	a := &fixedEngine{"lake", []string{"0xaa", "0xbb"}}
+	b := &fixedEngine{"badger", []string{"0xaa", "0xcc"}}
+	err := sameKeys(context.Background(), statement{src: "find where hops >= 4"}, a, b)
+	if err == nil || !strings.Contains(err.Error(), "DIFFERENT ANSWERS: find where hops >= 4: 1 rows of lake are not so on badger, the first 0xbb") {
+		t.Fatalf("got %v", err)
+	}
+	c := &fixedEngine{"badger", []string{"0xbb", "0xaa"}}
+	if err := sameKeys(context.Background(), statement{src: "x"}, a, c); err != nil {
+		t.Fatal(err)
+	}
+	// a count differing in its figure only
+	d := &fixedEngine{"lake", []string{"f1=3", "f2=4"}}
+	e := &fixedEngine{"badger", []string{"f1=3", "f2=5"}}
+	if err := sameKeys(context.Background(), statement{src: "count by family"}, d, e); err == nil || !strings.Contains(err.Error(), "the first f2=4") {
+		t.Fatalf("got %v", err)
+	}
+}
