@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/flowq/flowq/lang"
@@ -26,17 +27,51 @@ type Runner interface {
 	Analysis(tx normalform.Hash) (*normalform.Analysis, error)
 }
 
+// Lake is a Parquet lake open in the REPL (.open --lake DIR, flowq repl
+// --lake DIR): its statements run through it as SQL (cmd/flowq opens it on
+// embedded DuckDB).
+type Lake interface {
+	Runner
+	// Path names the lake's directory.
+	Path() string
+	Close() error
+}
+
+// PartialError is a Runner's answer to a statement that ran without some
+// of its data: the rows it gave are not the whole answer. Missing names
+// what is left out (block ranges); the Runner warned before the rows.
+type PartialError struct {
+	Missing []string
+}
+
+func (e *PartialError) Error() string {
+	return "partial answer: " + strings.Join(e.Missing, ", ") + " missing (unreadable lake files, named above): the rows printed are not the whole answer"
+}
+
 // ExecWith runs a script's statements through a Runner, printing their
-// rows in the session's mode as ExecAt prints the index's.
+// rows in the session's mode as ExecAt prints the index's. A statement
+// that answers partially (PartialError) does not stop the script: the
+// next ones run, and ExecWith returns the partial answers' errors at the
+// end, so that a caller's exit status says the output is not whole.
 func (s *Session) ExecWith(ctx context.Context, file, src string, at lang.Pos, run Runner) error {
 	sts, err := lang.ParseAt(file, src, at)
 	if err != nil {
 		return &StatementError{Err: err}
 	}
+	var partial []error
 	for _, st := range sts {
-		if err := s.runWith(ctx, file, st, run); err != nil {
+		err := s.runWith(ctx, file, st, run)
+		var p *PartialError
+		if errors.As(err, &p) {
+			partial = append(partial, err)
+			continue
+		}
+		if err != nil {
 			return err
 		}
+	}
+	if len(partial) > 0 {
+		return &StatementError{Err: errors.Join(partial...)}
 	}
 	return nil
 }
@@ -74,6 +109,10 @@ func (s *Session) runWith(ctx context.Context, file string, st lang.Statement, r
 	r.style = s.Table
 	err := run.Run(ctx, st, r.row)
 	r.flush()
+	var partial *PartialError
+	if errors.As(err, &partial) {
+		err = nil
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return err
@@ -88,6 +127,9 @@ func (s *Session) runWith(ctx context.Context, file string, st lang.Statement, r
 		fmt.Fprintf(s.Out, "(%d rows, %s)\n", r.n, time.Since(start).Round(time.Microsecond))
 	} else if isTableMode(s.Mode) && r.n == 0 {
 		fmt.Fprintln(s.Out, "(no rows)")
+	}
+	if partial != nil {
+		return fail(partial)
 	}
 	return nil
 }
