@@ -123,6 +123,9 @@ func (s *Session) runWith(ctx context.Context, file string, st lang.Statement, r
 		}
 		return fail(err)
 	}
+	if s.OrderNote && isTableMode(s.Mode) && r.n > 1 && lakeUnordered(st) {
+		fmt.Fprintln(s.Out, "(rows in lake order: by block, then position in the block; order by METRIC chooses another)")
+	}
 	if s.Timer {
 		fmt.Fprintf(s.Out, "(%d rows, %s)\n", r.n, time.Since(start).Round(time.Microsecond))
 	} else if isTableMode(s.Mode) && r.n == 0 {
@@ -130,6 +133,92 @@ func (s *Session) runWith(ctx context.Context, file string, st lang.Statement, r
 	}
 	if partial != nil {
 		return fail(partial)
+	}
+	return nil
+}
+
+// lakeUnordered: a find or match without order by, whose rows come in
+// the lake's position order (the SQL's tie-break).
+func lakeUnordered(st lang.Statement) bool {
+	switch x := st.(type) {
+	case *lang.Find:
+		return x.Order == nil && !x.Target.Findings()
+	case *lang.Match:
+		return x.Order == nil
+	}
+	return false
+}
+
+// openLake is .open --lake DIR: the index (or the lake) open before is
+// closed, and statements run through the lake from now on; .open PATH
+// goes back to an index.
+func (r *REPL) openLake(dir string) error {
+	if r.opts.OpenLake == nil {
+		return errors.New(".open --lake: this REPL cannot open a lake")
+	}
+	if r.lake != nil && samePath(r.lake.Path(), dir) {
+		return fmt.Errorf("the lake %s is already open", dir)
+	}
+	l, err := r.opts.OpenLake(dir, r.stderr)
+	if err != nil {
+		return fmt.Errorf(".open --lake %s: %w", dir, err)
+	}
+	if err := r.leaveLake(); err != nil {
+		fmt.Fprintf(r.stderr, "closing the lake: %v\n", err)
+	}
+	if r.ix != nil {
+		if err := r.ix.Close(); err != nil {
+			fmt.Fprintf(r.stderr, "closing %s: %v\n", r.ix.Path(), err)
+		}
+		r.setIndex(nil)
+	}
+	r.setLake(l)
+	fmt.Fprintf(r.stdout, "lake %s: statements run as SQL on DuckDB over its range files (.open PATH goes back to an index)\n", dir)
+	return nil
+}
+
+// setLake makes l the lake the statements run through.
+func (r *REPL) setLake(l Lake) {
+	r.lake = l
+	r.sess.Remote = func(ctx context.Context, s *Session, file, src string, at lang.Pos) error {
+		return s.ExecWith(ctx, file, src, at, l)
+	}
+}
+
+// leaveLake closes the open lake, if any: statements go back to the
+// index (or to the server the REPL was started with).
+func (r *REPL) leaveLake() error {
+	if r.lake == nil {
+		return nil
+	}
+	err := r.lake.Close()
+	r.lake = nil
+	r.sess.Remote = r.opts.Remote
+	return err
+}
+
+// noIndex is the error of the commands that need the index itself
+// (.ingest, .stats, .draw).
+func (r *REPL) noIndex() error {
+	if r.lake != nil {
+		return fmt.Errorf("the lake %s is open, not an index: this command needs a Badger index (.open PATH); a lake is written with flowq ingest --lake", r.lake.Path())
+	}
+	return errNoIndex
+}
+
+// status is .status: what the statements run on.
+func (r *REPL) status(context.Context, []string, string) error {
+	switch {
+	case r.lake != nil:
+		fmt.Fprintf(r.stdout, "lake %s (Parquet range files; statements run as SQL on DuckDB; .open PATH goes back to an index)\n", r.lake.Path())
+	case r.ix != nil && r.sess.Remote != nil:
+		fmt.Fprintf(r.stdout, "index %s (Badger), served by a flowq server: statements run there\n", r.ix.Path())
+	case r.ix != nil:
+		fmt.Fprintf(r.stdout, "index %s (Badger)\n", r.ix.Path())
+	case r.sess.Remote != nil:
+		fmt.Fprintln(r.stdout, "a flowq server: statements run there")
+	default:
+		fmt.Fprintln(r.stdout, "nothing is open: .open PATH opens an index, .open --lake DIR a lake")
 	}
 	return nil
 }
