@@ -135,3 +135,33 @@ func TestLakeShortRefsAsBadger(t *testing.T) {
 		t.Errorf("explain: exit %d, stdout %s, stderr %s", code, out, errs)
 	}
 }
+
+// TestLakeBadInput: on the lake, a match reference not in it, a
+// statement over block findings (named) and a bad --dialect get clear
+// errors, from flowq query --lake and from the REPL, with no rows.
+func TestLakeBadInput(t *testing.T) {
+	lk := mainnetLake(t)
+	missing := "0x" + strings.Repeat("ab", 32)
+	for _, c := range []struct {
+		stmt, want string
+	}{
+		{"match " + missing + " at shape", "<query>:1:1: tx " + missing + " is not in the lake: ingest it first (flowq ingest --lake)"},
+		{"match 0xabab12", "<query>:1:7: no transaction in the index starts with 0xabab12"},
+		{"find sandwiches", "<query>:1:1: not supported on the lake: find sandwiches (block findings are not in the lake; use the Badger index)"},
+		{"count backruns by bot", "<query>:1:1: not supported on the lake: count backruns (block findings are not in the lake; use the Badger index)"},
+		{"show block 11117996", "<query>:1:1: not supported on the lake: show block (block findings are not in the lake; use the Badger index)"},
+	} {
+		out, errs, code := flowq(t, nil, "", "query", "--lake", lk, c.stmt)
+		if code != 1 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q\nwant %q", c.stmt, code, out, errs, c.want)
+		}
+		out, errs, code = flowq(t, nil, c.stmt+";\n", "repl", "--lake", lk)
+		if want := strings.Replace(c.want, "<query>", "stdin", 1); code != 1 || out != "" || !strings.Contains(errs, want) {
+			t.Errorf("repl: %s: exit %d, stdout %q, stderr %q\nwant %q", c.stmt, code, out, errs, want)
+		}
+	}
+	_, errs, code := flowq(t, nil, "", "query", "--lake", lk, "--dialect", "oracle", "explain count by verdict")
+	if code != 2 || !strings.Contains(errs, `--dialect "oracle": want duckdb or clickhouse`) {
+		t.Errorf("a bad dialect: exit %d, stderr %q", code, errs)
+	}
+}
