@@ -46,7 +46,7 @@ func init() {
 			argWords: func() []string { return Modes }, run: (*REPL).mode},
 		{name: ".timer", args: "[on|off]", help: "print (or not) each statement's row count and time", max: 1,
 			argWords: func() []string { return []string{"on", "off"} }, run: (*REPL).timer},
-		{name: ".open", args: "PATH", help: "switch to the index at PATH (created when missing), opened read-write", min: 1, max: 1,
+		{name: ".open", args: "[--lake] PATH", help: "switch to the index at PATH (created when missing), opened read-write; --lake: to the Parquet lake at PATH (SQL on DuckDB)", min: 1, max: 2,
 			paths: true, writes: true, run: (*REPL).open},
 		{name: ".ingest", args: "PATH...", help: "analyse bundle files (or every *.json under folders) into the open index", min: 1, max: -1,
 			paths: true, writes: true, run: (*REPL).ingest},
@@ -55,6 +55,7 @@ func init() {
 		{name: ".draw", args: "TX [graph|tree] FILE.dot|.svg|.png", help: "draw a transaction's transfer graph (default) or reduced tree to a file; svg and png need Graphviz", min: 2, max: 3,
 			paths: true, writes: true, argWords: func() []string { return []string{"graph", "tree"} }, run: (*REPL).draw},
 		{name: ".grammar", help: "print the query language's grammar (EBNF)", run: (*REPL).grammar},
+		{name: ".status", help: "say what is open: the index (Badger), a lake (Parquet, SQL on DuckDB) or a flowq server", run: (*REPL).status},
 		{name: ".stats", aliases: []string{".tables"}, help: "count the index's transactions and its keys of each kind", run: (*REPL).stats},
 		{name: ".read", args: "FILE", help: "run the statements of a script file", min: 1, max: 1, paths: true, run: (*REPL).read},
 		{name: ".output", args: "FILE|stdout", help: "write results to FILE (truncated), or back to standard output", min: 1, max: 1,
@@ -216,6 +217,12 @@ func (r *REPL) once(_ context.Context, args []string, _ string) error {
 }
 
 func (r *REPL) open(_ context.Context, args []string, _ string) error {
+	if args[0] == "--lake" && len(args) == 2 {
+		return r.openLake(args[1])
+	}
+	if len(args) != 1 {
+		return fmt.Errorf("usage: %s", lookup(".open").usage())
+	}
 	path := args[0]
 	if r.ix != nil && samePath(r.ix.Path(), path) {
 		return fmt.Errorf("%s is already open", path)
@@ -233,6 +240,9 @@ func (r *REPL) open(_ context.Context, args []string, _ string) error {
 		if err := r.ix.Close(); err != nil {
 			fmt.Fprintf(r.stderr, "closing %s: %v\n", r.ix.Path(), err)
 		}
+	}
+	if err := r.leaveLake(); err != nil {
+		fmt.Fprintf(r.stderr, "closing the lake: %v\n", err)
 	}
 	r.setIndex(ix)
 	if created {
@@ -254,7 +264,7 @@ var errNoIndex = errors.New("no index is open: .open PATH opens one")
 
 func (r *REPL) ingest(ctx context.Context, args []string, _ string) error {
 	if r.ix == nil {
-		return errNoIndex
+		return r.noIndex()
 	}
 	var progress io.Writer
 	if r.opts.Interactive {
@@ -287,7 +297,7 @@ func (r *REPL) ingest(ctx context.Context, args []string, _ string) error {
 }
 
 func (r *REPL) explain(ctx context.Context, _ []string, rest string) error {
-	if r.ix == nil {
+	if r.ix == nil && r.sess.Remote == nil {
 		return errNoIndex
 	}
 	q := strings.TrimSpace(rest)
@@ -305,7 +315,7 @@ func (r *REPL) grammar(context.Context, []string, string) error {
 
 func (r *REPL) stats(ctx context.Context, _ []string, _ string) error {
 	if r.ix == nil {
-		return errNoIndex
+		return r.noIndex()
 	}
 	return r.runCancellable(ctx, func(ctx context.Context) error {
 		n, err := r.ix.Count(ctx)
@@ -330,7 +340,7 @@ func (r *REPL) stats(ctx context.Context, _ []string, _ string) error {
 }
 
 func (r *REPL) read(ctx context.Context, args []string, _ string) error {
-	if r.ix == nil {
+	if r.ix == nil && r.sess.Remote == nil {
 		return errNoIndex
 	}
 	b, err := ReadScript(nil, args[0])
@@ -404,7 +414,7 @@ func (r *REPL) output(_ context.Context, args []string, _ string) error {
 // through Graphviz, chosen by the file's extension.
 func (r *REPL) draw(ctx context.Context, args []string, _ string) error {
 	if r.ix == nil {
-		return errNoIndex
+		return r.noIndex()
 	}
 	view, file := "graph", args[len(args)-1]
 	if len(args) == 3 {

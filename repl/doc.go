@@ -52,7 +52,10 @@
 // The REPL owns a Store its program gives it (flowq's is repl/local, a
 // Badger index opened read-write), so .ingest can write to it while
 // queries read it; .open switches to another through Options.Open. The
-// package itself never links the store. Options.QueryDelay
+// package itself never links the store. .open --lake DIR (Options.OpenLake,
+// or Options.Lake from the start) closes it and runs the statements
+// through a Lake (a Runner: SQL on DuckDB, lake.go) until .open PATH;
+// .status and the prompt (LakePrompt) say which is open. Options.QueryDelay
 // is a test hook (FLOWQ_TEST_QUERY_DELAY in flowq repl) that slows every
 // row an index scan yields, so a test can interrupt a running query.
 package repl

@@ -22,6 +22,9 @@ import (
 const (
 	Prompt         = "flowq> "
 	ContinuePrompt = "   ...> "
+	// LakePrompt is the first line's prompt while a lake is open (.open
+	// --lake DIR).
+	LakePrompt = "flowq lake> "
 )
 
 // inputName names the REPL's input in error positions.
@@ -70,6 +73,14 @@ type Options struct {
 	// that need the index itself (.stats, .ingest, .draw) say there is
 	// none.
 	Remote func(ctx context.Context, s *Session, file, src string, at lang.Pos) error
+
+	// OpenLake opens the Parquet lake .open --lake DIR names (cmd/flowq:
+	// DuckDB, in a flowq built with -tags duckdb); warn receives its
+	// warnings (range files left out). Without it .open --lake says the
+	// REPL cannot open one. Lake, when set, is a lake open from the start
+	// (flowq repl --lake DIR; Index is then nil): lake.go.
+	OpenLake func(dir string, warn io.Writer) (Lake, error)
+	Lake     Lake
 }
 
 // REPL is the interactive loop: it reads statements (ended by ";", over
@@ -111,6 +122,9 @@ type REPL struct {
 
 	comp *completer
 
+	// lake is the open lake (statements run through it), or nil.
+	lake Lake
+
 	// pagerOn: page a statement's result longer than the terminal
 	// (.pager; only when the output is a terminal).
 	pagerOn bool
@@ -142,6 +156,9 @@ func New(opts Options) *REPL {
 	r := &REPL{opts: opts, cfg: opts.Cfg, stdout: opts.Stdout, stderr: opts.Stderr, pagerOn: true}
 	r.sess = Session{Cfg: opts.Cfg, Out: opts.Stdout, Mode: opts.Mode, Timer: opts.Timer, Remote: opts.Remote, OrderNote: true}
 	r.setIndex(opts.Index)
+	if opts.Lake != nil {
+		r.setLake(opts.Lake)
+	}
 	r.comp = newCompleter(r)
 	return r
 }
@@ -177,6 +194,9 @@ func (r *REPL) Close() error {
 		}
 		r.ix = nil
 	}
+	if cerr := r.leaveLake(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
@@ -185,6 +205,9 @@ func (r *REPL) Close() error {
 func (r *REPL) Prompt() string {
 	if r.Pending() {
 		return ContinuePrompt
+	}
+	if r.lake != nil {
+		return LakePrompt
 	}
 	return Prompt
 }

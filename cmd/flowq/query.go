@@ -78,7 +78,7 @@ func (q *queryFlags) session(stdout, stderr io.Writer, lookupEnv func(string) (s
 		return nil, nil, 2, err
 	}
 	if q.lake.dir != nil && *q.lake.dir != "" {
-		return q.lakeSession(cfg, stdout)
+		return q.lakeSession(cfg, stdout, stderr)
 	}
 	path, err := indexDir(*q.dir, lookupEnv)
 	if err != nil {

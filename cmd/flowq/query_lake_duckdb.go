@@ -4,8 +4,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/flowq/flowq/index/lake/duck"
@@ -20,43 +22,92 @@ import (
 
 // lakeSession opens embedded DuckDB over the lake and returns a session
 // whose statements run as SQL there (repl.Session.ExecWith), printed as
-// the index's rows are.
-func (q *queryFlags) lakeSession(cfg *normalform.Config, stdout io.Writer) (*repl.Session, func() error, int, error) {
+// the index's rows are. Warnings (range files left out) go to stderr.
+func (q *queryFlags) lakeSession(cfg *normalform.Config, stdout, stderr io.Writer) (*repl.Session, func() error, int, error) {
 	d, ok := sqlgen.ParseDialect(*q.lake.dialect)
 	if !ok {
 		return nil, nil, 2, fmt.Errorf("--dialect %q: want duckdb or clickhouse", *q.lake.dialect)
 	}
-	db, err := duck.Open(*q.lake.dir)
+	r, err := openLakeRunner(*q.lake.dir, cfg, d, *q.timeout, *q.maxRows, stderr)
 	if err != nil {
 		return nil, nil, 1, err
 	}
-	r := &lakeRunner{db: db, cfg: cfg, c: &sqlgen.Compiler{Cfg: cfg}, explain: &sqlgen.Compiler{Cfg: cfg, Dialect: d},
-		timeout: *q.timeout, maxRows: *q.maxRows}
 	s := &repl.Session{Cfg: cfg, Out: stdout, Mode: *q.format, Timer: *q.timer, Timeout: *q.timeout, MaxRows: *q.maxRows}
 	s.Remote = func(ctx context.Context, s *repl.Session, file, src string, at lang.Pos) error {
 		return s.ExecWith(ctx, file, src, at, r)
 	}
-	return s, db.Close, 0, nil
+	return s, r.Close, 0, nil
 }
 
-// lakeRunner runs statements as SQL on DuckDB over a lake (repl.Runner).
+// openLake opens a lake for the REPL (.open --lake DIR, flowq repl
+// --lake DIR): the planner's default limits, explain in DuckDB's SQL.
+func openLake(cfg *normalform.Config, dir string, warn io.Writer) (repl.Lake, error) {
+	return openLakeRunner(dir, cfg, sqlgen.DuckDB, 0, 0, warn)
+}
+
+// lakeRunner runs statements as SQL on DuckDB over a lake (repl.Runner,
+// repl.Lake).
 type lakeRunner struct {
 	db         *duck.DB
+	dir        string
 	cfg        *normalform.Config
 	c, explain *sqlgen.Compiler
 	timeout    time.Duration
 	maxRows    int
+	// warn receives the warning, before a statement's rows, that range
+	// files were left out; skipped collects them for the statement's
+	// PartialError.
+	warn    io.Writer
+	skipped []*duck.FileError
 }
+
+func openLakeRunner(dir string, cfg *normalform.Config, d sqlgen.Dialect, timeout time.Duration, maxRows int, warn io.Writer) (*lakeRunner, error) {
+	db, err := duck.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &lakeRunner{db: db, dir: dir, cfg: cfg, timeout: timeout, maxRows: maxRows, warn: warn}
+	src := &memSource{db: db}
+	r.c = &sqlgen.Compiler{Cfg: cfg, Src: src}
+	r.explain = &sqlgen.Compiler{Cfg: cfg, Dialect: d, Src: src}
+	src.sql = r.c
+	db.OnSkip = func(fs []*duck.FileError) {
+		for _, f := range fs {
+			if slices.ContainsFunc(r.skipped, func(g *duck.FileError) bool { return g.Path == f.Path }) {
+				continue // told already, by an earlier query of the statement
+			}
+			r.skipped = append(r.skipped, f)
+			fmt.Fprintf(r.warn, "warning: partial answer: %s missing: %v (left out; the other ranges answer)\n", f.Missing(), f)
+		}
+	}
+	return r, nil
+}
+
+func (r *lakeRunner) Path() string { return r.dir }
+func (r *lakeRunner) Close() error { return r.db.Close() }
 
 func (r *lakeRunner) Explain(st lang.Statement) (string, error) { return lakeSQLText(r.explain, st) }
 
 func (r *lakeRunner) query(ctx context.Context, sql string, fn func(vals []any) error) error {
-	res, err := r.db.Query(ctx, sql, func(_ []string, vals []any) error { return fn(vals) })
-	if err == nil && len(res.Skipped) > 0 {
-		// the other ranges answered; a file left out is an error all the same
-		return fmt.Errorf("%v (the other ranges answered)", res.Skipped[0])
-	}
+	_, err := r.db.Query(ctx, sql, func(_ []string, vals []any) error { return fn(vals) })
 	return err
+}
+
+// partial is the statement's PartialError when range files were left
+// out of it (nil otherwise).
+func (r *lakeRunner) partial() error {
+	if len(r.skipped) == 0 {
+		return nil
+	}
+	p := &repl.PartialError{}
+	seen := map[string]bool{}
+	for _, f := range r.skipped {
+		if m := f.Missing(); !seen[m] {
+			seen[m] = true
+			p.Missing = append(p.Missing, m)
+		}
+	}
+	return p
 }
 
 // record rebuilds a transaction's record from its stored normal form.
@@ -84,7 +135,20 @@ func (r *lakeRunner) Analysis(h normalform.Hash) (*normalform.Analysis, error) {
 }
 
 func (r *lakeRunner) Run(ctx context.Context, st lang.Statement, emit func(planner.Row) error) error {
+	r.skipped = nil
+	err := r.run(ctx, st, emit)
+	if err == nil {
+		err = r.partial()
+	}
+	return err
+}
+
+func (r *lakeRunner) run(ctx context.Context, st lang.Statement, emit func(planner.Row) error) error {
 	q, err := r.c.Compile(st)
+	var unsupported *sqlgen.UnsupportedError
+	if err != nil && !errors.As(err, &unsupported) {
+		return &repl.StatementError{Err: err} // the planner's error, at its position
+	}
 	if err != nil {
 		return err
 	}
@@ -126,6 +190,9 @@ func (r *lakeRunner) Run(ctx context.Context, st lang.Statement, emit func(plann
 			found := false
 			if err := r.query(ctx, q.RefSQL, func([]any) error { found = true; return nil }); err != nil {
 				return err
+			}
+			if !found && len(r.skipped) > 0 {
+				return fmt.Errorf("tx %s is not in the lake's readable files: it may be in %v, left out (unreadable)", q.Ref.Hex(), r.partial().(*repl.PartialError).Missing)
 			}
 			if !found {
 				return fmt.Errorf("tx %s is not in the lake: ingest it first (flowq ingest --lake)", q.Ref.Hex())
@@ -175,9 +242,13 @@ func (r *lakeRunner) Run(ctx context.Context, st lang.Statement, emit func(plann
 }
 
 // memSource holds the records a statement's SQL read: the planner's
-// executor reads them by hash (show, same, and a row's formatting).
+// executor reads them by hash (show, same, and a row's formatting). With
+// db set, it resolves shortened references by a prefix lookup on the lake
+// (the compilers' Src).
 type memSource struct {
 	recs map[normalform.Hash]*layout.Record
+	db   *duck.DB
+	sql  *sqlgen.Compiler
 }
 
 var errMem = fmt.Errorf("not supported on the lake")
@@ -202,8 +273,21 @@ func (m *memSource) BlockReports(context.Context, layout.BlockRange, func(*block
 }
 func (m *memSource) Dirty(uint64) (bool, error) { return false, nil }
 
-// Resolve: shortened references are resolved before the SQL is compiled
-// (or refused there); the decoded records never need it.
-func (m *memSource) Resolve(context.Context, layout.Kind, normalform.Level, string, string, int) ([]string, error) {
-	return nil, fmt.Errorf("%w: a shortened hash or address (write the whole value)", errMem)
+// Resolve lists the lake's values a shortened reference names
+// (sqlgen.ResolveSQL): the planner makes them the statement's value, or
+// its not-found and ambiguity errors, as over the index.
+func (m *memSource) Resolve(ctx context.Context, by layout.Kind, level normalform.Level, prefix, suffix string, max int) ([]string, error) {
+	if m.db == nil {
+		return nil, fmt.Errorf("%w: a shortened hash or address (write the whole value)", errMem)
+	}
+	q, err := m.sql.ResolveSQL(by, level, prefix, suffix, max)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	_, err = m.db.Query(ctx, q, func(_ []string, vals []any) error {
+		out = append(out, fmt.Sprint(vals[0]))
+		return nil
+	})
+	return out, err
 }

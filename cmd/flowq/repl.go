@@ -27,6 +27,7 @@ const (
 )
 
 const replUsage = `usage: flowq repl [--index DIR] [--create] [--chain NAME] [--history FILE] [--mode MODE] [--timer] [--allow-writes]
+       flowq repl --lake DIR [flags]
 
 An interactive shell over the index, opened read-write (so .ingest can add
 to it). Statements end with ";" and may span lines; lines starting with "."
@@ -40,6 +41,11 @@ script, without prompts, and as safely as flowq run reads a query file:
 the index is opened read-only, and .output, .draw, .open and .ingest,
 which write files or an index, are refused, unless --allow-writes is
 given for a script you trust.
+
+--lake DIR opens the Parquet lake at DIR (flowq ingest --lake) instead of
+the index: statements run as SQL on embedded DuckDB (a flowq built with
+-tags duckdb), as flowq query --lake runs them; .open PATH goes back to an
+index, .open --lake DIR switches lakes, .status says which is open.
 
 Exit status: 0, or 1 when the index does not open, or when a statement of
 a script failed or was interrupted; 2 for a usage error.
@@ -77,6 +83,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	mode := fs.String("mode", "table", "output mode: "+strings.Join(repl.Modes, ", "))
 	timer := fs.Bool("timer", false, "print each statement's row count and time")
 	create := fs.Bool("create", false, "create the index when it does not exist (at a terminal, the REPL asks)")
+	lakeDir := fs.String("lake", "", "open the Parquet lake at DIR (flowq ingest --lake) instead of the index: statements run as SQL on DuckDB (a flowq built with -tags duckdb)")
 	allowWrites := fs.Bool("allow-writes", false, "reading a script (input not a terminal): open the index read-write and let .output, .draw, .open and .ingest write files and the index")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -109,6 +116,24 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	}
 	in, _ := stdin.(*os.File)
 	interactive := in != nil && isTerminal(in) && isTerminal(stdout)
+	openLakeDir := func(dir string, warn io.Writer) (repl.Lake, error) { return openLake(cfg, dir, warn) }
+	if *lakeDir != "" {
+		if *dir != "" {
+			return usageErr("give --index DIR or --lake DIR, not both")
+		}
+		l, err := openLake(cfg, *lakeDir, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "flowq repl: lake %s: %v\n", *lakeDir, err)
+			return 1
+		}
+		return runREPL(repl.Options{
+			Cfg: cfg, Mode: *mode, Timer: *timer, Open: openLocal, OpenLake: openLakeDir, Lake: l,
+			HistoryFile: hfile, Interactive: interactive, Terminal: terminal.Open, AllowWrites: *allowWrites,
+			Stdin: stdin, Stdout: stdout, Stderr: stderr, QueryDelay: delay,
+		}, func() {
+			fmt.Fprintf(stdout, "flowq %s, lake %s (SQL on DuckDB). Statements end with \";\"; .help lists the commands.\n", version, *lakeDir)
+		}, stderr)
+	}
 	var ix *index.Index
 	var remote *serve.Client
 	_, serr := os.Stat(path)
@@ -149,7 +174,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	}
 	withTokens(cfg, ix, "flowq repl", stderr)
 	opts := repl.Options{
-		Cfg: cfg, Mode: *mode, Timer: *timer, Open: openLocal,
+		Cfg: cfg, Mode: *mode, Timer: *timer, Open: openLocal, OpenLake: openLakeDir,
 		HistoryFile: hfile, Interactive: interactive, Terminal: terminal.Open, AllowWrites: *allowWrites,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		QueryDelay: delay,
@@ -160,17 +185,25 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv
 	if remote != nil {
 		opts.Remote = remoteExec(remote)
 	}
-	r := repl.New(opts)
-	defer r.Close()
-	if interactive {
+	return runREPL(opts, func() {
 		fmt.Fprintf(stdout, "flowq %s, index %s. Statements end with \";\"; .help lists the commands.\n", version, path)
 		if ix != nil {
 			if n, err := ix.Count(context.Background()); err == nil && n == 0 {
 				fmt.Fprintf(stdout, "The index is empty: .ingest FILE|DIR (or flowq ingest FILE|DIR, or --rpc URL --blocks A..B) fills it; flowq demo makes an index of the bundled examples.\n")
 			}
 		}
+	}, stderr)
+}
+
+// runREPL runs a REPL (banner, at a terminal, first) and turns its end
+// into an exit status.
+func runREPL(opts repl.Options, banner func(), stderr io.Writer) int {
+	r := repl.New(opts)
+	defer r.Close()
+	if opts.Interactive {
+		banner()
 	}
-	err = r.Run(context.Background())
+	err := r.Run(context.Background())
 	if cerr := r.Close(); err == nil && cerr != nil {
 		err = cerr
 	}

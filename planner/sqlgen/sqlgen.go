@@ -58,6 +58,12 @@ type Compiler struct {
 	// Table is what the SQL reads (default "lake": DuckDB's view over the
 	// files, or ClickHouse's table loaded from them).
 	Table string
+	// Src, when set, resolves the statement's shortened references
+	// (0x3db1a7, 0x3db1…dcfa) as the planner does over an index: only its
+	// Resolve is called (cmd/flowq's is a prefix lookup on the lake).
+	// Without it a shortened reference is an error (write the whole
+	// value).
+	Src planner.Source
 }
 
 // RowColumns are the columns a query returning transactions selects: the
@@ -93,7 +99,7 @@ type Query struct {
 // statement is planned by the planner first, so that its errors are the
 // planner's, word for word.
 func (c *Compiler) Compile(st lang.Statement) (*Query, error) {
-	pl := &planner.Planner{Cfg: c.Cfg}
+	pl := &planner.Planner{Cfg: c.Cfg, Src: c.Src}
 	pq, err := pl.Build(st)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 )
@@ -114,5 +115,33 @@ func TestSQLPlannerErrors(t *testing.T) {
 	}
 	if _, err := (&Compiler{Cfg: normalform.DefaultConfig()}).Compile(sts[0]); err == nil || !strings.Contains(err.Error(), "NOSUCHTOKEN") {
 		t.Errorf("got %v, want the planner's unknown-token error", err)
+	}
+}
+
+// TestResolveSQL: a shortened reference reads the column holding the
+// value whole, by a range over its hex text (and a suffix test), in both
+// dialects; bad digits get the index's messages.
+func TestResolveSQL(t *testing.T) {
+	c := &Compiler{}
+	got, err := c.ResolveSQL(layout.KindTxHash, 0, "3db1", "dcfa", 100)
+	if want := "SELECT DISTINCT tx_hash FROM lake WHERE tx_hash >= '0x3db1' AND tx_hash < '0x3db1g' AND ends_with(tx_hash, 'dcfa') ORDER BY tx_hash LIMIT 100"; err != nil || got != want {
+		t.Errorf("got %q, %v\nwant %q", got, err, want)
+	}
+	ch := &Compiler{Dialect: ClickHouse}
+	if got, _ := ch.ResolveSQL(layout.KindHash, normalform.Shape, "abcdef", "01", 5); !strings.Contains(got, "hash_shape >= '0xabcdef' AND hash_shape < '0xabcdefg' AND endsWith(hash_shape, '01')") || !strings.HasSuffix(got, "LIMIT 5") {
+		t.Errorf("clickhouse: %q", got)
+	}
+	if got, _ := c.ResolveSQL(layout.KindFirst, 0, "bfee84", "", 0); !strings.Contains(got, "DISTINCT bot FROM lake WHERE bot >= '0xbfee84'") {
+		t.Errorf("bots: %q", got)
+	}
+	for _, bad := range []struct{ prefix, suffix, want string }{
+		{"3db1a", "", "0x3db1a: a prefix needs at least 6 hex digits"},
+		{"3db", "dcfa", "0x3db…dcfa: a shortened value needs at least 4 hex digits before the …"},
+		{"3db1a'", "", `"3db1a'…" is not lowercase hex digits`},
+		{strings.Repeat("a", 41), "", "41 hex digits given, and the value has 40"},
+	} {
+		if _, err := c.ResolveSQL(layout.KindFirst, 0, bad.prefix, bad.suffix, 0); err == nil || err.Error() != bad.want {
+			t.Errorf("%s…%s: %v, want %q", bad.prefix, bad.suffix, err, bad.want)
+		}
 	}
 }

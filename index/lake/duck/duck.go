@@ -10,10 +10,13 @@ package duck
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2" // the "duckdb" database/sql driver
 
@@ -25,12 +28,40 @@ type DB struct {
 	db    *sql.DB
 	dir   string
 	files []string // nil: the glob; else the files kept after a corrupt one
+
+	// OnSkip, when set, is called before a statement's first row with the
+	// range files Query leaves out of it (unreadable), so that a caller
+	// can say the answer is partial before it prints the rows.
+	OnSkip func([]*FileError)
+
+	// footers remembers each range file's footer check by its size and
+	// modification time: a file is opened again only when it changed.
+	footers map[string]footerCheck
+}
+
+type footerCheck struct {
+	size int64
+	mod  time.Time
+	err  error
 }
 
 // FileError is a range file DuckDB could not read.
 type FileError struct {
 	Path string
 	Err  error
+	// Chain and Range are the chain (its chain=NAME directory) and the
+	// blocks (its name) the file holds; Ranged is false for a file whose
+	// name is not a range file's.
+	Chain  string
+	Range  lake.Range
+	Ranged bool
+}
+
+func newFileError(path string, err error) *FileError {
+	e := &FileError{Path: path, Err: err}
+	e.Range, e.Ranged = lake.ParseFileName(filepath.Base(path))
+	e.Chain, _ = strings.CutPrefix(filepath.Base(filepath.Dir(path)), "chain=")
+	return e
 }
 
 func (e *FileError) Error() string {
@@ -38,6 +69,19 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("lake file %s: %s", e.Path, msg)
 }
 func (e *FileError) Unwrap() error { return e.Err }
+
+// Missing names what an answer without the file lacks: "blocks A..B of
+// chain C" (or the file, when its name is not a range file's).
+func (e *FileError) Missing() string {
+	if !e.Ranged {
+		return "the rows of " + e.Path
+	}
+	s := fmt.Sprintf("blocks %d..%d", e.Range.First, e.Range.Last)
+	if e.Chain != "" {
+		s += " of chain " + e.Chain
+	}
+	return s
+}
 
 // Open opens DuckDB over the lake at dir (which must hold at least one
 // range file).
@@ -94,28 +138,42 @@ type Result struct {
 
 // Query runs a statement over the view lake and calls fn with each row
 // (values as database/sql scans them: BLOB []byte, UBIGINT uint64, LIST
-// []any, STRUCT map[string]any). When the view or the statement fails
-// before any row was given and a range file is unreadable, the files are
-// read one by one, the unreadable ones are left out of the view
-// (Result.Skipped names them) and the statement runs over the others. The
-// next Query tries the whole lake again. An error from fn stops the query
-// and is returned.
+// []any, STRUCT map[string]any). Every range file's frame is checked
+// first (openFooter: the magic bytes at both ends, the footer length), and
+// a file cut short or not Parquet at all is left out of the view before
+// the statement runs. When the view or the statement still fails before
+// any row was given and a range file is unreadable, the files are read one
+// by one, the unreadable ones are left out of the view and the statement
+// runs over the others. Result.Skipped names the files left out; OnSkip
+// hears of them before the first row. The next Query tries the whole lake
+// again. An error from fn stops the query and is returned.
 func (d *DB) Query(ctx context.Context, stmt string, fn func(cols []string, vals []any) error) (Result, error) {
-	var skipped []*FileError
-	if err := d.view(ctx, nil); err != nil {
+	skipped, err := d.checkFooters()
+	if err != nil {
+		return Result{}, err
+	}
+	var keep []string // nil: the glob
+	if len(skipped) > 0 {
+		if keep, err = d.keep(skipped); err != nil {
+			return Result{Skipped: skipped}, err
+		}
+	}
+	if err := d.view(ctx, keep); err != nil {
 		bad, xerr := d.exclude(ctx)
 		if xerr != nil || len(bad) == 0 {
 			return Result{Skipped: bad}, errors.Join(err, xerr)
 		}
 		skipped = bad
 	}
+	d.notify(skipped, nil)
 	res, given, err := d.run(ctx, stmt, fn)
-	if err != nil && skipped == nil && given == 0 && !errors.Is(err, errCallback) && ctx.Err() == nil {
+	if err != nil && given == 0 && !errors.Is(err, errCallback) && ctx.Err() == nil {
 		bad, xerr := d.exclude(ctx)
 		switch {
 		case xerr != nil:
 			err = errors.Join(err, xerr)
-		case len(bad) > 0:
+		case len(bad) > len(skipped):
+			d.notify(bad, skipped)
 			skipped = bad
 			res, _, err = d.run(ctx, stmt, fn)
 		}
@@ -127,20 +185,107 @@ func (d *DB) Query(ctx context.Context, stmt string, fn func(cols []string, vals
 	return res, unwrapCallback(err)
 }
 
-// exclude reads every range file and points the view at the readable
-// ones; it returns the unreadable ones (none: the view is left as it was).
-func (d *DB) exclude(ctx context.Context) ([]*FileError, error) {
-	bad, err := d.check(ctx)
-	if err != nil || len(bad) == 0 {
+// notify tells OnSkip of the files of bad not in before.
+func (d *DB) notify(bad, before []*FileError) {
+	if d.OnSkip == nil || len(bad) == 0 {
+		return
+	}
+	told := map[string]bool{}
+	for _, b := range before {
+		told[b.Path] = true
+	}
+	var fresh []*FileError
+	for _, b := range bad {
+		if !told[b.Path] {
+			fresh = append(fresh, b)
+		}
+	}
+	if len(fresh) > 0 {
+		d.OnSkip(fresh)
+	}
+}
+
+// checkFooters checks every range file's frame (openFooter; again only for
+// a file whose size or modification time changed) and returns the files
+// that fail.
+func (d *DB) checkFooters() ([]*FileError, error) {
+	files, err := lake.Files(d.dir)
+	if err != nil {
 		return nil, err
 	}
+	if d.footers == nil {
+		d.footers = map[string]footerCheck{}
+	}
+	var bad []*FileError
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f] = true
+		st, err := os.Stat(f)
+		if err != nil {
+			bad = append(bad, newFileError(f, err))
+			continue
+		}
+		c, ok := d.footers[f]
+		if !ok || c.size != st.Size() || !c.mod.Equal(st.ModTime()) {
+			c = footerCheck{size: st.Size(), mod: st.ModTime(), err: openFooter(f, st.Size())}
+			d.footers[f] = c
+		}
+		if c.err != nil {
+			bad = append(bad, newFileError(f, c.err))
+		}
+	}
+	for f := range d.footers {
+		if !seen[f] {
+			delete(d.footers, f)
+		}
+	}
+	return bad, nil
+}
+
+// openFooter checks a Parquet file's frame: "PAR1" at both ends, and a
+// footer length that fits in the file (the last 8 bytes). Two small reads,
+// so that a lake of thousands of files is checked in a fraction of DuckDB's
+// own scan; it finds a file cut short or not Parquet at all. A footer that
+// frames right but does not decode is DuckDB's to find (Query's full read).
+func openFooter(path string, size int64) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	const magic = "PAR1"
+	if size < 12 {
+		return fmt.Errorf("not a whole Parquet file: %d bytes", size)
+	}
+	var head [4]byte
+	var tail [8]byte
+	if _, err := fh.ReadAt(head[:], 0); err != nil {
+		return fmt.Errorf("not a whole Parquet file (%d bytes): %w", size, err)
+	}
+	if _, err := fh.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("not a whole Parquet file (%d bytes): %w", size, err)
+	}
+	switch n := int64(binary.LittleEndian.Uint32(tail[:4])); {
+	case string(head[:]) != magic:
+		return fmt.Errorf("not a Parquet file (%d bytes): it starts with %q, not %q", size, head[:], magic)
+	case string(tail[4:]) != magic:
+		return fmt.Errorf("not a whole Parquet file (%d bytes, cut short?): it ends with %q, not %q", size, tail[4:], magic)
+	case n+12 > size:
+		return fmt.Errorf("not a whole Parquet file (%d bytes): its footer says %d bytes", size, n)
+	}
+	return nil
+}
+
+// keep is the lake's files without the bad ones; an error when none is
+// left.
+func (d *DB) keep(bad []*FileError) ([]string, error) {
 	isBad := map[string]bool{}
 	for _, b := range bad {
 		isBad[b.Path] = true
 	}
 	all, err := lake.Files(d.dir)
 	if err != nil {
-		return bad, err
+		return nil, err
 	}
 	var keep []string
 	for _, f := range all {
@@ -149,7 +294,21 @@ func (d *DB) exclude(ctx context.Context) ([]*FileError, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return bad, errors.Join(asErrors(bad)...)
+		return nil, errors.Join(asErrors(bad)...)
+	}
+	return keep, nil
+}
+
+// exclude reads every range file and points the view at the readable
+// ones; it returns the unreadable ones (none: the view is left as it was).
+func (d *DB) exclude(ctx context.Context) ([]*FileError, error) {
+	bad, err := d.check(ctx)
+	if err != nil || len(bad) == 0 {
+		return nil, err
+	}
+	keep, err := d.keep(bad)
+	if err != nil {
+		return bad, err
 	}
 	return bad, d.view(ctx, keep)
 }
@@ -220,7 +379,7 @@ func (d *DB) check(ctx context.Context) ([]*FileError, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			bad = append(bad, &FileError{Path: f, Err: err})
+			bad = append(bad, newFileError(f, err))
 		}
 	}
 	return bad, nil
