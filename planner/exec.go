@@ -177,6 +177,8 @@ func scanRange(p Plan) (layout.BlockRange, bool) {
 		return layout.AllBlocks, true
 	case *BlockScan:
 		return n.Blocks, true
+	case *HashCount: // on a Source that cannot count keys
+		return n.Blocks, true
 	}
 	return layout.BlockRange{}, false
 }
@@ -497,6 +499,11 @@ func (x *Executor) anomalies(ctx context.Context, p *Anomalies, emit func(Row) e
 // group counts by a key.
 func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) error {
 	g, limit := splitGroup(plan)
+	if hc, ok := g.Input.(*HashCount); ok {
+		if c, ok := x.Src.(HashCounter); ok {
+			return x.countKeys(ctx, c, hc, g, limit, emit)
+		}
+	}
 	type bucket struct {
 		key, human string
 		txs        int
@@ -571,6 +578,44 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 			row = append(row, Field{"transactions", t, t})
 		}
 		row = append(row, Field{"example", b.example.Hex(), b.example.Hex()})
+		if err := emit(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countKeys runs a count of transactions by shape, tokens or family from
+// the hash keys (HashCount): the rows group would give over the records,
+// in the same order (largestFirst), with the same examples (each hash's
+// first transaction in position order).
+func (x *Executor) countKeys(ctx context.Context, c HashCounter, hc *HashCount, g *Group, limit int, emit func(Row) error) error {
+	type bucket struct {
+		n     int
+		first layout.Ref
+	}
+	buckets := map[string]bucket{}
+	var order []string
+	if err := c.CountHashes(ctx, hc.Level, hc.Blocks, func(h normalform.Hash, n int, first layout.Ref) error {
+		k := h.Hex()
+		if b, ok := buckets[k]; ok { // one call per hash; a repeat is counted, not lost
+			b.n += n
+			if first.Loc.Less(b.first.Loc) {
+				b.first = first
+			}
+			buckets[k] = b
+			return nil
+		}
+		buckets[k] = bucket{n, first}
+		order = append(order, k)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range largestFirst(order, func(k string) int { return buckets[k].n }, limit) {
+		b := buckets[k]
+		n := fmt.Sprint(b.n)
+		row := Row{{g.By.String(), k, k[:18] + "…"}, {g.What, n, n}, {"example", b.first.Hash.Hex(), b.first.Hash.Hex()}}
 		if err := emit(row); err != nil {
 			return err
 		}
