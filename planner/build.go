@@ -117,6 +117,7 @@ func (pl *Planner) build(st lang.Statement) (*Query, error) {
 			in, err = pl.find(lang.TargetTransactions, s.Where, nil, nil, nil)
 		}
 		if err == nil {
+			in = countByKeys(in, s.Group, s.What)
 			q.Plan = &Group{Input: in, By: s.Group, What: s.What.String()}
 			if s.Limit != nil {
 				var n int
@@ -141,6 +142,27 @@ func (pl *Planner) build(st lang.Statement) (*Query, error) {
 		return nil, err
 	}
 	return q, nil
+}
+
+// countByKeys is the access path of a count of transactions by shape,
+// tokens or family over a full scan or a block range (no other filter):
+// the hash keys, counted without reading records (HashCount). Any other
+// count keeps its input.
+func countByKeys(in Plan, by lang.GroupBy, what lang.Target) Plan {
+	if what.String() != "transactions" {
+		return in
+	}
+	lvl, ok := by.Level()
+	if !ok || lvl == normalform.Exact { // exact keys hold a tag, not the hash
+		return in
+	}
+	switch n := in.(type) {
+	case *FullScan:
+		return &HashCount{Level: lvl, Blocks: layout.AllBlocks}
+	case *BlockScan:
+		return &HashCount{Level: lvl, Blocks: n.Blocks}
+	}
+	return in
 }
 
 // word cuts a word of the query for a message when it is long.

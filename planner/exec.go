@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -177,6 +178,8 @@ func scanRange(p Plan) (layout.BlockRange, bool) {
 		return layout.AllBlocks, true
 	case *BlockScan:
 		return n.Blocks, true
+	case *HashCount: // on a Source that cannot count keys
+		return n.Blocks, true
 	}
 	return layout.BlockRange{}, false
 }
@@ -243,52 +246,95 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record
 }
 
 // recordRow is a transaction's row in find, match and anomalies results.
+// A scan's rows are built one per record found: each value is formatted
+// once and shared by the machine and the human forms where they are the
+// same.
 func (x *Executor) recordRow(r *layout.Record) Row {
 	block := ""
 	if r.Loc.Block != layout.UnknownBlock {
-		block = fmt.Sprint(r.Loc.Block)
+		block = strconv.FormatUint(r.Loc.Block, 10)
 	}
-	reasons := make([]string, len(r.Reasons))
-	for i, y := range r.Reasons {
-		reasons[i] = string(y)
+	var reasons, reasonsH string
+	if len(r.Reasons) == 1 {
+		reasons = string(r.Reasons[0])
+		reasonsH = reasons
+	} else if len(r.Reasons) > 1 {
+		var m, h strings.Builder
+		for i, y := range r.Reasons {
+			if i > 0 {
+				m.WriteByte(',')
+				h.WriteString(", ")
+			}
+			m.WriteString(string(y))
+			h.WriteString(string(y))
+		}
+		reasons, reasonsH = m.String(), h.String()
 	}
-	amounts := func(as []layout.Amount, known bool) (string, string) {
-		if !known {
-			return "", "unknown"
-		}
-		var m, h []string
-		for _, a := range as {
-			m = append(m, a.Token.Key()+":"+a.Amount.String())
-			h = append(h, x.Cfg.FormatSigned(a.Amount, a.Token))
-		}
-		if len(h) == 0 {
-			return "", "0"
-		}
-		d := make(normalform.Delta, len(as))
-		for i, a := range as {
-			d[i] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
-		}
-		return strings.Join(m, ";"), show.FormatGross(x.Cfg, d)
-	}
-	gm, gh := amounts(r.Gross, true)
-	nm, nh := amounts(r.Net, r.CostsKnown)
+	gm, gh := x.amounts(r.Gross, true)
+	nm, nh := x.amounts(r.Net, r.CostsKnown)
 	c := r.Counts
-	num := func(n int) string { return fmt.Sprint(n) }
+	tx := r.Hash.Hex()
+	verdict, tier, path := r.Verdict.String(), r.Tier.String(), r.Path.String()
+	cycles, pools, hops, left := smallNum(c.Cycles), smallNum(c.Pools), smallNum(c.Hops), smallNum(c.Leftovers)
 	return Row{
-		{"tx", r.Hash.Hex(), r.Hash.Hex()},
+		{"tx", tx, tx},
 		{"block", block, block},
-		{"verdict", r.Verdict.String(), r.Verdict.String()},
-		{"tier", r.Tier.String(), r.Tier.String()},
-		{"path", r.Path.String(), r.Path.String()},
+		{"verdict", verdict, verdict},
+		{"tier", tier, tier},
+		{"path", path, path},
 		{"gross", gm, gh},
 		{"net", nm, nh},
-		{"cycles", num(c.Cycles), num(c.Cycles)},
-		{"pools", num(c.Pools), num(c.Pools)},
-		{"hops", num(c.Hops), num(c.Hops)},
-		{"leftovers", num(c.Leftovers), num(c.Leftovers)},
+		{"cycles", cycles, cycles},
+		{"pools", pools, pools},
+		{"hops", hops, hops},
+		{"leftovers", left, left},
 		addrField("bot", r.Recipient),
-		{"reasons", strings.Join(reasons, ","), strings.Join(reasons, ", ")},
+		{"reasons", reasons, reasonsH},
 	}
+}
+
+// amounts renders a balance: for machines token:amount pairs in base
+// units joined by ';', for people the amounts with their decimals and
+// symbols (show.FormatGross); "unknown" when it is not known.
+func (x *Executor) amounts(as []layout.Amount, known bool) (string, string) {
+	if !known {
+		return "", "unknown"
+	}
+	if len(as) == 0 {
+		return "", "0"
+	}
+	var m strings.Builder
+	for i, a := range as {
+		if i > 0 {
+			m.WriteByte(';')
+		}
+		m.WriteString(a.Token.Key())
+		m.WriteByte(':')
+		m.WriteString(a.Amount.String())
+	}
+	if len(as) == 1 { // one token folds with no other: show.FormatGross's one amount
+		return m.String(), x.Cfg.FormatSigned(as[0].Amount, as[0].Token)
+	}
+	d := make(normalform.Delta, len(as))
+	for i, a := range as {
+		d[i] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
+	}
+	return m.String(), show.FormatGross(x.Cfg, d)
+}
+
+// smallNums are the decimal forms of the counts rows show most.
+var smallNums = func() (out [64]string) {
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return
+}()
+
+func smallNum(n int) string {
+	if n >= 0 && n < len(smallNums) {
+		return smallNums[n]
+	}
+	return strconv.Itoa(n)
 }
 
 func (x *Executor) analysis(h normalform.Hash) (*normalform.Analysis, *layout.Record, error) {
@@ -497,6 +543,11 @@ func (x *Executor) anomalies(ctx context.Context, p *Anomalies, emit func(Row) e
 // group counts by a key.
 func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) error {
 	g, limit := splitGroup(plan)
+	if hc, ok := g.Input.(*HashCount); ok {
+		if c, ok := x.Src.(HashCounter); ok {
+			return x.countKeys(ctx, c, hc, g, limit, emit)
+		}
+	}
 	type bucket struct {
 		key, human string
 		txs        int
@@ -571,6 +622,44 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 			row = append(row, Field{"transactions", t, t})
 		}
 		row = append(row, Field{"example", b.example.Hex(), b.example.Hex()})
+		if err := emit(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countKeys runs a count of transactions by shape, tokens or family from
+// the hash keys (HashCount): the rows group would give over the records,
+// in the same order (largestFirst), with the same examples (each hash's
+// first transaction in position order).
+func (x *Executor) countKeys(ctx context.Context, c HashCounter, hc *HashCount, g *Group, limit int, emit func(Row) error) error {
+	type bucket struct {
+		n     int
+		first layout.Ref
+	}
+	buckets := map[string]bucket{}
+	var order []string
+	if err := c.CountHashes(ctx, hc.Level, hc.Blocks, func(h normalform.Hash, n int, first layout.Ref) error {
+		k := h.Hex()
+		if b, ok := buckets[k]; ok { // one call per hash; a repeat is counted, not lost
+			b.n += n
+			if first.Loc.Less(b.first.Loc) {
+				b.first = first
+			}
+			buckets[k] = b
+			return nil
+		}
+		buckets[k] = bucket{n, first}
+		order = append(order, k)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range largestFirst(order, func(k string) int { return buckets[k].n }, limit) {
+		b := buckets[k]
+		n := fmt.Sprint(b.n)
+		row := Row{{g.By.String(), k, k[:18] + "…"}, {g.What, n, n}, {"example", b.first.Hash.Hex(), b.first.Hash.Hex()}}
 		if err := emit(row); err != nil {
 			return err
 		}

@@ -162,6 +162,29 @@ type FullScan struct{}
 // TxLookup reads one transaction by hash.
 type TxLookup struct{ Tx normalform.Hash }
 
+// HashCount counts the transactions of a block range by their hash at a
+// level (shape, tokens, family) from the index's hash keys alone, reading
+// no record but each hash's first (the group's example): the access path
+// of an unfiltered count by that level, or one filtered by blocks only. A
+// Source without HashCounter runs it as the block range's scan.
+type HashCount struct {
+	Level  normalform.Level
+	Blocks layout.BlockRange
+}
+
+// HashCounter is what a Source may add to run HashCount: it calls fn once
+// for each hash at level some transaction of blocks has, with their
+// number and the first of them (index.Index.CountHashes).
+type HashCounter interface {
+	CountHashes(ctx context.Context, level normalform.Level, blocks layout.BlockRange, fn func(h normalform.Hash, n int, first layout.Ref) error) error
+}
+
+func (HashCount) access()        {}
+func (HashCount) Inputs() []Plan { return nil }
+func (p HashCount) Describe() string {
+	return fmt.Sprintf("index count: %s hash keys, key only (no record read)%s", p.Level, blocksText(p.Blocks))
+}
+
 func (HashLookup) access()  {}
 func (BotScan) access()     {}
 func (AddressScan) access() {}
