@@ -188,7 +188,8 @@ type decoder struct {
 	data    []byte
 	opt     Options
 	res     *Result
-	keyScan scanner // keysAt's, reused
+	keyScan scanner    // keysAt's, reused
+	attr    attributor // attribute's working memory, reused
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -340,6 +341,7 @@ func (d *decoder) topArray(s *scanner) {
 				d.object(s, g)
 				g.cut = s.err != nil
 				g.assemble()
+				s.reuse()
 				if !d.resync(s, depth, off, nil) {
 					return
 				}
@@ -916,7 +918,7 @@ func (g *group) assemble() {
 				g.d.fail(serr, &hp)
 				continue
 			}
-			if serr := attribute(root, logs); serr != nil {
+			if serr := g.d.attr.attribute(root, logs); serr != nil {
 				g.d.fail(serr, &hp)
 				continue
 			}

@@ -48,19 +48,42 @@ type scanner struct {
 	tooDeep  bool // the error is about depth (skipNested)
 
 	// Chunks the readers allocate from (newPframe, ints): a block's
-	// frames cost one allocation per chunk rather than one each.
-	pframes []pframe
-	intBuf  []int
+	// frames cost one allocation per chunk rather than one each, and the
+	// chunks are handed out again after each bundle is assembled (reuse),
+	// so that a block of bundles allocates frames for its largest bundle
+	// only.
+	pfChunks [][]pframe
+	pfChunk  int // the chunk newPframe takes from
+	pfNext   int // its next free frame
+	intBuf   []int
 }
 
-// newPframe returns a zero Parity frame from the scanner's chunk.
+// pframeChunk is the number of Parity frames per chunk.
+const pframeChunk = 32
+
+// newPframe returns a zero Parity frame from the scanner's chunks.
 func (s *scanner) newPframe() *pframe {
-	if len(s.pframes) == 0 {
-		s.pframes = make([]pframe, 32)
+	for {
+		if s.pfChunk < len(s.pfChunks) {
+			if c := s.pfChunks[s.pfChunk]; s.pfNext < len(c) {
+				p := &c[s.pfNext]
+				s.pfNext++
+				*p = pframe{}
+				return p
+			}
+			s.pfChunk, s.pfNext = s.pfChunk+1, 0
+			continue
+		}
+		s.pfChunks = append(s.pfChunks, make([]pframe, pframeChunk))
 	}
-	p := &s.pframes[0]
-	s.pframes = s.pframes[1:]
-	return p
+}
+
+// reuse hands the chunks of newPframe and ints out again: the caller no
+// longer holds any frame or traceAddress they gave (its group has been
+// assembled, and T0 keeps nothing of them).
+func (s *scanner) reuse() {
+	s.pfChunk, s.pfNext = 0, 0
+	s.intBuf = s.intBuf[:0]
 }
 
 // ints copies a into the scanner's chunk of ints (nil when a is empty).
