@@ -232,13 +232,22 @@ func (s *scanner) here() int {
 func (s *scanner) ws() {
 	i, b := s.i, s.buf
 	for i < len(b) {
-		switch b[i] {
+		c := b[i]
+		if c > ' ' {
+			break // the common case: a value or a delimiter
+		}
+		switch c {
 		case ' ', '\t', '\r':
 			i++
 		case '\n':
-			// Indented JSON: a newline and a run of spaces, eight at a time.
+			// Indented JSON: a newline and a run of spaces, eight at a
+			// time, the last few found by the first byte that is not one.
 			i++
-			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == spaces8 {
+			for i+8 <= len(b) {
+				if w := binary.LittleEndian.Uint64(b[i:]) ^ spaces8; w != 0 {
+					i += bits.TrailingZeros64(w) >> 3
+					break
+				}
 				i += 8
 			}
 		default:
@@ -938,8 +947,39 @@ var unhexTable = func() (t [256]byte) {
 	return t
 }()
 
+// smallInt reads, at the scanner's position (after whitespace), a JSON
+// integer of at most max digits without sign, fraction or exponent, and
+// reports whether it found one; if not, it leaves the position unchanged,
+// for the general path to read (or refuse) the value.
+func (s *scanner) smallInt(max int) (uint64, bool) {
+	if s.err != nil {
+		return 0, false
+	}
+	b, i := s.buf, s.i
+	j := i
+	var n uint64
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' && j-i < max {
+		n = n*10 + uint64(b[j]-'0')
+		j++
+	}
+	if j == i || (b[i] == '0' && j > i+1) {
+		return 0, false // none, or a leading zero (an error the general path names)
+	}
+	if j < len(b) {
+		if c := b[j]; (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' {
+			return 0, false
+		}
+	}
+	s.i = j
+	return n, true
+}
+
 // u64 reads a quantity that must fit in 64 bits.
 func (s *scanner) u64() uint64 {
+	s.peek()
+	if n, ok := s.smallInt(19); ok {
+		return n // at most nineteen digits: within 64 bits
+	}
 	v := s.quantity()
 	if s.err != nil {
 		return 0
@@ -955,6 +995,9 @@ func (s *scanner) u64() uint64 {
 // in an int32, so that converting it to int never wraps to a negative value.
 func (s *scanner) count() int {
 	start := s.here()
+	if n, ok := s.smallInt(9); ok {
+		return int(n) // at most nine digits: within an int32
+	}
 	v := s.quantity()
 	if s.err != nil {
 		return 0
