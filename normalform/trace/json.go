@@ -100,7 +100,10 @@ func (s *scanner) ints(a []int) []int {
 }
 
 type pathElem struct {
-	key   []byte
+	// keyAt is the offset of the current key's opening quote: the key is
+	// read again from there when a path is rendered (on errors only), so
+	// that the hot path stores an int, not a slice (no write barrier).
+	keyAt int
 	idx   int
 	n     int // items seen so far at this level
 	isArr bool
@@ -140,7 +143,8 @@ func (s *scanner) pathString() string {
 			b.WriteByte(']')
 		} else {
 			b.WriteByte('.')
-			b.Write(p.key)
+			k := scanner{buf: s.buf, i: p.keyAt}
+			b.Write(k.rawString())
 		}
 	}
 	return b.String()
@@ -361,12 +365,21 @@ func (s *scanner) objNext() ([]byte, bool) {
 		s.unexpected("an object key")
 		return nil, false
 	}
-	key := s.rawString()
-	if s.err != nil {
+	// The key (rawString's work, the position known to be at '"').
+	b := s.buf
+	top.keyAt = s.i
+	start := s.i + 1
+	var key []byte
+	if k := scanStr(b, start); k < len(b) && b[k] == '"' {
+		key, s.i = b[start:k], k+1
+	} else if key = s.unescape(start, k); s.err != nil {
 		return nil, false
 	}
-	top.key = key
 	top.n++
+	if s.i < len(b) && b[s.i] == ':' { // "key": with no space before the colon
+		s.i++
+		return key, true
+	}
 	if s.peek() != ':' {
 		s.unexpected("':'")
 		return nil, false
@@ -1019,16 +1032,17 @@ func (s *scanner) fixedHex(dst []byte, what string) {
 	if s.peek() == '"' {
 		b, st := s.buf, s.i+1
 		if end := st + 2 + 2*len(dst); end < len(b) && b[end] == '"' && b[st] == '0' && (b[st+1] == 'x' || b[st+1] == 'X') {
-			ok := true
+			// Decoded without a branch per byte: a byte that is no hex
+			// digit maps to 255, which the OR of all of them keeps.
+			src := b[st+2 : end]
+			src = src[:2*len(dst)]
+			var bad byte
 			for k := range dst {
-				hi, lo := unhex(b[st+2+2*k]), unhex(b[st+3+2*k])
-				if hi|lo > 15 {
-					ok = false
-					break
-				}
+				hi, lo := unhexTable[src[2*k]], unhexTable[src[2*k+1]]
+				bad |= hi | lo
 				dst[k] = hi<<4 | lo
 			}
-			if ok {
+			if bad <= 15 {
 				s.i = end + 1
 				return
 			}
