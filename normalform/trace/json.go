@@ -987,6 +987,32 @@ func (s *scanner) smallInt(max int) (uint64, bool) {
 	return n, true
 }
 
+// hexWords decodes the hex digits of src into dst (len(src) = 2*len(dst),
+// len(dst) a multiple of 4) eight digits (a word) at a time, and reports
+// whether all of them are hex digits. For each byte of a word (below
+// 0x80, checked first), it is in a range [lo, hi] when adding 0x80-lo
+// carries into its top bit and adding 0x7f-hi does not.
+func hexWords(dst, src []byte) bool {
+	for k := 0; k+4 <= len(dst) && 2*k+8 <= len(src); k += 4 {
+		w := binary.LittleEndian.Uint64(src[2*k:])
+		if w&msb8 != 0 {
+			return false
+		}
+		digit := (w + lsb8*(0x80-'0')) &^ (w + lsb8*(0x7f-'9')) & msb8
+		l := w | lsb8*0x20 // 'A'-'F' to 'a'-'f'
+		alpha := (l + lsb8*(0x80-'a')) &^ (l + lsb8*(0x7f-'f')) & msb8
+		if digit|alpha != msb8 {
+			return false
+		}
+		nib := w&(lsb8*0x0f) + (alpha>>7)*9 // each byte's value, 0 to 15
+		t := (nib<<4 | nib>>8) & 0x00ff00ff00ff00ff
+		t = (t | t>>8) & 0x0000ffff0000ffff
+		t = t | t>>16
+		binary.LittleEndian.PutUint32(dst[k:], uint32(t))
+	}
+	return true
+}
+
 // u64 reads a quantity that must fit in 64 bits.
 func (s *scanner) u64() uint64 {
 	s.peek()
@@ -1032,15 +1058,20 @@ func (s *scanner) fixedHex(dst []byte, what string) {
 	if s.peek() == '"' {
 		b, st := s.buf, s.i+1
 		if end := st + 2 + 2*len(dst); end < len(b) && b[end] == '"' && b[st] == '0' && (b[st+1] == 'x' || b[st+1] == 'X') {
-			// Decoded without a branch per byte: a byte that is no hex
-			// digit maps to 255, which the OR of all of them keeps.
+			// Decoded eight digits (a word) at a time (hexWord);
+			// addresses and hashes are whole words of digits.
 			src := b[st+2 : end]
-			src = src[:2*len(dst)]
 			var bad byte
-			for k := range dst {
-				hi, lo := unhexTable[src[2*k]], unhexTable[src[2*k+1]]
-				bad |= hi | lo
-				dst[k] = hi<<4 | lo
+			if len(dst)%4 == 0 {
+				if !hexWords(dst, src) {
+					bad = 255
+				}
+			} else {
+				for k := range dst {
+					hi, lo := unhexTable[src[2*k]], unhexTable[src[2*k+1]]
+					bad |= hi | lo
+					dst[k] = hi<<4 | lo
+				}
 			}
 			if bad <= 15 {
 				s.i = end + 1
