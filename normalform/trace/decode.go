@@ -290,27 +290,79 @@ func (ks keySet) distinct() int {
 	return n
 }
 
+// The keys classify looks at, as bits of a set.
+const (
+	ckJsonrpc = 1 << iota
+	ckID
+	ckResult
+	ckError
+	ckGenesis
+	ckContext
+	ckInput
+	ckParentHash
+	ckMiner
+	ckStateRoot
+	ckTransactionHash
+	ckCumulativeGasUsed
+	ckLogsBloom
+	ckGasUsed
+	ckStatus
+	ckTopics
+	ckAction
+	ckTraceAddress
+	ckTxHash
+	ckFrom
+	ckType
+	ckCalls
+	ckGas
+	ckTraces
+	ckReceipts
+	ckBlock
+	ckHeader
+	ckLogs
+	ckTrace
+)
+
+// classKeys maps each key classify looks at to its bit.
+var classKeys = map[string]uint32{
+	"jsonrpc": ckJsonrpc, "id": ckID, "result": ckResult, "error": ckError,
+	"genesis": ckGenesis, "context": ckContext, "input": ckInput,
+	"parentHash": ckParentHash, "miner": ckMiner, "stateRoot": ckStateRoot,
+	"transactionHash": ckTransactionHash, "cumulativeGasUsed": ckCumulativeGasUsed,
+	"logsBloom": ckLogsBloom, "gasUsed": ckGasUsed, "status": ckStatus,
+	"topics": ckTopics, "action": ckAction, "traceAddress": ckTraceAddress,
+	"txHash": ckTxHash, "from": ckFrom, "type": ckType, "calls": ckCalls, "gas": ckGas,
+	"traces": ckTraces, "receipts": ckReceipts, "block": ckBlock, "header": ckHeader,
+	"logs": ckLogs, "trace": ckTrace,
+}
+
 func classify(keys keySet) kind {
-	has := func(k string) bool { _, ok := keys.at(k); return ok }
+	// The set of keys present, looked up once each (a map lookup keyed
+	// by a []byte conversion allocates nothing).
+	var set uint32
+	for i := range keys {
+		set |= classKeys[string(keys[i].key)]
+	}
+	has := func(bits uint32) bool { return set&bits != 0 } // any of them
 	switch {
-	case has("jsonrpc") || (has("id") && (has("result") || has("error"))):
+	case has(ckJsonrpc) || (has(ckID) && has(ckResult|ckError)):
 		return kEnvelope
-	case has("result") && (has("genesis") || has("context") || has("input")):
+	case has(ckResult) && has(ckGenesis|ckContext|ckInput):
 		return kTracetest
-	case has("parentHash") || has("miner") || has("stateRoot"):
+	case has(ckParentHash | ckMiner | ckStateRoot):
 		return kBlock
-	case has("transactionHash") && (has("cumulativeGasUsed") || has("logsBloom") || has("gasUsed") || has("status")):
+	case has(ckTransactionHash) && has(ckCumulativeGasUsed|ckLogsBloom|ckGasUsed|ckStatus):
 		return kReceipt
-	case has("topics"):
+	case has(ckTopics):
 		return kLog
-	case has("action") || has("traceAddress"):
+	case has(ckAction | ckTraceAddress):
 		return kParityFrame
-	case has("txHash") || (has("result") && keys.distinct() <= 3):
+	case has(ckTxHash) || (has(ckResult) && keys.distinct() <= 3):
 		return kGethItem
-	case has("from") && (has("type") || has("calls") || has("gas")):
+	case has(ckFrom) && has(ckType|ckCalls|ckGas):
 		// before bundles: a callTracer frame traced withLog has "logs"
 		return kGethFrame
-	case has("traces") || has("receipts") || has("block") || has("header") || has("logs") || has("trace"):
+	case has(ckTraces | ckReceipts | ckBlock | ckHeader | ckLogs | ckTrace):
 		return kBundle
 	}
 	return kUnknown
