@@ -81,26 +81,39 @@ type builder struct {
 	nodeChunk, frameChunk int
 }
 
-// size carves the first chunks of nodes, frames and children lists to
-// the tree's measure: a node and a frame per frame, a leaf per log and
-// per value call (a log of several transfers takes more from newNode's
-// next chunk), and the children lists' room. A transaction's tree then
-// costs three allocations, not a chain of growing chunks.
+// size carves the first chunks of nodes, frames and children lists, and
+// the transfer list, to the tree's measure: a node and a frame per frame,
+// a leaf per value call and per transfer event (a log of several
+// transfers takes more from newNode's next chunk), and the children
+// lists' room. A transaction's tree then costs a few allocations, not
+// chains of growing chunks.
 func (b *builder) size(root *frame) {
 	var frames, leaves, kids int
 	var walk func(f *frame)
 	walk = func(f *frame) {
 		frames++
-		leaves += len(f.logs) + 1
+		if f.hasValue && !f.value.IsZero() {
+			leaves++
+		}
+		for i := range f.logs {
+			if transferLog(&f.logs[i]) {
+				leaves++ // a batch's further transfers grow the lists
+			}
+		}
 		kids += len(f.calls) + len(f.logs) + 1
 		for _, c := range f.calls {
 			walk(c)
 		}
 	}
 	walk(root)
+	if b.maxTransfers > 0 {
+		leaves = min(leaves, b.maxTransfers+1)
+	}
 	b.nodes = make([]normalform.Node, frames+leaves)
 	b.frameBuf = make([]normalform.Frame, frames)
 	b.kidBuf = make([]*normalform.Node, kids)
+	b.transfers = make([]normalform.Transfer, 0, leaves)
+	b.leaves = make([]pendingLeaf, 0, leaves)
 	b.nodeChunk, b.frameChunk = min(frames+leaves, maxChunk), min(frames, maxChunk)
 }
 
