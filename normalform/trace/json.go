@@ -236,22 +236,13 @@ func (s *scanner) here() int {
 func (s *scanner) ws() {
 	i, b := s.i, s.buf
 	for i < len(b) {
-		c := b[i]
-		if c > ' ' {
-			break // the common case: a value or a delimiter
-		}
-		switch c {
+		switch b[i] {
 		case ' ', '\t', '\r':
 			i++
 		case '\n':
-			// Indented JSON: a newline and a run of spaces, eight at a
-			// time, the last few found by the first byte that is not one.
+			// Indented JSON: a newline and a run of spaces, eight at a time.
 			i++
-			for i+8 <= len(b) {
-				if w := binary.LittleEndian.Uint64(b[i:]) ^ spaces8; w != 0 {
-					i += bits.TrailingZeros64(w) >> 3
-					break
-				}
+			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == spaces8 {
 				i += 8
 			}
 		default:
