@@ -43,10 +43,6 @@ import (
 // The optimum is found by dynamic programming over each log's candidate gaps
 // in O(total candidates). When no non-decreasing map exists, the log that
 // cannot be placed is named in the error.
-func attribute(root *frame, logs []rlog) *scanError {
-	var a attributor
-	return a.attribute(root, logs)
-}
 
 // attributor holds attribute's working memory, reused from one
 // transaction to the next of a decoding (decoder.attr): after the first
@@ -126,6 +122,8 @@ func (a *attributor) candidates(addr normalform.Address) []int32 {
 	return a.cands[a.gStart[g]:a.gStart[g+1]]
 }
 
+// attribute places logs, the transaction's in execution order, in the
+// frames under root (the method described at the top of this file).
 func (a *attributor) attribute(root *frame, logs []rlog) *scanError {
 	if len(logs) == 0 {
 		return nil
