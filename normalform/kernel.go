@@ -69,6 +69,8 @@ type kernel struct {
 	builtSlab []builtNode     // the rest of the block built nodes are carved from
 	leafSlab  []Chain         // the rest of the block leaf chains are carved from
 	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
+	slabN     int             // the size of a new block (reserve's hint; 0: slabSize)
+	opsN      int             // the size of a new block of operands (reserve's hint; 0: 128)
 	texts     strings.Builder // the block the lifts' results are carved from (see text)
 
 	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
@@ -155,10 +157,19 @@ type sharedNames [sharedNamed / nameBlockSize]atomic.Pointer[nameBlock]
 // The shared names of leaves, built chains and frames.
 var sharedLeafNames, sharedChainNames, sharedFrameNames sharedNames
 
+// opsLen is the capacity of a new block of operands: 128, or what a small
+// tree's steps can use (a lift per frame, a pair per rewrite).
+func (k *kernel) opsLen() int {
+	if k.opsN > 0 {
+		return k.opsN
+	}
+	return 128
+}
+
 // one returns the operand list [a] for a step, carved like pair's.
 func (k *kernel) one(a string) []string {
 	if len(k.opsBuf)+1 > cap(k.opsBuf) {
-		k.opsBuf = make([]string, 0, 128)
+		k.opsBuf = make([]string, 0, k.opsLen())
 	}
 	k.opsBuf = append(k.opsBuf, a)
 	n := len(k.opsBuf)
@@ -169,7 +180,7 @@ func (k *kernel) one(a string) []string {
 // (capped, so that an append to one step's list never reaches the next).
 func (k *kernel) pair(a, b string) []string {
 	if len(k.opsBuf)+2 > cap(k.opsBuf) {
-		k.opsBuf = make([]string, 0, 128)
+		k.opsBuf = make([]string, 0, k.opsLen())
 	}
 	k.opsBuf = append(k.opsBuf, a, b)
 	n := len(k.opsBuf)
@@ -325,10 +336,21 @@ type builtNode struct {
 // slabSize is how many built nodes, or leaf chains, one allocation holds.
 const slabSize = 64
 
+// slabLen is the number of items of a new block: slabSize, or fewer for a
+// small tree (reserve's hint: its transfers), whose leaves, leaf chains
+// and built nodes number at most its transfers. A block of 64 for a
+// transaction of three transfers was most of what Analyze allocated.
+func (k *kernel) slabLen() int {
+	if k.slabN > 0 {
+		return k.slabN
+	}
+	return slabSize
+}
+
 // newBuilt returns a zero builtNode, carved from a block.
 func (k *kernel) newBuilt() *builtNode {
 	if len(k.builtSlab) == 0 {
-		k.builtSlab = make([]builtNode, slabSize)
+		k.builtSlab = make([]builtNode, k.slabLen())
 	}
 	m := &k.builtSlab[0]
 	k.builtSlab = k.builtSlab[1:]
@@ -342,7 +364,7 @@ func (k *kernel) asChain(n *Node) *Chain {
 		return n.Chain
 	}
 	if len(k.leafSlab) == 0 {
-		k.leafSlab = make([]Chain, slabSize)
+		k.leafSlab = make([]Chain, k.slabLen())
 	}
 	c := &k.leafSlab[0]
 	k.leafSlab = k.leafSlab[1:]
@@ -1038,7 +1060,7 @@ func (k *kernel) reduceOnStack(n *Node) {
 // it copies.
 func (k *kernel) leafNode(t *Transfer) *Node {
 	if len(k.nodeSlab) == 0 {
-		k.nodeSlab = make([]Node, slabSize)
+		k.nodeSlab = make([]Node, k.slabLen())
 	}
 	n := &k.nodeSlab[0]
 	k.nodeSlab = k.nodeSlab[1:]
@@ -1053,8 +1075,14 @@ func (k *kernel) text(b []byte) string {
 		return ""
 	}
 	if k.texts.Len()+len(b) > k.texts.Cap() {
-		k.texts = strings.Builder{} // the strings made so far keep the old block
-		k.texts.Grow(max(4096, len(b)))
+		// The strings made so far keep the old block. The first block is
+		// small: most transactions lift a few texts.
+		size := 4096
+		if k.texts.Cap() == 0 {
+			size = 512
+		}
+		k.texts = strings.Builder{}
+		k.texts.Grow(max(size, len(b)))
 	}
 	at := k.texts.Len()
 	k.texts.Write(b)
@@ -1077,6 +1105,8 @@ func (k *kernel) reserve(root *Node) {
 		}
 	}
 	count(root)
+	k.slabN = min(max(leaves, 1), slabSize)
+	k.opsN = min(frames+2*leaves+2, 128)
 	if need := len(k.steps) + leaves + frames + 8; cap(k.steps) < need {
 		k.steps = append(make([]Step, 0, need), k.steps...)
 	}

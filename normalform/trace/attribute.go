@@ -43,87 +43,156 @@ import (
 // The optimum is found by dynamic programming over each log's candidate gaps
 // in O(total candidates). When no non-decreasing map exists, the log that
 // cannot be placed is named in the error.
-func attribute(root *frame, logs []rlog) *scanError {
+
+// attributor holds attribute's working memory, reused from one
+// transaction to the next of a decoding (decoder.attr): after the first
+// transactions, attributing a transaction's logs allocates only the slab
+// its frames' logs are cut from.
+type attributor struct {
+	slots  []attrSlot
+	arena  []*frame
+	frames []*frame // the frames that can emit, in walk order
+	ctxOf  map[normalform.Address]int32
+	grp    []int32 // per slot: its context's number
+	gStart []int32 // per context: where its slots start in cands (counting sort)
+	cands  []int32 // slot numbers grouped by context, increasing within each
+	fill   []int32 // per context: the next place of cands to fill
+	cells  []attrCell
+	rows   [][]attrCell
+	assign []int32
+	count  []int32 // per frame: logs assigned to it
+}
+
+type attrSlot struct {
+	f   *frame
+	fi  int32 // f's number in attributor.frames
+	gap int
+	// chain is the CALL (or CREATE) frame that established f's execution
+	// context followed by the DELEGATECALL / CALLCODE frames down to f:
+	// the frames whose call data can explain what f emits.
+	chain []*frame
+}
+
+type attrCell struct {
+	slot  int32
+	back  int32
+	m, d  int64
+	valid bool
+}
+
+func (a *attributor) walk(f *frame, chain []*frame) {
+	// A STATICCALL frame and everything below it cannot emit logs (the
+	// EVM forbids LOG in a static context); a reverted frame's logs are
+	// not in the receipt; SELFDESTRUCT runs no code.
+	if f.failed || f.typ == normalform.SelfDestruct || f.typ == normalform.StaticCall {
+		return
+	}
+	// Chains are cut from one growing arena (a chain, once made, is never
+	// written again, so an arena that moves leaves the old ones intact).
+	start := len(a.arena)
+	if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
+		a.arena = append(a.arena, chain...)
+	}
+	a.arena = append(a.arena, f)
+	chain = a.arena[start:len(a.arena):len(a.arena)]
+	fi := int32(len(a.frames))
+	a.frames = append(a.frames, f)
+	for g := 0; g <= len(f.calls); g++ {
+		a.slots = append(a.slots, attrSlot{f, fi, g, chain})
+		if g < len(f.calls) {
+			a.walk(f.calls[g], chain)
+		}
+	}
+}
+
+// better reports whether cell x is at least as good as y.
+func better(x, y *attrCell) bool {
+	if x.m != y.m {
+		return x.m > y.m
+	}
+	return x.d >= y.d
+}
+
+// candidates returns the slots whose frame runs at addr, in walk order.
+func (a *attributor) candidates(addr normalform.Address) []int32 {
+	g, ok := a.ctxOf[addr]
+	if !ok {
+		return nil
+	}
+	return a.cands[a.gStart[g]:a.gStart[g+1]]
+}
+
+// attribute places logs, the transaction's in execution order, in the
+// frames under root (the method described at the top of this file).
+func (a *attributor) attribute(root *frame, logs []rlog) *scanError {
 	if len(logs) == 0 {
 		return nil
 	}
 	if allIndexed(logs) {
 		slices.SortStableFunc(logs, func(a, b rlog) int { return cmp.Compare(a.index, b.index) })
 	}
-	type slot struct {
-		f   *frame
-		gap int
-		// chain is the CALL (or CREATE) frame that established f's execution
-		// context followed by the DELEGATECALL / CALLCODE frames down to f:
-		// the frames whose call data can explain what f emits.
-		chain []*frame
+	a.slots, a.arena, a.frames = a.slots[:0], a.arena[:0], a.frames[:0]
+	a.walk(root, nil)
+	slots := a.slots
+	// Group the slots by context (a counting sort: the slots of each
+	// context stay in walk order).
+	if a.ctxOf == nil {
+		a.ctxOf = map[normalform.Address]int32{}
 	}
-	var slots []slot
-	// Chains are cut from one growing arena (a chain, once made, is never
-	// written again, so an arena that moves leaves the old ones intact).
-	var arena []*frame
-	var walk func(f *frame, chain []*frame)
-	walk = func(f *frame, chain []*frame) {
-		// A STATICCALL frame and everything below it cannot emit logs (the
-		// EVM forbids LOG in a static context); a reverted frame's logs are
-		// not in the receipt; SELFDESTRUCT runs no code.
-		if f.failed || f.typ == normalform.SelfDestruct || f.typ == normalform.StaticCall {
-			return
+	clear(a.ctxOf)
+	a.grp = a.grp[:0]
+	a.gStart = a.gStart[:0]
+	for i := range slots {
+		c := slots[i].f.context()
+		g, ok := a.ctxOf[c]
+		if !ok {
+			g = int32(len(a.gStart))
+			a.ctxOf[c] = g
+			a.gStart = append(a.gStart, 0)
 		}
-		start := len(arena)
-		if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
-			arena = append(arena, chain...)
-		}
-		arena = append(arena, f)
-		chain = arena[start:len(arena):len(arena)]
-		for g := 0; g <= len(f.calls); g++ {
-			slots = append(slots, slot{f, g, chain})
-			if g < len(f.calls) {
-				walk(f.calls[g], chain)
-			}
-		}
+		a.grp = append(a.grp, g)
+		a.gStart[g]++
 	}
-	walk(root, nil)
-	byCtx := map[normalform.Address][]int32{}
-	for i, s := range slots {
-		c := s.f.context()
-		byCtx[c] = append(byCtx[c], int32(i))
+	sum := int32(0)
+	for g, n := range a.gStart {
+		a.gStart[g] = sum
+		sum += n
+	}
+	a.gStart = append(a.gStart, sum)
+	a.cands = slices.Grow(a.cands[:0], len(slots))[:len(slots)]
+	a.fill = append(a.fill[:0], a.gStart[:len(a.gStart)-1]...)
+	for i, g := range a.grp {
+		a.cands[a.fill[g]] = int32(i)
+		a.fill[g]++
 	}
 
-	type cell struct {
-		slot  int32
-		back  int32
-		m, d  int64
-		valid bool
-	}
-	better := func(a, b *cell) bool { // a >= b
-		if a.m != b.m {
-			return a.m > b.m
-		}
-		return a.d >= b.d
-	}
-	rows := make([][]cell, len(logs))
 	ncells := 0
 	for i := range logs {
-		ncells += len(byCtx[logs[i].addr])
+		ncells += len(a.candidates(logs[i].addr))
 	}
-	cells := make([]cell, ncells) // every row's cells, in one allocation
+	if cap(a.cells) < ncells {
+		a.cells = make([]attrCell, ncells)
+	}
+	cells := a.cells[:ncells] // every row's cells, in one buffer
+	clear(cells)
+	a.rows = slices.Grow(a.rows[:0], len(logs))[:len(logs)]
+	rows := a.rows
 	for i := range logs {
 		l := &logs[i]
-		cands := byCtx[l.addr]
+		cands := a.candidates(l.addr)
 		if len(cands) == 0 {
 			return errAt(l.off, fmt.Sprintf("log %s of %s: no frame of the trace runs at that address, so no frame can have emitted it", logName(l, i), l.addr.Hex()))
 		}
 		row := cells[:len(cands):len(cands)]
 		cells = cells[len(cands):]
-		var prev []cell
+		var prev []attrCell
 		if i > 0 {
 			prev = rows[i-1]
 		}
 		p, best := 0, -1
 		any := false
 		for k, sl := range cands {
-			var base cell
+			var base attrCell
 			if i > 0 {
 				for p < len(prev) && prev[p].slot <= sl {
 					if prev[p].valid && (best < 0 || better(&prev[p], &prev[best])) {
@@ -137,7 +206,7 @@ func attribute(root *frame, logs []rlog) *scanError {
 				base = prev[best]
 			}
 			f := slots[sl].f
-			c := cell{slot: sl, back: int32(best), m: base.m, d: base.d + int64(f.depth), valid: true}
+			c := attrCell{slot: sl, back: int32(best), m: base.m, d: base.d + int64(f.depth), valid: true}
 			for _, cf := range slots[sl].chain {
 				if callEmits(cf, l) {
 					c.m++
@@ -160,13 +229,31 @@ func attribute(root *frame, logs []rlog) *scanError {
 			k = j
 		}
 	}
-	assigned := make([]int32, len(logs))
+	a.assign = slices.Grow(a.assign[:0], len(logs))[:len(logs)]
+	assigned := a.assign
 	for i := len(logs) - 1; i >= 0; i-- {
 		assigned[i] = rows[i][k].slot
 		k = int(rows[i][k].back)
 	}
+	// Each frame's logs are cut from one slab: count them per frame, then
+	// hand each frame its part.
+	a.count = slices.Grow(a.count[:0], len(a.frames))[:len(a.frames)]
+	clear(a.count)
+	for _, sl := range assigned {
+		a.count[slots[sl].fi]++
+	}
+	slab := make([]rlog, len(logs))
+	at := 0
+	for fi, n := range a.count {
+		if n == 0 {
+			continue
+		}
+		f := a.frames[fi]
+		f.logs = slab[at : at : at+int(n)]
+		at += int(n)
+	}
 	for i := range logs {
-		s := slots[assigned[i]]
+		s := &slots[assigned[i]]
 		l := logs[i]
 		l.pos = s.gap
 		s.f.logs = append(s.f.logs, l)

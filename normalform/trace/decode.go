@@ -189,6 +189,12 @@ type decoder struct {
 	opt     Options
 	res     *Result
 	keyScan scanner // keysAt's, reused
+	keyBuf  keySet  // classifyAt's, reused
+	// A group's lists of frames and logs, handed to the next group once
+	// it is assembled (spare).
+	spareParity []*pframe
+	spareLogs   []rlog
+	attr        attributor // attribute's working memory, reused
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -224,9 +230,24 @@ const (
 // skipLax: it only finds where they are. The scanner that reads the object
 // afterwards (decoding it, or skipDecoded) validates every byte of it.
 func (d *decoder) keysAt(off int) (keySet, *scanError) {
+	return d.keysInto(make(keySet, 0, 16), off)
+}
+
+// classifyAt classifies the object at off, its keys listed in a buffer
+// reused from one call to the next.
+func (d *decoder) classifyAt(off int) (kind, *scanError) {
+	keys, err := d.keysInto(d.keyBuf[:0], off)
+	d.keyBuf = keys[:0]
+	if err != nil {
+		return kUnknown, err
+	}
+	return classify(keys), nil
+}
+
+// keysInto is keysAt appending to keys.
+func (d *decoder) keysInto(keys keySet, off int) (keySet, *scanError) {
 	s := &d.keyScan
 	*s = scanner{buf: d.data, i: off, baseOff: off, path: s.path[:0], anyDepth: true}
-	keys := make(keySet, 0, 16)
 	if !s.objBegin() {
 		return nil, s.err
 	}
@@ -269,27 +290,79 @@ func (ks keySet) distinct() int {
 	return n
 }
 
+// The keys classify looks at, as bits of a set.
+const (
+	ckJsonrpc = 1 << iota
+	ckID
+	ckResult
+	ckError
+	ckGenesis
+	ckContext
+	ckInput
+	ckParentHash
+	ckMiner
+	ckStateRoot
+	ckTransactionHash
+	ckCumulativeGasUsed
+	ckLogsBloom
+	ckGasUsed
+	ckStatus
+	ckTopics
+	ckAction
+	ckTraceAddress
+	ckTxHash
+	ckFrom
+	ckType
+	ckCalls
+	ckGas
+	ckTraces
+	ckReceipts
+	ckBlock
+	ckHeader
+	ckLogs
+	ckTrace
+)
+
+// classKeys maps each key classify looks at to its bit.
+var classKeys = map[string]uint32{
+	"jsonrpc": ckJsonrpc, "id": ckID, "result": ckResult, "error": ckError,
+	"genesis": ckGenesis, "context": ckContext, "input": ckInput,
+	"parentHash": ckParentHash, "miner": ckMiner, "stateRoot": ckStateRoot,
+	"transactionHash": ckTransactionHash, "cumulativeGasUsed": ckCumulativeGasUsed,
+	"logsBloom": ckLogsBloom, "gasUsed": ckGasUsed, "status": ckStatus,
+	"topics": ckTopics, "action": ckAction, "traceAddress": ckTraceAddress,
+	"txHash": ckTxHash, "from": ckFrom, "type": ckType, "calls": ckCalls, "gas": ckGas,
+	"traces": ckTraces, "receipts": ckReceipts, "block": ckBlock, "header": ckHeader,
+	"logs": ckLogs, "trace": ckTrace,
+}
+
 func classify(keys keySet) kind {
-	has := func(k string) bool { _, ok := keys.at(k); return ok }
+	// The set of keys present, looked up once each (a map lookup keyed
+	// by a []byte conversion allocates nothing).
+	var set uint32
+	for i := range keys {
+		set |= classKeys[string(keys[i].key)]
+	}
+	has := func(bits uint32) bool { return set&bits != 0 } // any of them
 	switch {
-	case has("jsonrpc") || (has("id") && (has("result") || has("error"))):
+	case has(ckJsonrpc) || (has(ckID) && has(ckResult|ckError)):
 		return kEnvelope
-	case has("result") && (has("genesis") || has("context") || has("input")):
+	case has(ckResult) && has(ckGenesis|ckContext|ckInput):
 		return kTracetest
-	case has("parentHash") || has("miner") || has("stateRoot"):
+	case has(ckParentHash | ckMiner | ckStateRoot):
 		return kBlock
-	case has("transactionHash") && (has("cumulativeGasUsed") || has("logsBloom") || has("gasUsed") || has("status")):
+	case has(ckTransactionHash) && has(ckCumulativeGasUsed|ckLogsBloom|ckGasUsed|ckStatus):
 		return kReceipt
-	case has("topics"):
+	case has(ckTopics):
 		return kLog
-	case has("action") || has("traceAddress"):
+	case has(ckAction | ckTraceAddress):
 		return kParityFrame
-	case has("txHash") || (has("result") && keys.distinct() <= 3):
+	case has(ckTxHash) || (has(ckResult) && keys.distinct() <= 3):
 		return kGethItem
-	case has("from") && (has("type") || has("calls") || has("gas")):
+	case has(ckFrom) && has(ckType|ckCalls|ckGas):
 		// before bundles: a callTracer frame traced withLog has "logs"
 		return kGethFrame
-	case has("traces") || has("receipts") || has("block") || has("header") || has("logs") || has("trace"):
+	case has(ckTraces | ckReceipts | ckBlock | ckHeader | ckLogs | ckTrace):
 		return kBundle
 	}
 	return kUnknown
@@ -329,7 +402,7 @@ func (d *decoder) topArray(s *scanner) {
 		first++
 	}
 	if first < len(d.data) && d.data[first] == '{' {
-		if keys, err := d.keysAt(first); err == nil && (classify(keys) == kBundle || classify(keys) == kTracetest) {
+		if k, err := d.classifyAt(first); err == nil && (k == kBundle || k == kTracetest) {
 			if !s.arrBegin() {
 				return
 			}
@@ -340,6 +413,8 @@ func (d *decoder) topArray(s *scanner) {
 				d.object(s, g)
 				g.cut = s.err != nil
 				g.assemble()
+				s.reuse()
+				g.spare()
 				if !d.resync(s, depth, off, nil) {
 					return
 				}
@@ -519,7 +594,7 @@ func (d *decoder) array(s *scanner, g *group, hint kind) {
 	for s.arrNext() {
 		off := s.i
 		if k == kUnknown && !perElement {
-			keys, err := d.keysAt(off)
+			kk, err := d.classifyAt(off)
 			if err != nil {
 				s.err = err
 				if !d.resync(s, depth, off, g) {
@@ -527,7 +602,7 @@ func (d *decoder) array(s *scanner, g *group, hint kind) {
 				}
 				continue
 			}
-			if k = classify(keys); k == kEnvelope || k == kBundle || k == kTracetest {
+			if k = kk; k == kEnvelope || k == kBundle || k == kTracetest {
 				perElement = true
 			}
 		}
@@ -759,13 +834,27 @@ type group struct {
 	cut bool
 }
 
-func newGroup(d *decoder) *group { return &group{d: d, badTx: map[normalform.Hash]bool{}} }
+func newGroup(d *decoder) *group {
+	return &group{d: d, parity: d.spareParity[:0], logs: d.spareLogs[:0]}
+}
+
+// spare hands the group's lists to the next group: it has been
+// assembled, and no transaction keeps them.
+func (g *group) spare() {
+	clear(g.parity)
+	clear(g.logs)
+	g.d.spareParity, g.d.spareLogs = g.parity[:0], g.logs[:0]
+	g.parity, g.logs = nil, nil
+}
 
 // failed records an element's failure; when its transaction is known, the
 // whole transaction is left out (its data is incomplete) and the others go on.
 func (g *group) failed(tx *normalform.Hash, err *scanError) {
 	g.d.fail(err, tx)
 	if tx != nil && !g.badTx[*tx] {
+		if g.badTx == nil {
+			g.badTx = map[normalform.Hash]bool{}
+		}
 		g.badTx[*tx] = true
 		g.badOrder = append(g.badOrder, *tx)
 	}
@@ -773,12 +862,19 @@ func (g *group) failed(tx *normalform.Hash, err *scanError) {
 
 // assemble turns the group's pieces into transactions.
 func (g *group) assemble() {
-	rcpt := map[normalform.Hash]*receipt{}
+	// Maps only where there is something to find (a nil map reads empty).
+	var rcpt map[normalform.Hash]*receipt
+	if len(g.receipts) > 0 {
+		rcpt = make(map[normalform.Hash]*receipt, len(g.receipts))
+	}
 	for _, r := range g.receipts {
 		rcpt[r.hash] = r
 	}
-	body := map[normalform.Hash]*bodyTx{}
+	var body map[normalform.Hash]*bodyTx
 	for _, h := range g.headers {
+		if body == nil && len(h.txs) > 0 {
+			body = map[normalform.Hash]*bodyTx{}
+		}
 		for i := range h.txs {
 			body[h.txs[i].hash] = &h.txs[i]
 		}
@@ -856,8 +952,13 @@ func (g *group) assemble() {
 			}
 		}
 		logsByTx := map[normalform.Hash][]rlog{}
-		for _, l := range g.logs {
-			logsByTx[l.txHash] = append(logsByTx[l.txHash], l)
+		if oneTx(g.logs) {
+			// All the logs name one transaction (a bundle's): no copy.
+			logsByTx[g.logs[0].txHash] = g.logs[:len(g.logs):len(g.logs)]
+		} else {
+			for _, l := range g.logs {
+				logsByTx[l.txHash] = append(logsByTx[l.txHash], l)
+			}
 		}
 		// Logs naming a transaction this input does not trace (nor fails)
 		// belong to another transaction: with one transaction traced, its
@@ -916,7 +1017,7 @@ func (g *group) assemble() {
 				g.d.fail(serr, &hp)
 				continue
 			}
-			if serr := attribute(root, logs); serr != nil {
+			if serr := g.d.attr.attribute(root, logs); serr != nil {
 				g.d.fail(serr, &hp)
 				continue
 			}
@@ -948,6 +1049,20 @@ func (g *group) assemble() {
 	for _, it := range out {
 		g.d.res.Txs = append(g.d.res.Txs, it.tx)
 	}
+}
+
+// oneTx reports whether there are logs and all of them name the same
+// transaction (or none).
+func oneTx(logs []rlog) bool {
+	if len(logs) == 0 {
+		return false
+	}
+	for i := range logs[1:] {
+		if logs[i+1].txHash != logs[0].txHash {
+			return false
+		}
+	}
+	return true
 }
 
 // meta fills a transaction's metadata from its receipt, block body and

@@ -42,6 +42,7 @@ func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
 		tx.Meta.Status = normalform.StatusFailed
 	}
 	settleLogs(root)
+	b.size(root)
 	n := b.frame(root, root.from, false)
 	if b.err != nil {
 		return b.err
@@ -76,7 +77,55 @@ type builder struct {
 
 	nodes                 []normalform.Node  // newNode's chunk
 	frameBuf              []normalform.Frame // newFrame's chunk
+	kidBuf                []*normalform.Node // kids' chunk (children lists)
 	nodeChunk, frameChunk int
+}
+
+// size carves the first chunks of nodes, frames and children lists, and
+// the transfer list, to the tree's measure: a node and a frame per frame,
+// a leaf per value call and per transfer event (a log of several
+// transfers takes more from newNode's next chunk), and the children
+// lists' room. A transaction's tree then costs a few allocations, not
+// chains of growing chunks.
+func (b *builder) size(root *frame) {
+	var frames, leaves, kids int
+	var walk func(f *frame)
+	walk = func(f *frame) {
+		frames++
+		if f.hasValue && !f.value.IsZero() {
+			leaves++
+		}
+		for i := range f.logs {
+			if transferLog(&f.logs[i]) {
+				leaves++ // a batch's further transfers grow the lists
+			}
+		}
+		kids += len(f.calls) + len(f.logs) + 1
+		for _, c := range f.calls {
+			walk(c)
+		}
+	}
+	walk(root)
+	if b.maxTransfers > 0 {
+		leaves = min(leaves, b.maxTransfers+1)
+	}
+	b.nodes = make([]normalform.Node, frames+leaves)
+	b.frameBuf = make([]normalform.Frame, frames)
+	b.kidBuf = make([]*normalform.Node, kids)
+	b.transfers = make([]normalform.Transfer, 0, leaves)
+	b.leaves = make([]pendingLeaf, 0, leaves)
+	b.nodeChunk, b.frameChunk = min(frames+leaves, maxChunk), min(frames, maxChunk)
+}
+
+// kids returns an empty children list with room for n, carved from the
+// builder's chunk (capped: an append past n moves it out on its own).
+func (b *builder) kids(n int) []*normalform.Node {
+	if len(b.kidBuf) < n {
+		return make([]*normalform.Node, 0, n)
+	}
+	k := b.kidBuf[:0:n]
+	b.kidBuf = b.kidBuf[n:]
+	return k
 }
 
 // Nodes and frames are allocated in chunks (newNode, newFrame): a
@@ -156,7 +205,7 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 	node := b.newNode()
 	node.Frame = b.newFrame()
 	*node.Frame = normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth), Sender: sigma}
-	node.Children = make([]*normalform.Node, 0, len(f.calls)+len(f.logs)+1)
+	node.Children = b.kids(len(f.calls) + len(f.logs) + 1)
 	// Native value enters with the call: its leaf comes first, beside the
 	// events the receiving frame emits (WETH's Deposit, for one).
 	if f.hasValue && !f.value.IsZero() {

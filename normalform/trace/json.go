@@ -48,19 +48,42 @@ type scanner struct {
 	tooDeep  bool // the error is about depth (skipNested)
 
 	// Chunks the readers allocate from (newPframe, ints): a block's
-	// frames cost one allocation per chunk rather than one each.
-	pframes []pframe
-	intBuf  []int
+	// frames cost one allocation per chunk rather than one each, and the
+	// chunks are handed out again after each bundle is assembled (reuse),
+	// so that a block of bundles allocates frames for its largest bundle
+	// only.
+	pfChunks [][]pframe
+	pfChunk  int // the chunk newPframe takes from
+	pfNext   int // its next free frame
+	intBuf   []int
 }
 
-// newPframe returns a zero Parity frame from the scanner's chunk.
+// pframeChunk is the number of Parity frames per chunk.
+const pframeChunk = 32
+
+// newPframe returns a zero Parity frame from the scanner's chunks.
 func (s *scanner) newPframe() *pframe {
-	if len(s.pframes) == 0 {
-		s.pframes = make([]pframe, 32)
+	for {
+		if s.pfChunk < len(s.pfChunks) {
+			if c := s.pfChunks[s.pfChunk]; s.pfNext < len(c) {
+				p := &c[s.pfNext]
+				s.pfNext++
+				*p = pframe{}
+				return p
+			}
+			s.pfChunk, s.pfNext = s.pfChunk+1, 0
+			continue
+		}
+		s.pfChunks = append(s.pfChunks, make([]pframe, pframeChunk))
 	}
-	p := &s.pframes[0]
-	s.pframes = s.pframes[1:]
-	return p
+}
+
+// reuse hands the chunks of newPframe and ints out again: the caller no
+// longer holds any frame or traceAddress they gave (its group has been
+// assembled, and T0 keeps nothing of them).
+func (s *scanner) reuse() {
+	s.pfChunk, s.pfNext = 0, 0
+	s.intBuf = s.intBuf[:0]
 }
 
 // ints copies a into the scanner's chunk of ints (nil when a is empty).
@@ -77,7 +100,10 @@ func (s *scanner) ints(a []int) []int {
 }
 
 type pathElem struct {
-	key   []byte
+	// keyAt is the offset of the current key's opening quote: the key is
+	// read again from there when a path is rendered (on errors only), so
+	// that the hot path stores an int, not a slice (no write barrier).
+	keyAt int
 	idx   int
 	n     int // items seen so far at this level
 	isArr bool
@@ -117,7 +143,8 @@ func (s *scanner) pathString() string {
 			b.WriteByte(']')
 		} else {
 			b.WriteByte('.')
-			b.Write(p.key)
+			k := scanner{buf: s.buf, i: p.keyAt}
+			b.Write(k.rawString())
 		}
 	}
 	return b.String()
@@ -329,12 +356,21 @@ func (s *scanner) objNext() ([]byte, bool) {
 		s.unexpected("an object key")
 		return nil, false
 	}
-	key := s.rawString()
-	if s.err != nil {
+	// The key (rawString's work, the position known to be at '"').
+	b := s.buf
+	top.keyAt = s.i
+	start := s.i + 1
+	var key []byte
+	if k := scanStr(b, start); k < len(b) && b[k] == '"' {
+		key, s.i = b[start:k], k+1
+	} else if key = s.unescape(start, k); s.err != nil {
 		return nil, false
 	}
-	top.key = key
 	top.n++
+	if s.i < len(b) && b[s.i] == ':' { // "key": with no space before the colon
+		s.i++
+		return key, true
+	}
 	if s.peek() != ':' {
 		s.unexpected("':'")
 		return nil, false
@@ -915,8 +951,65 @@ var unhexTable = func() (t [256]byte) {
 	return t
 }()
 
+// smallInt reads, at the scanner's position (after whitespace), a JSON
+// integer of at most max digits without sign, fraction or exponent, and
+// reports whether it found one; if not, it leaves the position unchanged,
+// for the general path to read (or refuse) the value.
+func (s *scanner) smallInt(max int) (uint64, bool) {
+	if s.err != nil {
+		return 0, false
+	}
+	b, i := s.buf, s.i
+	j := i
+	var n uint64
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' && j-i < max {
+		n = n*10 + uint64(b[j]-'0')
+		j++
+	}
+	if j == i || (b[i] == '0' && j > i+1) {
+		return 0, false // none, or a leading zero (an error the general path names)
+	}
+	if j < len(b) {
+		if c := b[j]; (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' {
+			return 0, false
+		}
+	}
+	s.i = j
+	return n, true
+}
+
+// hexWords decodes the hex digits of src into dst (len(src) = 2*len(dst),
+// len(dst) a multiple of 4) eight digits (a word) at a time, and reports
+// whether all of them are hex digits. For each byte of a word (below
+// 0x80, checked first), it is in a range [lo, hi] when adding 0x80-lo
+// carries into its top bit and adding 0x7f-hi does not.
+func hexWords(dst, src []byte) bool {
+	for k := 0; k+4 <= len(dst) && 2*k+8 <= len(src); k += 4 {
+		w := binary.LittleEndian.Uint64(src[2*k:])
+		if w&msb8 != 0 {
+			return false
+		}
+		digit := (w + lsb8*(0x80-'0')) &^ (w + lsb8*(0x7f-'9')) & msb8
+		l := w | lsb8*0x20 // 'A'-'F' to 'a'-'f'
+		alpha := (l + lsb8*(0x80-'a')) &^ (l + lsb8*(0x7f-'f')) & msb8
+		if digit|alpha != msb8 {
+			return false
+		}
+		nib := w&(lsb8*0x0f) + (alpha>>7)*9 // each byte's value, 0 to 15
+		t := (nib<<4 | nib>>8) & 0x00ff00ff00ff00ff
+		t = (t | t>>8) & 0x0000ffff0000ffff
+		t = t | t>>16
+		binary.LittleEndian.PutUint32(dst[k:], uint32(t))
+	}
+	return true
+}
+
 // u64 reads a quantity that must fit in 64 bits.
 func (s *scanner) u64() uint64 {
+	s.peek()
+	if n, ok := s.smallInt(19); ok {
+		return n // at most nineteen digits: within 64 bits
+	}
 	v := s.quantity()
 	if s.err != nil {
 		return 0
@@ -932,6 +1025,9 @@ func (s *scanner) u64() uint64 {
 // in an int32, so that converting it to int never wraps to a negative value.
 func (s *scanner) count() int {
 	start := s.here()
+	if n, ok := s.smallInt(9); ok {
+		return int(n) // at most nine digits: within an int32
+	}
 	v := s.quantity()
 	if s.err != nil {
 		return 0
@@ -953,16 +1049,22 @@ func (s *scanner) fixedHex(dst []byte, what string) {
 	if s.peek() == '"' {
 		b, st := s.buf, s.i+1
 		if end := st + 2 + 2*len(dst); end < len(b) && b[end] == '"' && b[st] == '0' && (b[st+1] == 'x' || b[st+1] == 'X') {
-			ok := true
-			for k := range dst {
-				hi, lo := unhex(b[st+2+2*k]), unhex(b[st+3+2*k])
-				if hi|lo > 15 {
-					ok = false
-					break
+			// Decoded eight digits (a word) at a time (hexWord);
+			// addresses and hashes are whole words of digits.
+			src := b[st+2 : end]
+			var bad byte
+			if len(dst)%4 == 0 {
+				if !hexWords(dst, src) {
+					bad = 255
 				}
-				dst[k] = hi<<4 | lo
+			} else {
+				for k := range dst {
+					hi, lo := unhexTable[src[2*k]], unhexTable[src[2*k+1]]
+					bad |= hi | lo
+					dst[k] = hi<<4 | lo
+				}
 			}
-			if ok {
+			if bad <= 15 {
 				s.i = end + 1
 				return
 			}
