@@ -407,6 +407,7 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 
 	for pos, a := range txs {
 		m := &a.Tx.Meta
+		sortRoles(roles[pos]) // the order Roles gives
 		row := TxRow{Index: m.Index, Tx: m.Hash.Hex(), From: hexOf(a.Sender), To: hexOf(a.Recipient),
 			Verdict: a.Verdict.String(), Roles: roles[pos]}
 		if a.Tier != normalform.TierNone {
