@@ -23,32 +23,29 @@ import (
 // its transactions.
 
 // blockValueVersion is the first byte of a block value; the rest is the
-// JSON of a block.Report.
-const blockValueVersion = 1
+// binary form of the block's findings (block.Report.AppendFindings:
+// counts, missing indexes, builder totals, sandwiches and back-runs; not
+// the Txs and Swaps lists, which the block's records give).
+const blockValueVersion = 2
 
 func encodeBlockValue(r *block.Report) ([]byte, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte{blockValueVersion}, b...), nil
+	return r.AppendFindings([]byte{blockValueVersion}), nil
 }
 
 // ErrBadBlockValue reports a block value that does not decode.
 var ErrBadBlockValue = errors.New("bad block findings value")
 
+// decodeBlockValue reads a block value: the findings, without Txs (nil)
+// and Swaps (empty).
 func decodeBlockValue(n uint64, v []byte) (*block.Report, error) {
 	if len(v) == 0 || v[0] != blockValueVersion {
 		return nil, fmt.Errorf("block %d: %w (version byte)", n, ErrBadBlockValue)
 	}
-	var r block.Report
-	if err := json.Unmarshal(v[1:], &r); err != nil {
+	r, err := block.DecodeFindings(n, v[1:])
+	if err != nil {
 		return nil, fmt.Errorf("block %d: %w: %v", n, ErrBadBlockValue, err)
 	}
-	if r.Block != n {
-		return nil, fmt.Errorf("block %d: %w: it holds block %d", n, ErrBadBlockValue, r.Block)
-	}
-	return &r, nil
+	return r, nil
 }
 
 // markDirty writes the dirty key of the blocks of a record written (and
@@ -204,8 +201,10 @@ func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64,
 	return r, err
 }
 
-// Block returns a block's findings; ok is false when the index holds none
-// for it (no transaction of the block, or not yet computed: Dirty says).
+// Block returns a block's findings, with its Txs and Swaps lists rebuilt
+// from its records (the stored findings hold neither; each row's roles
+// are the stored findings'); ok is false when the index holds none for
+// it (no transaction of the block, or not yet computed: Dirty says).
 func (ix *Index) Block(n uint64) (r *block.Report, ok bool, err error) {
 	err = ix.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(BlockKey(n).Bytes())
@@ -215,13 +214,26 @@ func (ix *Index) Block(n uint64) (r *block.Report, ok bool, err error) {
 		if err != nil {
 			return err
 		}
-		v, err := item.ValueCopy(nil)
+		if err := item.Value(func(v []byte) (err error) { r, err = decodeBlockValue(n, v); return err }); err != nil {
+			return err
+		}
+		count := -1
+		if r.Count > 0 {
+			count = r.Count
+		}
+		got, err := ix.analyzeBlockTxn(context.Background(), txn, n, nil, count)
 		if err != nil {
 			return err
 		}
-		r, err = decodeBlockValue(n, v)
-		ok = err == nil
-		return err
+		if got != nil {
+			roles := block.Roles(r)
+			r.Txs, r.Swaps = got.Txs, got.Swaps
+			for i := range r.Txs {
+				r.Txs[i].Roles = roles[r.Txs[i].Index]
+			}
+		}
+		ok = true
+		return nil
 	})
 	return r, ok, err
 }
@@ -242,7 +254,9 @@ func (ix *Index) Dirty(n uint64) (bool, error) {
 }
 
 // BlockReports streams the findings of the blocks of a range, in block
-// order.
+// order: as stored, without the Txs list (nil) and the Swaps list (empty),
+// which the blocks' records give (Block rebuilds them; block.Roles gives
+// each transaction's roles).
 func (ix *Index) BlockReports(ctx context.Context, blocks BlockRange, fn func(*block.Report) error) error {
 	if blocks.From > blocks.To {
 		return nil
@@ -390,7 +404,8 @@ func (ix *Index) VerifyBlocks(ctx context.Context, cfg *normalform.Config) (int,
 	return checked, errors.Join(errs...)
 }
 
-// reportDiff names the parts of two block reports that differ.
+// reportDiff names the parts of two block reports that differ among
+// those a block value stores (not Txs and Swaps, which the records give).
 func reportDiff(a, b *block.Report) []string {
 	type part struct {
 		name string
@@ -399,8 +414,7 @@ func reportDiff(a, b *block.Report) []string {
 	var d []string
 	for _, p := range []part{
 		{"partial", [2]any{a.Partial, a.Missing}, [2]any{b.Partial, b.Missing}},
-		{"txs", a.Txs, b.Txs},
-		{"swaps", a.Swaps, b.Swaps},
+		{"count", a.Count, b.Count},
 		{"sandwiches", a.Sandwiches, b.Sandwiches},
 		{"backruns", a.Backruns, b.Backruns},
 		{"builder", a.Builder, b.Builder},
@@ -414,7 +428,11 @@ func reportDiff(a, b *block.Report) []string {
 	return d
 }
 
-// reportBrief counts a block report's parts.
+// reportBrief counts a block report's parts (its rows when it has them).
 func reportBrief(r *block.Report) string {
-	return fmt.Sprintf("%d txs, %d swaps, %d sandwiches, %d back-runs, builder %s", len(r.Txs), len(r.Swaps), len(r.Sandwiches), len(r.Backruns), r.Builder.Total)
+	s := fmt.Sprintf("%d sandwiches, %d back-runs, builder %s", len(r.Sandwiches), len(r.Backruns), r.Builder.Total)
+	if r.Txs != nil { // computed from the records (stored findings hold no rows)
+		s = fmt.Sprintf("%d txs, %s", len(r.Txs), s)
+	}
+	return s
 }

@@ -41,7 +41,7 @@ import (
 //	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
 //	0x17 addr    0x17 tag of the address, loc                         (none)
 //	0x18 token   0x18 tag of the token, loc                           (none)
-//	0x19 block   0x19 u40 block                                       block findings (blockValue, blocks.go: u8 version, JSON of block.Report)
+//	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
 //
 // Block findings (issue 18) are a function of every record of a block:
@@ -102,7 +102,9 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 7: the
+// encodings. Open refuses an index written with another. Version 8: block
+// findings in a binary form without the Txs and Swaps lists the records
+// give (block value version 2; issue 22). Version 7: the
 // normal form's encoding version 5 (ERC-6909 transfers decoded: token kind
 // Multi6909, so a claims transaction's record changes; issue 17). Version 6:
 // block findings and dirty blocks (0x19, 0x1a; issue 18). Version 4: the
@@ -113,7 +115,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // Kind is a key's first byte.
 type Kind uint8
