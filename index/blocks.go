@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/zeebo/xxh3"
 
 	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
@@ -89,6 +90,46 @@ func (w *wtx) markCount(n uint64, count int) error {
 // records loses its findings. cfg is the analysis configuration (nil:
 // Ethereum defaults). It returns the number of blocks computed.
 func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int, error) {
+	return ix.refreshBlocks(ctx, cfg, nil)
+}
+
+// factsMemo holds the block facts of records an ingest wrote, per block
+// and index, with the XXH3 of the record's content they were written
+// with: a record still holding that content has those facts, any other is
+// decoded (a record written since by another writer).
+type factsMemo map[uint64]map[uint32]memoFacts
+
+type memoFacts struct {
+	sum   uint64
+	facts *block.TxFacts
+}
+
+type memoAdd struct {
+	loc Loc
+	sum uint64
+	f   *block.TxFacts
+}
+
+func (m factsMemo) add(a memoAdd) {
+	b := m[a.loc.Block]
+	if b == nil {
+		b = map[uint32]memoFacts{}
+		m[a.loc.Block] = b
+	}
+	b[a.loc.Index] = memoFacts{a.sum, a.f}
+}
+
+func (m factsMemo) size() int {
+	n := 0
+	for _, b := range m {
+		n += len(b)
+	}
+	return n
+}
+
+// refreshBlocks is RefreshBlocks with the facts of records an ingest
+// wrote (memo, or nil).
+func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo factsMemo) (int, error) {
 	var dirty []uint64
 	counts := map[uint64]int{} // the counts dirty keys carry
 	err := ix.db.View(func(txn *badger.Txn) error {
@@ -117,7 +158,7 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 			if !ok {
 				count = ix.storedCount(txn, n)
 			}
-			r, err = ix.analyzeBlockTxn(ctx, txn, n, cfg, count)
+			r, err = ix.analyzeBlock(ctx, txn, n, cfg, count, memo[n])
 			return err
 		})
 		if err != nil {
@@ -168,11 +209,28 @@ func (ix *Index) storedCount(txn *badger.Txn, n uint64) int {
 // analyzeBlockTxn computes a block's findings; count is the number of
 // transactions the block's header lists (-1: unknown).
 func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64, cfg *normalform.Config, count int) (*block.Report, error) {
-	var txs []*normalform.Analysis
-	names := ix.namesIn(txn)
+	return ix.analyzeBlock(ctx, txn, n, cfg, count, nil)
+}
+
+// analyzeBlock is analyzeBlockTxn taking the facts of a record from memo
+// (the block's, or nil) when the record holds the content they were
+// written with, and decoding its normal form otherwise.
+func (ix *Index) analyzeBlock(ctx context.Context, txn *badger.Txn, n uint64, cfg *normalform.Config, count int, memo map[uint32]memoFacts) (*block.Report, error) {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	var txs []*block.TxFacts
+	var names Names
 	err := recordsTxn(ctx, txn, Blocks(n, n), func(l Loc, v []byte) error {
 		if !l.Known() {
 			return nil
+		}
+		if m, ok := memo[l.Index]; ok && m.sum == xxh3.Hash(contentOf(v)) {
+			txs = append(txs, m.facts)
+			return nil
+		}
+		if names == nil {
+			names = ix.namesIn(txn)
 		}
 		rec, err := decodeRecord(l, v, names, depthFull)
 		if err != nil {
@@ -182,19 +240,19 @@ func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64,
 		if err != nil {
 			return fmt.Errorf("block %d: normal form of tx %s: %w", n, rec.Hash.Hex(), err)
 		}
-		txs = append(txs, a)
+		txs = append(txs, block.FactsOf(a, cfg))
 		return nil
 	})
 	if err != nil || len(txs) == 0 {
 		return nil, err
 	}
-	for _, a := range txs {
-		if a.Tx.Meta.HasIndex && a.Tx.Meta.Index >= count {
+	for _, f := range txs {
+		if f.HasIndex && f.Index >= count {
 			count = -1 // a record past the count: the count is not this block's (never an error here)
 			break
 		}
 	}
-	r, err := block.AnalyzeCount(n, txs, cfg, count)
+	r, err := block.AnalyzeFacts(n, txs, cfg, count)
 	if err == nil && r != nil && count > 0 {
 		r.Count = count
 	}
