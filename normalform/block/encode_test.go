@@ -89,3 +89,39 @@ func TestFindingsRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDecodeFindings: any bytes either fail with ErrBadFindings or decode
+// to findings whose binary form decodes to the same findings; never a
+// panic.
+func FuzzDecodeFindings(f *testing.F) {
+	txs := []*normalform.Analysis{
+		swapTx(f, 0, "A", "BOTA", "POOL", "3", "WETH", "300", "TKN"),
+		swapTx(f, 1, "U1", "BOTU1", "POOL", "5", "WETH", "450", "TKN"),
+		swapTx(f, 2, "A", "BOTA", "POOL", "300", "TKN", "3.5", "WETH"),
+		arbTx(f, 3),
+	}
+	r, err := block.AnalyzeCount(7, txs, nil, 6)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(r.AppendFindings(nil))
+	f.Add((&block.Report{}).AppendFindings(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := block.DecodeFindings(7, b)
+		if err != nil {
+			if !errors.Is(err, block.ErrBadFindings) {
+				t.Fatalf("error not ErrBadFindings: %v", err)
+			}
+			return
+		}
+		again, err := block.DecodeFindings(7, got.AppendFindings(nil))
+		if err != nil {
+			t.Fatalf("re-encoded findings do not decode: %v", err)
+		}
+		x, _ := json.Marshal(got)
+		y, _ := json.Marshal(again)
+		if string(x) != string(y) {
+			t.Fatalf("re-encoded findings differ:\n%s\n%s", x, y)
+		}
+	})
+}
