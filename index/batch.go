@@ -69,10 +69,10 @@ type Batches struct {
 	fp      [8]byte
 	failing failing // the transactions recorded failures name (supersede.go)
 	// memo holds the facts of the records the batches wrote, for their
-	// blocks' findings (blocks.go); refreshed counts the blocks computed
-	// before the end, when the memo grew to memoLimit.
+	// blocks' findings (blocks.go); refreshed are the blocks computed
+	// (some before the end, when the memo grew to memoLimit).
 	memo      factsMemo
-	refreshed int
+	refreshed map[uint64]bool
 }
 
 // memoLimit bounds the facts an ingest keeps (about 1 kB each): past it,
@@ -92,12 +92,23 @@ func (ix *Index) Batches(ctx context.Context, cfg *normalform.Config) (*Batches,
 // RefreshBlocks computes the findings of every dirty block
 // (Index.RefreshBlocks), reading the facts of the records these batches
 // wrote from memory, and returns the number of blocks computed since the
-// batches began.
+// batches began (a block computed twice counted once).
 func (w *Batches) RefreshBlocks(ctx context.Context) (int, error) {
-	n, err := w.ix.refreshBlocks(ctx, w.cfg, w.memo)
-	w.refreshed += n
+	err := w.refresh(ctx)
+	return len(w.refreshed), err
+}
+
+// refresh computes the dirty blocks with the memo, and empties it.
+func (w *Batches) refresh(ctx context.Context) error {
+	done, err := w.ix.refreshBlocks(ctx, w.cfg, w.memo)
+	if w.refreshed == nil {
+		w.refreshed = map[uint64]bool{}
+	}
+	for _, n := range done {
+		w.refreshed[n] = true
+	}
 	clear(w.memo)
-	return w.refreshed, err
+	return err
 }
 
 // Write writes ops, in one Badger transaction when they fit. A
@@ -109,10 +120,7 @@ func (w *Batches) Write(ops []Op) error {
 		return err
 	}
 	if w.memo.size() >= memoLimit {
-		n, err := w.ix.refreshBlocks(w.ctx, w.cfg, w.memo)
-		w.refreshed += n
-		clear(w.memo)
-		return err
+		return w.refresh(w.ctx)
 	}
 	return nil
 }

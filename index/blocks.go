@@ -90,7 +90,8 @@ func (w *wtx) markCount(n uint64, count int) error {
 // records loses its findings. cfg is the analysis configuration (nil:
 // Ethereum defaults). It returns the number of blocks computed.
 func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int, error) {
-	return ix.refreshBlocks(ctx, cfg, nil)
+	done, err := ix.refreshBlocks(ctx, cfg, nil)
+	return len(done), err
 }
 
 // factsMemo holds the block facts of records an ingest wrote, per block
@@ -128,8 +129,8 @@ func (m factsMemo) size() int {
 }
 
 // refreshBlocks is RefreshBlocks with the facts of records an ingest
-// wrote (memo, or nil).
-func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo factsMemo) (int, error) {
+// wrote (memo, or nil); it returns the blocks computed.
+func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo factsMemo) ([]uint64, error) {
 	var dirty []uint64
 	counts := map[uint64]int{} // the counts dirty keys carry
 	err := ix.db.View(func(txn *badger.Txn) error {
@@ -146,11 +147,11 @@ func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo
 		})
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for _, n := range dirty {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return nil, err
 		}
 		var r *block.Report
 		err := ix.db.View(func(txn *badger.Txn) (err error) {
@@ -162,16 +163,16 @@ func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo
 			return err
 		})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		var val []byte
 		if r != nil {
 			if val, err = encodeBlockValue(r); err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
 		if err := ix.roomFor(uint64(len(val)) + 1<<10); err != nil {
-			return 0, err
+			return nil, err
 		}
 		err = ix.db.Update(func(txn *badger.Txn) error {
 			if val == nil {
@@ -184,10 +185,10 @@ func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo
 			return ix.del(txn, DirtyKey(n).Bytes())
 		})
 		if err != nil {
-			return 0, ix.noSpace(err)
+			return nil, ix.noSpace(err)
 		}
 	}
-	return len(dirty), nil
+	return dirty, nil
 }
 
 // analyzeBlockTxn computes a block's findings from its records (normal

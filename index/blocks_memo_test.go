@@ -18,7 +18,7 @@ import (
 // findings; VerifyBlocks, which decodes the records, names the
 // difference), but not for a record written since by another writer (the
 // front, its facts altered too: its content is not the one they were kept
-// for, so it is decoded).
+// for, so it is decoded); a block computed twice by one ingest counts once.
 func TestRefreshReadsIngestFacts(t *testing.T) {
 	ctx := context.Background()
 	ix, err := Open(filepath.Join(t.TempDir(), "index"))
@@ -84,5 +84,13 @@ func TestRefreshReadsIngestFacts(t *testing.T) {
 	}
 	if _, err := ix.VerifyBlocks(ctx, cfg); err == nil || !strings.Contains(err.Error(), "builder") {
 		t.Fatalf("verify: %v", err)
+	}
+	// The block dirtied again and computed again counts once.
+	front.GasUsed++
+	if err := ix.PutRecord(front); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.RefreshBlocks(ctx); err != nil || n != 1 {
+		t.Fatalf("refresh again: %d blocks (want the same one, once), %v", n, err)
 	}
 }
