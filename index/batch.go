@@ -6,8 +6,10 @@ import (
 	"fmt"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/zeebo/xxh3"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/block"
 )
 
 // Writing in batches: what the ingest pipeline (index/ingest) asks of the
@@ -20,7 +22,12 @@ import (
 // but for the dictionary ids, which the writer assigns.
 type Entry struct {
 	Rec *Record
-	enc *encoded
+	// Facts are what block analysis reads of the transaction's analysis
+	// (block.FactsOf, under the batches' configuration), or nil: kept
+	// for its block's findings at the end of the ingest, so that they
+	// need not decode the record again (Batches.RefreshBlocks).
+	Facts *block.TxFacts
+	enc   *encoded
 }
 
 // NewEntry encodes rec for a batch (on the analysing goroutine, not the
@@ -57,9 +64,20 @@ type Op struct {
 // Batches writes an ingest's batches.
 type Batches struct {
 	ix      *Index
+	ctx     context.Context
+	cfg     *normalform.Config
 	fp      [8]byte
 	failing failing // the transactions recorded failures name (supersede.go)
+	// memo holds the facts of the records the batches wrote, for their
+	// blocks' findings (blocks.go); refreshed are the blocks computed
+	// (some before the end, when the memo grew to memoLimit).
+	memo      factsMemo
+	refreshed map[uint64]bool
 }
+
+// memoLimit bounds the facts an ingest keeps (about 1 kB each): past it,
+// the findings of the dirty blocks are computed and the memo emptied.
+const memoLimit = 1 << 16
 
 // Batches starts writing an ingest's batches under the analysis
 // configuration cfg (its fingerprint goes into the input markers).
@@ -68,14 +86,44 @@ func (ix *Index) Batches(ctx context.Context, cfg *normalform.Config) (*Batches,
 	if err != nil {
 		return nil, err
 	}
-	return &Batches{ix: ix, fp: ConfigFingerprint(cfg), failing: f}, nil
+	return &Batches{ix: ix, ctx: ctx, cfg: cfg, fp: ConfigFingerprint(cfg), failing: f, memo: factsMemo{}}, nil
+}
+
+// RefreshBlocks computes the findings of every dirty block
+// (Index.RefreshBlocks), reading the facts of the records these batches
+// wrote from memory, and returns the number of blocks computed since the
+// batches began (a block computed twice counted once).
+func (w *Batches) RefreshBlocks(ctx context.Context) (int, error) {
+	err := w.refresh(ctx)
+	return len(w.refreshed), err
+}
+
+// refresh computes the dirty blocks with the memo, and empties it.
+func (w *Batches) refresh(ctx context.Context) error {
+	done, err := w.ix.refreshBlocks(ctx, w.cfg, w.memo)
+	if w.refreshed == nil {
+		w.refreshed = map[uint64]bool{}
+	}
+	for _, n := range done {
+		w.refreshed[n] = true
+	}
+	clear(w.memo)
+	return err
 }
 
 // Write writes ops, in one Badger transaction when they fit. A
 // transaction that cannot be written (its position taken by another, or
 // too big for one write on its own) becomes a failure of its input
 // (Owner.Failures) and the rest is written.
-func (w *Batches) Write(ops []Op) error { return w.commit(ops) }
+func (w *Batches) Write(ops []Op) error {
+	if err := w.commit(ops); err != nil {
+		return err
+	}
+	if w.memo.size() >= memoLimit {
+		return w.refresh(w.ctx)
+	}
+	return nil
+}
 
 func (w *Batches) commit(ops []Op) error {
 	if err := w.ix.roomFor(opsSize(ops)); err != nil {
@@ -100,8 +148,12 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 	txn := w.ix.db.NewTransaction(true)
 	defer txn.Discard()
 	wt := w.ix.newWtx(txn)
+	var facts []memoAdd // the facts of the records written, once committed
 	for i := range ops {
 		err := w.apply(wt, &ops[i])
+		if e := ops[i].Entry; err == nil && e != nil && e.Facts != nil && wt.wrote != nil && e.Rec.Loc.Known() && e.Rec.Loc.Block != UnknownBlock {
+			facts = append(facts, memoAdd{e.Rec.Loc, xxh3.Hash(contentOf(wt.wrote)), e.Facts})
+		}
 		var pe *PositionError
 		switch {
 		case err == nil:
@@ -129,7 +181,13 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 			return nil, err
 		}
 	}
-	return wt, txn.Commit()
+	if err := txn.Commit(); err != nil {
+		return wt, err
+	}
+	for _, f := range facts {
+		w.memo.add(f)
+	}
+	return wt, nil
 }
 
 // drop turns a transaction that cannot be written into a failure of its

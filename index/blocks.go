@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/zeebo/xxh3"
 
 	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
@@ -23,32 +24,29 @@ import (
 // its transactions.
 
 // blockValueVersion is the first byte of a block value; the rest is the
-// JSON of a block.Report.
-const blockValueVersion = 1
+// binary form of the block's findings (block.Report.AppendFindings:
+// counts, missing indexes, builder totals, sandwiches and back-runs; not
+// the Txs and Swaps lists, which the block's records give).
+const blockValueVersion = 2
 
 func encodeBlockValue(r *block.Report) ([]byte, error) {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte{blockValueVersion}, b...), nil
+	return r.AppendFindings([]byte{blockValueVersion}), nil
 }
 
 // ErrBadBlockValue reports a block value that does not decode.
 var ErrBadBlockValue = errors.New("bad block findings value")
 
+// decodeBlockValue reads a block value: the findings, without Txs (nil)
+// and Swaps (empty).
 func decodeBlockValue(n uint64, v []byte) (*block.Report, error) {
 	if len(v) == 0 || v[0] != blockValueVersion {
 		return nil, fmt.Errorf("block %d: %w (version byte)", n, ErrBadBlockValue)
 	}
-	var r block.Report
-	if err := json.Unmarshal(v[1:], &r); err != nil {
+	r, err := block.DecodeFindings(n, v[1:])
+	if err != nil {
 		return nil, fmt.Errorf("block %d: %w: %v", n, ErrBadBlockValue, err)
 	}
-	if r.Block != n {
-		return nil, fmt.Errorf("block %d: %w: it holds block %d", n, ErrBadBlockValue, r.Block)
-	}
-	return &r, nil
+	return r, nil
 }
 
 // markDirty writes the dirty key of the blocks of a record written (and
@@ -92,6 +90,47 @@ func (w *wtx) markCount(n uint64, count int) error {
 // records loses its findings. cfg is the analysis configuration (nil:
 // Ethereum defaults). It returns the number of blocks computed.
 func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int, error) {
+	done, err := ix.refreshBlocks(ctx, cfg, nil)
+	return len(done), err
+}
+
+// factsMemo holds the block facts of records an ingest wrote, per block
+// and index, with the XXH3 of the record's content they were written
+// with: a record still holding that content has those facts, any other is
+// decoded (a record written since by another writer).
+type factsMemo map[uint64]map[uint32]memoFacts
+
+type memoFacts struct {
+	sum   uint64
+	facts *block.TxFacts
+}
+
+type memoAdd struct {
+	loc Loc
+	sum uint64
+	f   *block.TxFacts
+}
+
+func (m factsMemo) add(a memoAdd) {
+	b := m[a.loc.Block]
+	if b == nil {
+		b = map[uint32]memoFacts{}
+		m[a.loc.Block] = b
+	}
+	b[a.loc.Index] = memoFacts{a.sum, a.f}
+}
+
+func (m factsMemo) size() int {
+	n := 0
+	for _, b := range m {
+		n += len(b)
+	}
+	return n
+}
+
+// refreshBlocks is RefreshBlocks with the facts of records an ingest
+// wrote (memo, or nil); it returns the blocks computed.
+func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo factsMemo) ([]uint64, error) {
 	var dirty []uint64
 	counts := map[uint64]int{} // the counts dirty keys carry
 	err := ix.db.View(func(txn *badger.Txn) error {
@@ -108,11 +147,11 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 		})
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for _, n := range dirty {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return nil, err
 		}
 		var r *block.Report
 		err := ix.db.View(func(txn *badger.Txn) (err error) {
@@ -120,20 +159,20 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 			if !ok {
 				count = ix.storedCount(txn, n)
 			}
-			r, err = ix.analyzeBlockTxn(ctx, txn, n, cfg, count)
+			r, err = ix.analyzeBlock(ctx, txn, n, cfg, count, memo[n])
 			return err
 		})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		var val []byte
 		if r != nil {
 			if val, err = encodeBlockValue(r); err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
 		if err := ix.roomFor(uint64(len(val)) + 1<<10); err != nil {
-			return 0, err
+			return nil, err
 		}
 		err = ix.db.Update(func(txn *badger.Txn) error {
 			if val == nil {
@@ -146,10 +185,10 @@ func (ix *Index) RefreshBlocks(ctx context.Context, cfg *normalform.Config) (int
 			return ix.del(txn, DirtyKey(n).Bytes())
 		})
 		if err != nil {
-			return 0, ix.noSpace(err)
+			return nil, ix.noSpace(err)
 		}
 	}
-	return len(dirty), nil
+	return dirty, nil
 }
 
 // analyzeBlockTxn computes a block's findings from its records (normal
@@ -171,11 +210,28 @@ func (ix *Index) storedCount(txn *badger.Txn, n uint64) int {
 // analyzeBlockTxn computes a block's findings; count is the number of
 // transactions the block's header lists (-1: unknown).
 func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64, cfg *normalform.Config, count int) (*block.Report, error) {
-	var txs []*normalform.Analysis
-	names := ix.namesIn(txn)
+	return ix.analyzeBlock(ctx, txn, n, cfg, count, nil)
+}
+
+// analyzeBlock is analyzeBlockTxn taking the facts of a record from memo
+// (the block's, or nil) when the record holds the content they were
+// written with, and decoding its normal form otherwise.
+func (ix *Index) analyzeBlock(ctx context.Context, txn *badger.Txn, n uint64, cfg *normalform.Config, count int, memo map[uint32]memoFacts) (*block.Report, error) {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	var txs []*block.TxFacts
+	var names Names
 	err := recordsTxn(ctx, txn, Blocks(n, n), func(l Loc, v []byte) error {
 		if !l.Known() {
 			return nil
+		}
+		if m, ok := memo[l.Index]; ok && m.sum == xxh3.Hash(contentOf(v)) {
+			txs = append(txs, m.facts)
+			return nil
+		}
+		if names == nil {
+			names = ix.namesIn(txn)
 		}
 		rec, err := decodeRecord(l, v, names, depthFull)
 		if err != nil {
@@ -185,27 +241,29 @@ func (ix *Index) analyzeBlockTxn(ctx context.Context, txn *badger.Txn, n uint64,
 		if err != nil {
 			return fmt.Errorf("block %d: normal form of tx %s: %w", n, rec.Hash.Hex(), err)
 		}
-		txs = append(txs, a)
+		txs = append(txs, block.FactsOf(a, cfg))
 		return nil
 	})
 	if err != nil || len(txs) == 0 {
 		return nil, err
 	}
-	for _, a := range txs {
-		if a.Tx.Meta.HasIndex && a.Tx.Meta.Index >= count {
+	for _, f := range txs {
+		if f.HasIndex && f.Index >= count {
 			count = -1 // a record past the count: the count is not this block's (never an error here)
 			break
 		}
 	}
-	r, err := block.AnalyzeCount(n, txs, cfg, count)
+	r, err := block.AnalyzeFacts(n, txs, cfg, count)
 	if err == nil && r != nil && count > 0 {
 		r.Count = count
 	}
 	return r, err
 }
 
-// Block returns a block's findings; ok is false when the index holds none
-// for it (no transaction of the block, or not yet computed: Dirty says).
+// Block returns a block's findings, with its Txs and Swaps lists rebuilt
+// from its records (the stored findings hold neither; each row's roles
+// are the stored findings'); ok is false when the index holds none for
+// it (no transaction of the block, or not yet computed: Dirty says).
 func (ix *Index) Block(n uint64) (r *block.Report, ok bool, err error) {
 	err = ix.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(BlockKey(n).Bytes())
@@ -215,13 +273,26 @@ func (ix *Index) Block(n uint64) (r *block.Report, ok bool, err error) {
 		if err != nil {
 			return err
 		}
-		v, err := item.ValueCopy(nil)
+		if err := item.Value(func(v []byte) (err error) { r, err = decodeBlockValue(n, v); return err }); err != nil {
+			return err
+		}
+		count := -1
+		if r.Count > 0 {
+			count = r.Count
+		}
+		got, err := ix.analyzeBlockTxn(context.Background(), txn, n, nil, count)
 		if err != nil {
 			return err
 		}
-		r, err = decodeBlockValue(n, v)
-		ok = err == nil
-		return err
+		if got != nil {
+			roles := block.Roles(r)
+			r.Txs, r.Swaps = got.Txs, got.Swaps
+			for i := range r.Txs {
+				r.Txs[i].Roles = roles[r.Txs[i].Index]
+			}
+		}
+		ok = true
+		return nil
 	})
 	return r, ok, err
 }
@@ -242,7 +313,9 @@ func (ix *Index) Dirty(n uint64) (bool, error) {
 }
 
 // BlockReports streams the findings of the blocks of a range, in block
-// order.
+// order: as stored, without the Txs list (nil) and the Swaps list (empty),
+// which the blocks' records give (Block rebuilds them; block.Roles gives
+// each transaction's roles).
 func (ix *Index) BlockReports(ctx context.Context, blocks BlockRange, fn func(*block.Report) error) error {
 	if blocks.From > blocks.To {
 		return nil
@@ -390,7 +463,8 @@ func (ix *Index) VerifyBlocks(ctx context.Context, cfg *normalform.Config) (int,
 	return checked, errors.Join(errs...)
 }
 
-// reportDiff names the parts of two block reports that differ.
+// reportDiff names the parts of two block reports that differ among
+// those a block value stores (not Txs and Swaps, which the records give).
 func reportDiff(a, b *block.Report) []string {
 	type part struct {
 		name string
@@ -399,8 +473,7 @@ func reportDiff(a, b *block.Report) []string {
 	var d []string
 	for _, p := range []part{
 		{"partial", [2]any{a.Partial, a.Missing}, [2]any{b.Partial, b.Missing}},
-		{"txs", a.Txs, b.Txs},
-		{"swaps", a.Swaps, b.Swaps},
+		{"count", a.Count, b.Count},
 		{"sandwiches", a.Sandwiches, b.Sandwiches},
 		{"backruns", a.Backruns, b.Backruns},
 		{"builder", a.Builder, b.Builder},
@@ -414,7 +487,11 @@ func reportDiff(a, b *block.Report) []string {
 	return d
 }
 
-// reportBrief counts a block report's parts.
+// reportBrief counts a block report's parts (its rows when it has them).
 func reportBrief(r *block.Report) string {
-	return fmt.Sprintf("%d txs, %d swaps, %d sandwiches, %d back-runs, builder %s", len(r.Txs), len(r.Swaps), len(r.Sandwiches), len(r.Backruns), r.Builder.Total)
+	s := fmt.Sprintf("%d sandwiches, %d back-runs, builder %s", len(r.Sandwiches), len(r.Backruns), r.Builder.Total)
+	if r.Txs != nil { // computed from the records (stored findings hold no rows)
+		s = fmt.Sprintf("%d txs, %s", len(r.Txs), s)
+	}
+	return s
 }

@@ -132,6 +132,9 @@ type wtx struct {
 	// kept is set by put when it kept the index's record, which knows
 	// more than the one it was given.
 	kept bool
+	// wrote is the record value put left at the record's position (written,
+	// or the same content there already); nil when it kept the index's.
+	wrote []byte
 	// dirty are the blocks whose dirty key this transaction has written
 	// (blocks.go).
 	dirty map[uint64]bool

@@ -319,7 +319,7 @@ func (e *PositionError) Error() string {
 // reports no change, and sets w.kept.
 func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	ix, txn := w.ix, w.txn
-	w.kept = false
+	w.kept, w.wrote = false, nil
 	// The record at this position, or this transaction's elsewhere.
 	var oldEnc []byte
 	var oldLoc Loc
@@ -368,6 +368,7 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	}
 	enc := e.Join(id)
 	if samePos && sameContent(oldEnc, enc) {
+		w.wrote = oldEnc
 		return false, nil
 	}
 	kvs := keysOf(rec, enc, id)
@@ -412,6 +413,7 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 			return false, err
 		}
 	}
+	w.wrote = enc
 	return true, nil
 }
 

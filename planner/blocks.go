@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strings"
 
 	"github.com/flowq/flowq/index/layout"
@@ -656,8 +657,9 @@ func (x *Executor) findingsGroup(ctx context.Context, plan Plan, emit func(Row) 
 	return nil
 }
 
-// showBlock lists a block's transactions with their roles: the stored
-// findings' rows, and each transaction's path from its record.
+// showBlock lists a block's transactions with their roles: each
+// transaction's row and path from its record, its roles from the stored
+// findings.
 func (x *Executor) showBlock(ctx context.Context, p *ShowBlock, emit func(Row) error) error {
 	var rep *block.Report
 	if err := x.Src.BlockReports(ctx, layout.Blocks(p.Block, p.Block), func(r *block.Report) error {
@@ -672,14 +674,27 @@ func (x *Executor) showBlock(ctx context.Context, p *ShowBlock, emit func(Row) e
 		}
 		return fmt.Errorf("block %d is not in the index: ingest its transactions first (flowq ingest, or .ingest in the REPL)", p.Block)
 	}
+	// The rows are the block's records (headers, with their addresses,
+	// at known indexes, in index order); the roles are the findings'.
+	var txs []block.TxRow
 	paths := map[string]string{}
-	// The paths are in the records' headers.
-	if err := x.Src.Filter(ctx, layout.Blocks(p.Block, p.Block), false, nil, false, func(r *layout.Record) error {
-		paths[r.Hash.Hex()] = r.Path.String()
+	if err := x.Src.Filter(ctx, layout.Blocks(p.Block, p.Block), true, nil, false, func(r *layout.Record) error {
+		if !r.Loc.Known() {
+			return nil
+		}
+		row := block.TxRow{Index: int(r.Loc.Index), Tx: r.Hash.Hex(), From: normalform.AddrKey(r.From), To: normalform.AddrKey(r.Recipient),
+			Verdict: r.Verdict.String()}
+		if r.Tier != normalform.TierNone {
+			row.Tier = r.Tier.String()
+		}
+		txs = append(txs, row)
+		paths[row.Tx] = r.Path.String()
 		return nil
 	}); err != nil {
 		return err
 	}
+	sort.Slice(txs, func(i, j int) bool { return txs[i].Index < txs[j].Index })
+	roles := block.Roles(rep)
 	block := fmt.Sprint(p.Block)
 	// A block ingested partly shows each missing index as a row of its
 	// own (no finding spans it).
@@ -696,10 +711,11 @@ func (x *Executor) showBlock(ctx context.Context, p *ShowBlock, emit func(Row) e
 		}
 		return nil
 	}
-	for _, t := range rep.Txs {
+	for _, t := range txs {
 		if err := emitMissing(t.Index); err != nil {
 			return err
 		}
+		t.Roles = roles[t.Index]
 		roles := strings.Join(t.Roles, ",")
 		idx := fmt.Sprint(t.Index)
 		path := paths[t.Tx]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/block"
 	"github.com/flowq/flowq/normalform/trace"
 	"github.com/zeebo/xxh3"
 )
@@ -460,6 +461,9 @@ func (g *Ingester) analyse(t task) (r *result) {
 	}
 	rec.Latency = g.opt.Clock().Sub(start)
 	r.entry = index.NewEntry(rec)
+	if m.HasBlock && m.HasIndex { // what its block's findings read (index.Batches.RefreshBlocks)
+		r.entry.Facts = block.FactsOf(a, g.opt.Config)
+	}
 	return r
 }
 
@@ -560,7 +564,7 @@ func (g *Ingester) writer() {
 		}
 	}
 	if g.ctx.Err() == nil && g.err == nil { // block findings of the blocks written (blocks.go)
-		n, err := g.ix.RefreshBlocks(g.ctx, g.opt.Config)
+		n, err := w.batches.RefreshBlocks(g.ctx)
 		if err != nil {
 			fail(err)
 		}

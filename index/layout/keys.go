@@ -41,7 +41,7 @@ import (
 //	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
 //	0x17 addr    0x17 tag of the address, loc                         (none)
 //	0x18 token   0x18 tag of the token, loc                           (none)
-//	0x19 block   0x19 u40 block                                       block findings (blockValue, blocks.go: u8 version, JSON of block.Report)
+//	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
 //
 // Block findings (issue 18) are a function of every record of a block:
@@ -90,10 +90,12 @@ import (
 // A token (tagged) is u8 kind (normalform.TokenKind), addr, and for
 // ERC-721 and ERC-1155 tokens the id as 32 bytes.
 //
-// amount is a signed 256-bit integer in 33 bytes whose byte order is its
-// numeric order: a class byte (0x00 negative, 0x01 zero, 0x02 positive)
-// and 32 bytes, the magnitude for a positive amount and its bitwise
-// complement for a negative one (a larger loss sorts first).
+// amount is a signed 256-bit integer in 1 to 34 bytes whose byte order
+// is its numeric order, no encoding the prefix of another: a class byte
+// (0x00 negative, 0x01 zero, 0x02 positive); for a positive amount a
+// length byte n (1..32) and the magnitude's n minimal big-endian bytes;
+// for a negative one the same, length and bytes bitwise complemented (a
+// larger loss sorts first). Zero is the class byte alone.
 //
 // src is the first 16 bytes of SHA-256 of the input's name (its absolute
 // path, or a name such as "rpc:block:123" for fetched bundles).
@@ -102,7 +104,9 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 7: the
+// encodings. Open refuses an index written with another. Version 8: block
+// findings in a binary form without the Txs and Swaps lists the records
+// give (block value version 2; issue 22). Version 7: the
 // normal form's encoding version 5 (ERC-6909 transfers decoded: token kind
 // Multi6909, so a claims transaction's record changes; issue 17). Version 6:
 // block findings and dirty blocks (0x19, 0x1a; issue 18). Version 4: the
@@ -113,7 +117,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -490,20 +494,22 @@ const (
 )
 
 func appendAmount(dst []byte, s normalform.Signed) []byte {
-	b := s.Abs.Bytes32()
 	switch s.Sign() {
 	case 0:
-		return append(append(dst, amountZero), make([]byte, 32)...)
+		return append(dst, amountZero)
 	case 1:
-		return append(append(dst, amountPos), b[:]...)
+		b := s.Abs.Bytes() // minimal: no leading zero
+		return append(append(dst, amountPos, byte(len(b))), b...)
 	}
-	for i := range b {
-		b[i] = ^b[i]
+	b := s.Abs.Bytes()
+	dst = append(dst, amountNeg, ^byte(len(b)))
+	for _, c := range b {
+		dst = append(dst, ^c)
 	}
-	return append(append(dst, amountNeg), b[:]...)
+	return dst
 }
 
-// AmountBytes is the sortable 33-byte form of a signed amount (exported
+// AmountBytes is the sortable form of a signed amount (exported
 // for tests and tools: bytes.Compare of two encodings is the numeric
 // comparison of the amounts).
 func AmountBytes(s normalform.Signed) []byte { return appendAmount(nil, s) }
@@ -577,31 +583,31 @@ func (r *keyReader) loc() Loc {
 }
 
 func (r *keyReader) amount() normalform.Signed {
-	class := r.u8()
-	b := r.take(32)
 	var s normalform.Signed
-	switch class {
+	switch class := r.u8(); class {
 	case amountZero:
-		for _, c := range b {
-			if c != 0 {
-				r.err = ErrBadKey
-			}
+	case amountPos, amountNeg:
+		n := r.u8()
+		if class == amountNeg {
+			n = ^n
 		}
-	case amountPos:
-		s.Abs.SetBytes32(b)
-		if s.Abs.IsZero() {
+		if n == 0 || n > 32 {
 			r.err = ErrBadKey
+			return s
 		}
-	case amountNeg:
+		b := r.take(int(n))
 		var m [32]byte
-		for i := range b {
-			m[i] = ^b[i]
+		for i, c := range b {
+			if class == amountNeg {
+				c = ^c
+			}
+			m[32-int(n)+i] = c
+		}
+		if m[32-int(n)] == 0 { // not minimal: another encoding of the same amount
+			r.err = ErrBadKey
 		}
 		s.Abs.SetBytes32(m[:])
-		s.Neg = true
-		if s.Abs.IsZero() {
-			r.err = ErrBadKey
-		}
+		s.Neg = class == amountNeg
 	default:
 		r.err = ErrBadKey
 	}

@@ -192,16 +192,72 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 	if cfg == nil {
 		cfg = normalform.DefaultConfig()
 	}
+	facts := make([]*TxFacts, len(txs))
 	for i, a := range txs {
-		m := &a.Tx.Meta
+		facts[i] = FactsOf(a, cfg)
+	}
+	return AnalyzeFacts(blockNum, facts, cfg, count)
+}
+
+// TxFacts is what block analysis reads of one transaction's analysis
+// (FactsOf): its place, parties, verdict, swaps, costs, gross and first
+// detection. An ingest keeps them from its own analyses, so that a
+// block's findings need not decode its records again (index.RefreshBlocks).
+type TxFacts struct {
+	Hash              normalform.Hash
+	Block             uint64
+	Index             int
+	HasBlock          bool
+	HasIndex          bool
+	HasFrom           bool
+	Sender, Recipient normalform.Address
+	Verdict           normalform.Verdict
+	Tier              normalform.Tier
+	swaps             []swap // pos unset
+	Costs             normalform.Costs
+	Gross             []normalform.DeltaEntry
+	// Detected: the analysis has a detection; DetToken (its unit) and
+	// DetGain are its first's.
+	Detected bool
+	DetToken normalform.Token
+	DetGain  string
+}
+
+// FactsOf reads what block analysis needs of an analysis, under cfg
+// (nil: Ethereum defaults).
+func FactsOf(a *normalform.Analysis, cfg *normalform.Config) *TxFacts {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	m := &a.Tx.Meta
+	f := &TxFacts{Hash: m.Hash, Block: m.Block, Index: m.Index, HasBlock: m.HasBlock, HasIndex: m.HasIndex, HasFrom: m.HasFrom,
+		Sender: a.Sender, Recipient: a.Recipient, Verdict: a.Verdict, Tier: a.Tier, Costs: a.Costs,
+		Gross: append([]normalform.DeltaEntry(nil), a.Gross...)}
+	for _, s := range swapsOf(0, a, cfg) {
+		f.swaps = append(f.swaps, *s)
+	}
+	if len(a.Detections) > 0 {
+		d := a.Detections[0]
+		f.Detected, f.DetToken, f.DetGain = true, cfg.Unit(d.Token), d.Gain.String()
+	}
+	return f
+}
+
+// AnalyzeFacts is AnalyzeCount over the transactions' facts (FactsOf,
+// under the same cfg).
+func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count int) (*Report, error) {
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	for i, m := range txs {
 		if !m.HasBlock || m.Block != blockNum {
 			return nil, fmt.Errorf("block %d: tx %s is not of this block", blockNum, m.Hash.Hex())
 		}
 		if !m.HasIndex {
 			return nil, fmt.Errorf("block %d: tx %s has no index in its block", blockNum, m.Hash.Hex())
 		}
-		if i > 0 && txs[i-1].Tx.Meta.Index >= m.Index {
-			return nil, fmt.Errorf("block %d: transactions not in index order (%d before %d)", blockNum, txs[i-1].Tx.Meta.Index, m.Index)
+		if i > 0 && txs[i-1].Index >= m.Index {
+			return nil, fmt.Errorf("block %d: transactions not in index order (%d before %d)", blockNum, txs[i-1].Index, m.Index)
 		}
 		if count >= 0 && m.Index >= count {
 			return nil, fmt.Errorf("block %d: tx %s has index %d, but the block's header lists %d transactions", blockNum, m.Hash.Hex(), m.Index, count)
@@ -210,11 +266,11 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 	r := &Report{Block: blockNum, Swaps: []Swap{}, Sandwiches: []Sandwich{}, Backruns: []Backrun{}}
 	present := map[int]bool{}
 	for _, a := range txs {
-		present[a.Tx.Meta.Index] = true
+		present[a.Index] = true
 	}
 	upTo := count // the indexes the block holds, when known
 	if n := len(txs); upTo < 0 && n > 0 {
-		upTo = txs[n-1].Tx.Meta.Index
+		upTo = txs[n-1].Index
 	}
 	for i := 0; i < upTo; i++ {
 		if !present[i] {
@@ -225,8 +281,8 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 	// whole reports whether every index from tx position i to j is present.
 	// (r.Missing is sorted: the first missing index at or after i's.)
 	whole := func(i, j int) bool {
-		k := sort.SearchInts(r.Missing, txs[i].Tx.Meta.Index)
-		return k == len(r.Missing) || r.Missing[k] > txs[j].Tx.Meta.Index
+		k := sort.SearchInts(r.Missing, txs[i].Index)
+		return k == len(r.Missing) || r.Missing[k] > txs[j].Index
 	}
 	roles := make([][]string, len(txs))
 	addRole := func(pos int, role string) {
@@ -244,7 +300,11 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 	swapsAt := make([][]*swap, len(txs))
 	var builderPay, prio uint256.Int
 	for pos, a := range txs {
-		swapsAt[pos] = swapsOf(pos, a, cfg)
+		for i := range a.swaps {
+			s := a.swaps[i] // a copy: the facts are the caller's
+			s.pos = pos
+			swapsAt[pos] = append(swapsAt[pos], &s)
+		}
 		for _, s := range swapsAt[pos] {
 			all = append(all, s)
 			byPool[s.pool] = append(byPool[s.pool], s)
@@ -367,7 +427,7 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 	}
 	earlier := map[dir][]*swap{}
 	for pos, a := range txs {
-		if len(a.Detections) > 0 && (len(r.Missing) == 0 || r.Missing[0] > a.Tx.Meta.Index) {
+		if a.Detected && (len(r.Missing) == 0 || r.Missing[0] > a.Index) {
 			var br *Backrun
 			for _, s := range swapsAt[pos] {
 				var best *swap
@@ -381,9 +441,8 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 					continue
 				}
 				if br == nil {
-					d := a.Detections[0]
 					br = &Backrun{Ref: ref(txs, pos), Sender: hexOf(a.Sender), Bot: hexOf(a.Recipient),
-						Token: cfg.Unit(d.Token).Key(), Gain: d.Gain.String()}
+						Token: a.DetToken.Key(), Gain: a.DetGain}
 				}
 				br.Swaps = append(br.Swaps, render(txs, s))
 				br.Corrects = append(br.Corrects, render(txs, best))
@@ -406,8 +465,8 @@ func AnalyzeCount(blockNum uint64, txs []*normalform.Analysis, cfg *normalform.C
 	}
 
 	for pos, a := range txs {
-		m := &a.Tx.Meta
-		row := TxRow{Index: m.Index, Tx: m.Hash.Hex(), From: hexOf(a.Sender), To: hexOf(a.Recipient),
+		sortRoles(roles[pos]) // the order Roles gives
+		row := TxRow{Index: a.Index, Tx: a.Hash.Hex(), From: hexOf(a.Sender), To: hexOf(a.Recipient),
 			Verdict: a.Verdict.String(), Roles: roles[pos]}
 		if a.Tier != normalform.TierNone {
 			row.Tier = a.Tier.String()
@@ -516,14 +575,14 @@ func sameAttacker(x, y *swap) bool {
 
 // gain fills a sandwich's gain, what it left, builder payments, costs
 // and net from its two legs' analyses.
-func gain(sw *Sandwich, front, back *normalform.Analysis, cfg *normalform.Config) error {
+func gain(sw *Sandwich, front, back *TxFacts, cfg *normalform.Config) error {
 	tau := parseToken(sw.Token)
 	native := cfg.TokenEq(tau, normalform.NativeToken)
 	g := new(big.Int)
 	left := map[string]*big.Int{}
 	var paid, costs uint256.Int
 	known := true
-	for _, a := range []*normalform.Analysis{front, back} {
+	for _, a := range []*TxFacts{front, back} {
 		for _, e := range a.Gross {
 			v := e.Amount.Abs.ToBig()
 			if e.Amount.Neg {
@@ -562,13 +621,13 @@ func gain(sw *Sandwich, front, back *normalform.Analysis, cfg *normalform.Config
 	return nil
 }
 
-func ref(txs []*normalform.Analysis, pos int) Ref {
-	m := &txs[pos].Tx.Meta
+func ref(txs []*TxFacts, pos int) Ref {
+	m := txs[pos]
 	return Ref{Index: m.Index, Tx: m.Hash.Hex()}
 }
 
-func render(txs []*normalform.Analysis, s *swap) Swap {
-	m := &txs[s.pos].Tx.Meta
+func render(txs []*TxFacts, s *swap) Swap {
+	m := txs[s.pos]
 	return Swap{Index: m.Index, Tx: m.Hash.Hex(), Pool: hexOf(s.pool), In: s.in.Key(), Out: s.out.Key(),
 		AmountIn: s.amtIn.Dec(), AmountOut: s.amtOut.Dec(), Sender: hexOf(s.sender), Bot: hexOf(s.bot)}
 }

@@ -1,0 +1,108 @@
+// Command recbytes says where a synthetic record's bytes go (issue 22):
+// it generates SYNTHETIC blocks (package workload), decodes and analyses
+// every transaction as the ingest does, builds its record and its value,
+// and prints the mean bytes per transaction of the value's parts and of
+// the normal form's encoding (EncodeNF) with and without its step log,
+// its addresses and tokens tables.
+//
+//	go run ./internal/workload/cmd/recbytes --blocks 20
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/flowq/flowq/index/layout"
+	"github.com/flowq/flowq/internal/workload"
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/trace"
+)
+
+func main() {
+	blocks := flag.Int("blocks", 20, "synthetic blocks of 100 transactions")
+	scen := flag.String("scenarios", "examples/scenarios/geth", "directory of scenario bundles")
+	flag.Parse()
+	if err := run(*blocks, *scen); err != nil {
+		fmt.Fprintln(os.Stderr, "recbytes:", err)
+		os.Exit(1)
+	}
+}
+
+func run(blocks int, scen string) error {
+	sc, err := workload.LoadScenarios(scen)
+	if err != nil {
+		return err
+	}
+	gen, err := workload.New(sc, workload.Options{Seed: 1, BlockTxs: 100})
+	if err != nil {
+		return err
+	}
+	cfg := normalform.DefaultConfig()
+	var n int
+	sum := map[string]int{}
+	order := []string{"value", "pre (versions, latency, hash, flags, counts)", "ids", "post: exact hash", "post: reasons",
+		"post: NF (hash left out)", "post: from/to/recipient, gross, net, gas, costs, addresses, tokens",
+		"NF: step log", "NF: address table", "NF: token table", "NF: the rest (meta, transfers, tree, analysis)", "steps (count)", "transfers (count)"}
+	for i := 0; i < blocks; i++ {
+		b := gen.Block()
+		res := trace.Decode(b.Bundle, trace.Options{Config: cfg, Source: "synthetic"})
+		if len(res.Errors) > 0 {
+			return fmt.Errorf("block %d: %v", b.Number, res.Errors[0])
+		}
+		for _, tx := range res.Txs {
+			a, err := normalform.Analyze(tx, cfg)
+			if err != nil {
+				return err
+			}
+			rec, err := layout.NewRecord(a, 0)
+			if err != nil {
+				return err
+			}
+			e := rec.Parts()
+			v := e.Join(layout.IDs{0, 1000, 1000, 1000})
+			sum[order[0]] += len(v)
+			sum[order[1]] += len(e.Pre)
+			sum[order[2]] += len(v) - len(e.Pre) - len(e.Post)
+			sum[order[3]] += 32
+			reasons := 1 + len(rec.Reasons) // each a one-byte code (every reason the engine gives has one)
+			sum[order[4]] += reasons
+			nf := len(rec.NF) - 32 + 1 + varintLen(uint64(len(rec.NF)-32))
+			sum[order[5]] += nf
+			sum[order[6]] += len(e.Post) - 32 - reasons - nf
+			steps := a.Steps
+			a.Steps = nil
+			noSteps := len(normalform.EncodeNF(a))
+			a.Steps = steps
+			sum[order[7]] += len(rec.NF) - noSteps
+			addrs, toks, _ := normalform.NFTables(rec.NF)
+			sum[order[8]] += 1 + 20*len(addrs)
+			tb := 1
+			for _, t := range toks {
+				tb += 21
+				if t.HasID() {
+					tb += 33
+				}
+			}
+			sum[order[9]] += tb
+			sum[order[10]] += noSteps - 1 - 20*len(addrs) - tb
+			sum[order[11]] += len(steps)
+			sum[order[12]] += len(a.Tx.Transfers)
+			n++
+		}
+	}
+	fmt.Printf("%d synthetic transactions (seed 1): mean bytes per record value\n", n)
+	for _, k := range order {
+		fmt.Printf("  %-70s %8.1f\n", k, float64(sum[k])/float64(n))
+	}
+	return nil
+}
+
+func varintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
