@@ -7,11 +7,15 @@
 //     debug_traceBlockByNumber with callTracer, eth_getBlockReceipts,
 //     eth_getBlockByNumber), as `flowq ingest --rpc URL --blocks A..B`;
 //   - screened: every block from receipts (eth_getBlockReceipts,
-//     eth_getBlockByNumber with full transactions), then traces fetched
-//     only for the transactions whose receipts-only analysis finds a cycle
-//     or a detection (debug_traceTransaction, eth_getTransactionReceipt,
-//     eth_getBlockByNumber), as `flowq ingest --rpc URL --blocks A..B
-//     --mode receipts --confirm traces`.
+//     eth_getBlockByNumber with full transactions; fetch.Client.Screen,
+//     keeping them), then traces fetched only for the suspects
+//     (fetch.SuspectWhy: a detection, a cycle, a V4 PoolManager, or a
+//     coalition that loses no token) with debug_traceTransaction alone,
+//     the receipt and header being the screening's
+//     (Client.ConfirmScreened); --refetch-receipts confirms as
+//     Client.Confirm and `flowq ingest --rpc URL --blocks A..B --mode
+//     receipts --confirm traces` do, fetching eth_getTransactionReceipt
+//     and eth_getBlockByNumber again.
 //
 // The blocks are made and served a chunk at a time (--chunk blocks), and
 // the two ingests take turns on each chunk (which one goes first
