@@ -36,7 +36,8 @@ func ParseTxName(name string) (common.Hash, bool) {
 }
 
 // Suspect reports whether a receipts-only record is worth tracing
-// (SuspectWhy says why). A traced record never is.
+// (SuspectWhy says why). A traced record never is. cfg is the ingest's
+// configuration (its wrapped-native contracts); nil is DefaultConfig.
 func Suspect(r *index.Record, cfg *normalform.Config) (bool, error) {
 	why, err := SuspectWhy(r, cfg)
 	return why != "", err
@@ -83,13 +84,13 @@ type Change struct {
 
 // ConfirmReport is what Confirm did.
 type ConfirmReport struct {
-	ingest.Summary     // the ingest of the traced bundles
-	Screened       int // receipts-only records of the range read
-	Suspects       int // of them, those worth tracing (SuspectWhy)
-	SuspectsBy     map[screen.Reason]int
-	Confirmed      int      // suspects whose traced analysis is now in the index
-	Changed        []Change // confirmed with another verdict, in position order
-	Missing        []string // suspects whose trace the node did not give: "0xHASH: error"
+	ingest.Summary                       // the ingest of the traced bundles
+	Screened       int                   // receipts-only records of the range read
+	Suspects       int                   // of them, those worth tracing (SuspectWhy)
+	SuspectsBy     map[screen.Reason]int // the suspects by reason
+	Confirmed      int                   // suspects whose traced analysis is now in the index
+	Changed        []Change              // confirmed with another verdict, in position order
+	Missing        []string              // suspects whose trace the node did not give: "0xHASH: error"
 	Failures       []index.Failure
 	// Reused is how many suspects were confirmed with the receipt and
 	// header the screening fetched (ConfirmScreened): only their traces
@@ -169,11 +170,15 @@ func (c *Client) ConfirmScreened(ctx context.Context, ix *index.Index, from, to 
 	}
 	var sus []suspect
 	var serr error
+	cfg := opt.Config
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
 	err := ix.Filter(ctx, index.Blocks(from, to), false, func(r *index.Record) (bool, error) {
 		return r.Mode == normalform.ModeReceipts, nil
 	}, true, func(r *index.Record) error {
 		rep.Screened++
-		why, err := SuspectWhy(r, opt.Config)
+		why, err := SuspectWhy(r, cfg)
 		if err != nil {
 			serr = err
 			return err
