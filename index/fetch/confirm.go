@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/fetch/screen"
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform"
 )
@@ -33,24 +35,43 @@ func ParseTxName(name string) (common.Hash, bool) {
 	return common.HexToHash(s), true
 }
 
-// Suspect reports whether a receipts-only record is worth tracing: its
-// analysis found a cycle (closed chain) or a detection (a verdict other
-// than none, or the reason receipts_only). A traced record never is.
-func Suspect(r *index.Record) (bool, error) {
+// Suspect reports whether a receipts-only record is worth tracing
+// (SuspectWhy says why). A traced record never is. cfg is the ingest's
+// configuration (its wrapped-native contracts); nil is DefaultConfig.
+func Suspect(r *index.Record, cfg *normalform.Config) (bool, error) {
+	why, err := SuspectWhy(r, cfg)
+	return why != "", err
+}
+
+// SuspectWhy says why a receipts-only record is worth tracing, or ""
+// when it is not (a traced record never is): its analysis found a
+// detection or a cycle, or what receipts cannot show (native value moved
+// by internal calls) could close a cycle — the rule of package
+// index/fetch/screen, applied to the record's decoded normal form. The
+// record's header answers first (verdict, reason receipts_only, counted
+// cycles, reason v4_netted); the normal form is decoded only when it does
+// not.
+func SuspectWhy(r *index.Record, cfg *normalform.Config) (screen.Reason, error) {
 	if r.Mode != normalform.ModeReceipts {
-		return false, nil
+		return "", nil
 	}
 	if r.Verdict != normalform.VerdictNone || r.Counts.Cycles > 0 || slices.Contains(r.Reasons, normalform.ReasonReceiptsOnly) {
-		return true, nil
+		return screen.Detection, nil
+	}
+	if slices.Contains(r.Reasons, normalform.ReasonV4Netted) {
+		return screen.PoolManager, nil
 	}
 	if len(r.NF) == 0 {
-		return false, nil
+		return "", nil
 	}
 	a, err := normalform.DecodeNF(r.NF)
 	if err != nil {
-		return false, fmt.Errorf("the normal form of %s in the index: %w", r.Hash.Hex(), err)
+		return "", fmt.Errorf("the normal form of %s in the index: %w", r.Hash.Hex(), err)
 	}
-	return len(a.Cycles) > 0, nil
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
+	return screen.Why(a, cfg), nil
 }
 
 // Change is a confirmed transaction whose traced verdict differs from its
@@ -63,13 +84,18 @@ type Change struct {
 
 // ConfirmReport is what Confirm did.
 type ConfirmReport struct {
-	ingest.Summary          // the ingest of the traced bundles
-	Screened       int      // receipts-only records of the range read
-	Suspects       int      // of them, those with a cycle or a detection
-	Confirmed      int      // suspects whose traced analysis is now in the index
-	Changed        []Change // confirmed with another verdict, in position order
-	Missing        []string // suspects whose trace the node did not give: "0xHASH: error"
+	ingest.Summary                       // the ingest of the traced bundles
+	Screened       int                   // receipts-only records of the range read
+	Suspects       int                   // of them, those worth tracing (SuspectWhy)
+	SuspectsBy     map[screen.Reason]int // the suspects by reason
+	Confirmed      int                   // suspects whose traced analysis is now in the index
+	Changed        []Change              // confirmed with another verdict, in position order
+	Missing        []string              // suspects whose trace the node did not give: "0xHASH: error"
 	Failures       []index.Failure
+	// Reused is how many suspects were confirmed with the receipt and
+	// header the screening fetched (ConfirmScreened): only their traces
+	// were fetched.
+	Reused int
 }
 
 // String says what was screened, confirmed and changed.
@@ -77,6 +103,18 @@ func (r ConfirmReport) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "confirm: %d screened from receipts, %d to confirm, %d confirmed (traced), %d changed (verdict differs), %d missing",
 		r.Screened, r.Suspects, r.Confirmed, len(r.Changed), len(r.Missing))
+	if r.Suspects > 0 {
+		var parts []string
+		for _, w := range screen.Reasons {
+			if n := r.SuspectsBy[w]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", w, n))
+			}
+		}
+		fmt.Fprintf(&b, "\n  to confirm because: %s", strings.Join(parts, ", "))
+		if r.Reused > 0 {
+			fmt.Fprintf(&b, "; %d with the screened receipt (trace fetched alone)", r.Reused)
+		}
+	}
 	for i, c := range r.Changed {
 		if i == 10 {
 			fmt.Fprintf(&b, "\n  ... %d more changed", len(r.Changed)-10)
@@ -104,15 +142,24 @@ func verdictTier(v normalform.Verdict, t normalform.Tier) string {
 	return v.String() + " (" + t.String() + ")"
 }
 
-// Confirm traces the suspects of blocks from..to: it reads the range's
+// Confirm is ConfirmScreened without screened data: each suspect's
+// receipt and header are fetched with its trace.
+func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, opt ingest.Options) (ConfirmReport, error) {
+	return c.ConfirmScreened(ctx, ix, from, to, opt, nil)
+}
+
+// ConfirmScreened traces the suspects of blocks from..to: it reads the range's
 // receipts-only records (Suspect), fetches each suspect's bundle with c,
 // which must be a trace mode (Geth, Flat or Parity), and ingests it as the
 // input TxName(hash), so that its traced record replaces the receipts one.
 // A transaction the node does not trace after the retries is recorded as a
 // read failure of its input (RetryFailed fetches it again) and the others
 // go on. Running it again confirms what is still receipts-only: it resumes.
-func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, opt ingest.Options) (ConfirmReport, error) {
-	var rep ConfirmReport
+// A suspect whose receipt and header s holds (Screen kept them) is
+// fetched as its trace alone (debug_traceTransaction or
+// trace_transaction), checked against them; the others as Client.Txs.
+func (c *Client) ConfirmScreened(ctx context.Context, ix *index.Index, from, to uint64, opt ingest.Options, s *Screened) (ConfirmReport, error) {
+	rep := ConfirmReport{SuspectsBy: map[screen.Reason]int{}}
 	if c.opt.Mode == Receipts {
 		return rep, errors.New("fetch: confirming needs a trace mode (geth, flat or parity), not receipts")
 	}
@@ -123,16 +170,21 @@ func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, 
 	}
 	var sus []suspect
 	var serr error
+	cfg := opt.Config
+	if cfg == nil {
+		cfg = normalform.DefaultConfig()
+	}
 	err := ix.Filter(ctx, index.Blocks(from, to), false, func(r *index.Record) (bool, error) {
 		return r.Mode == normalform.ModeReceipts, nil
 	}, true, func(r *index.Record) error {
 		rep.Screened++
-		ok, err := Suspect(r)
+		why, err := SuspectWhy(r, cfg)
 		if err != nil {
 			serr = err
 			return err
 		}
-		if ok {
+		if why != "" {
+			rep.SuspectsBy[why]++
 			sus = append(sus, suspect{common.Hash(r.Hash), r.Verdict, r.Tier})
 		}
 		return nil
@@ -163,13 +215,17 @@ func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, 
 		for i, s := range part {
 			hashes[i] = s.hash
 		}
-		bundles, ferr := c.Txs(ctx, hashes)
+		bundles, ferr := c.fetchSuspects(ctx, hashes, s, &rep.Reused)
 		if ferr != nil && ctx.Err() == nil {
 			// One at a time, so that one transaction the node does not
 			// trace does not take the others with it.
 			bundles = make([][]byte, len(hashes))
 			for i, h := range hashes {
-				b, terr := c.Tx(ctx, h)
+				one, terr := c.fetchSuspects(ctx, []common.Hash{h}, s, &rep.Reused)
+				var b []byte
+				if terr == nil {
+					b = one[0]
+				}
 				if terr != nil {
 					if ctx.Err() != nil {
 						break
@@ -221,4 +277,46 @@ func (c *Client) Confirm(ctx context.Context, ix *index.Index, from, to uint64, 
 		}
 	}
 	return rep, nil
+}
+
+// fetchSuspects fetches the bundles of hashes: those s holds as their
+// trace alone (txsKnown), the others whole (Txs); reused counts the
+// former.
+func (c *Client) fetchSuspects(ctx context.Context, hashes []common.Hash, s *Screened, reused *int) ([][]byte, error) {
+	out := make([][]byte, len(hashes))
+	var known, rest []int
+	var kh []common.Hash
+	var kr, kb []json.RawMessage
+	for i, h := range hashes {
+		if r, hd, ok := s.get(h); ok {
+			known = append(known, i)
+			kh, kr, kb = append(kh, h), append(kr, r), append(kb, hd)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(known) > 0 {
+		bs, err := c.txsKnown(ctx, kh, kr, kb)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range known {
+			out[i] = bs[j]
+		}
+	}
+	if len(rest) > 0 {
+		rh := make([]common.Hash, len(rest))
+		for j, i := range rest {
+			rh[j] = hashes[i]
+		}
+		bs, err := c.Txs(ctx, rh)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range rest {
+			out[i] = bs[j]
+		}
+	}
+	*reused += len(known)
+	return out, nil
 }

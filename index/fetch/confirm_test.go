@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/index/fetch/screen"
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/evmnode"
 	"github.com/flowq/flowq/normalform"
@@ -144,14 +145,20 @@ func (p *countingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // TestConfirmTraces: blocks of ordinary transfers (the emitter's calls, a
 // plain ETH payment, a deployment) and two arbitrages, on the in-process
-// node, ingested from receipts and then confirmed with geth's callTracer
-// through a counting proxy. Only the two arbitrages are traced (two
-// debug_traceTransaction, no block trace); their records in the index are
-// then those a full traced ingest of the range gives, the others stay
-// receipts-only as screened; the report counts 9 screened, 2 confirmed and
-// 1 changed: the bot that paid the builder 1 ETH by an internal call is an
-// arbitrage from receipts and not from its trace. A second run confirms
-// nothing more and traces nothing.
+// node, screened from receipts (Screen, keeping what it fetched) and then
+// confirmed with geth's callTracer through a counting proxy
+// (ConfirmScreened). The suspects are the two arbitrages (detections) and
+// five of the emitter's transactions (a token moved, the coalition lost
+// none: a cycle closed by native value of internal calls could hide
+// there); the ETH payment (no token moved) is not. Only the suspects are traced (debug_traceTransaction, no
+// block trace), and with the trace alone: no receipt nor header is
+// fetched again. Their records in the index are then those a full traced
+// ingest of the range gives, the others stay receipts-only as screened;
+// the report counts 9 screened, 7 confirmed and 1 changed: the bot that
+// paid the builder 1 ETH by an internal call is an arbitrage from receipts
+// and not from its trace. A second run confirms nothing more and traces
+// nothing; Confirm without the screened data (receipts and headers
+// fetched again) gives the same records.
 func TestConfirmTraces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a node")
@@ -214,8 +221,9 @@ func TestConfirmTraces(t *testing.T) {
 	}
 
 	ix := openIndex(t)
-	if rep, err := dial(t, node.URL(), ro).IngestBlocks(ctx, ix, from, to, iopt); err != nil || !rep.Complete() || rep.Stored != txs {
-		t.Fatalf("receipts ingest: %v\n%s", err, rep)
+	kept := NewScreened()
+	if rep, err := dial(t, node.URL(), ro).Screen(ctx, ix, from, to, iopt, kept); err != nil || !rep.Complete() || rep.Stored != txs || kept.Len() != txs {
+		t.Fatalf("receipts ingest: %v, %d kept\n%s", err, kept.Len(), rep)
 	}
 	screened := map[normalform.Hash]*index.Record{}
 	for _, r := range records(t, ix) {
@@ -235,41 +243,76 @@ func TestConfirmTraces(t *testing.T) {
 	p := &countingProxy{target: node.URL(), calls: map[string]int{}}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
-	rep, err := dial(t, srv.URL, o).Confirm(ctx, ix, from, to, iopt)
+	// The suspects (SuspectWhy of the screened records): the two
+	// arbitrages, the emitter's transfers; not the ETH payment.
+	var want []string
+	for h, r := range screened {
+		why, err := SuspectWhy(r, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why != "" {
+			want = append(want, common.Hash(h).Hex())
+		}
+		if (h == a1 || h == a2) != (why == screen.Detection) || h == normalform.Hash(plain.Hash()) && why != "" {
+			t.Errorf("%s: suspect because %q", common.Hash(h).Hex(), why)
+		}
+	}
+	rep, err := dial(t, srv.URL, o).ConfirmScreened(ctx, ix, from, to, iopt, kept)
 	if err != nil {
 		t.Fatalf("confirm: %v\n%s", err, rep)
 	}
 	t.Log(rep)
-	if rep.Screened != txs || rep.Suspects != 2 || rep.Confirmed != 2 || len(rep.Changed) != 1 || len(rep.Missing) != 0 || rep.Stored != 2 {
-		t.Errorf("report: %+v, want 9 screened, 2 confirmed and stored, 1 changed", rep)
+	if rep.Screened != txs || rep.Suspects != 7 || rep.Confirmed != 7 || len(rep.Changed) != 1 || len(rep.Missing) != 0 || rep.Stored != 7 || rep.Reused != 7 ||
+		rep.SuspectsBy[screen.Detection] != 2 || rep.SuspectsBy[screen.Coalition] != 5 || len(want) != 7 {
+		t.Errorf("report: %+v, want 9 screened, 7 confirmed and stored with the screened receipts (2 detections, 5 coalition), 1 changed", rep)
+	}
+	if p.calls["eth_getTransactionReceipt"] != 0 || p.calls["eth_getBlockByNumber"] != 0 {
+		t.Errorf("confirming fetched receipts or headers again: %v", p.calls)
 	}
 	if len(rep.Changed) == 1 && (rep.Changed[0].Tx != a2 || rep.Changed[0].Receipts != normalform.VerdictArbitrage || rep.Changed[0].Traced != traced[a2].Verdict) {
 		t.Errorf("changed: %+v, want %s from arbitrage to %s", rep.Changed[0], a2.Hex(), traced[a2].Verdict)
 	}
 	sort.Strings(p.traced)
-	want := []string{arb1.Hash().Hex(), arb2.Hash().Hex()}
 	sort.Strings(want)
 	if !reflect.DeepEqual(p.traced, want) || p.calls["debug_traceBlockByNumber"] != 0 || p.calls["trace_block"] != 0 || p.calls["trace_transaction"] != 0 {
-		t.Errorf("traced through the proxy: %v (calls %v), want the two arbitrages only: %v", p.traced, p.calls, want)
+		t.Errorf("traced through the proxy: %v (calls %v), want the suspects only: %v", p.traced, p.calls, want)
 	}
-	after := records(t, ix)
-	if len(after) != txs {
-		t.Fatalf("%d records after confirming, want %d", len(after), txs)
+	suspect := map[normalform.Hash]bool{}
+	for _, h := range want {
+		suspect[normalform.Hash(common.HexToHash(h))] = true
 	}
-	for _, r := range after {
-		wantRec := screened[r.Hash]
-		if r.Hash == a1 || r.Hash == a2 {
-			wantRec = traced[r.Hash]
+	checkRecords := func(ix *index.Index, how string) {
+		after := records(t, ix)
+		if len(after) != txs {
+			t.Fatalf("%s: %d records after confirming, want %d", how, len(after), txs)
 		}
-		if !reflect.DeepEqual(r, wantRec) {
-			t.Errorf("record %s after confirming:\n%+v\nwant\n%+v", r.Hash.Hex(), r, wantRec)
+		for _, r := range after {
+			wantRec := screened[r.Hash]
+			if suspect[r.Hash] {
+				wantRec = traced[r.Hash]
+			}
+			if !reflect.DeepEqual(r, wantRec) {
+				t.Errorf("%s: record %s after confirming:\n%+v\nwant\n%+v", how, r.Hash.Hex(), r, wantRec)
+			}
 		}
 	}
+	checkRecords(ix, "ConfirmScreened")
+
+	// Without the screened data: the same records.
+	ix2 := openIndex(t)
+	if rep, err := dial(t, node.URL(), ro).IngestBlocks(ctx, ix2, from, to, iopt); err != nil || !rep.Complete() {
+		t.Fatalf("receipts ingest: %v\n%s", err, rep)
+	}
+	if rep, err := dial(t, node.URL(), o).Confirm(ctx, ix2, from, to, iopt); err != nil || rep.Confirmed != 7 || rep.Reused != 0 {
+		t.Fatalf("confirm without the screened data: %v\n%s", err, rep)
+	}
+	checkRecords(ix2, "Confirm")
 
 	// Again: nothing left to confirm, nothing traced.
 	n := len(p.traced)
 	rep, err = dial(t, srv.URL, o).Confirm(ctx, ix, from, to, iopt)
-	if err != nil || rep.Screened != txs-2 || rep.Suspects != 0 || rep.Confirmed != 0 || len(p.traced) != n {
+	if err != nil || rep.Screened != txs-7 || rep.Suspects != 0 || rep.Confirmed != 0 || len(p.traced) != n {
 		t.Errorf("second confirm: %v, %+v, %d traced", err, rep, len(p.traced)-n)
 	}
 	if _, err := dial(t, srv.URL, ro).Confirm(ctx, ix, from, to, iopt); err == nil {

@@ -116,6 +116,12 @@ func (r IngestReport) Complete() bool { return len(r.Missing) == 0 && len(r.Fail
 // again. Cancellation stops fetch and ingest at once (the error is
 // ctx.Err()); running the same range again resumes.
 func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uint64, opt ingest.Options) (IngestReport, error) {
+	return c.ingestBlocks(ctx, ix, from, to, opt, nil)
+}
+
+// ingestBlocks is IngestBlocks; keep (when not nil) sees each bundle
+// fetched before it is ingested.
+func (c *Client) ingestBlocks(ctx context.Context, ix *index.Index, from, to uint64, opt ingest.Options, keep func(n uint64, bundle []byte)) (IngestReport, error) {
 	rep := IngestReport{From: from, To: to}
 	if to < from {
 		return rep, fmt.Errorf("fetch: empty block range %d..%d", from, to)
@@ -168,6 +174,9 @@ func (c *Client) IngestBlocks(ctx context.Context, ix *index.Index, from, to uin
 				return g.Add(ingest.Input{Name: name, Load: func(int) ([]byte, error) { return nil, ferr }})
 			}
 			rep.Fetched++
+			if keep != nil {
+				keep(n, b)
+			}
 			return g.Add(ingest.BundleInput(name, b))
 		})
 		if err != nil {

@@ -7,11 +7,15 @@
 //     debug_traceBlockByNumber with callTracer, eth_getBlockReceipts,
 //     eth_getBlockByNumber), as `flowq ingest --rpc URL --blocks A..B`;
 //   - screened: every block from receipts (eth_getBlockReceipts,
-//     eth_getBlockByNumber with full transactions), then traces fetched
-//     only for the transactions whose receipts-only analysis finds a cycle
-//     or a detection (debug_traceTransaction, eth_getTransactionReceipt,
-//     eth_getBlockByNumber), as `flowq ingest --rpc URL --blocks A..B
-//     --mode receipts --confirm traces`.
+//     eth_getBlockByNumber with full transactions; fetch.Client.Screen,
+//     keeping them), then traces fetched only for the suspects
+//     (fetch.SuspectWhy: a detection, a cycle, a V4 PoolManager, or a
+//     coalition that loses no token) with debug_traceTransaction alone,
+//     the receipt and header being the screening's
+//     (Client.ConfirmScreened); --refetch-receipts confirms as
+//     Client.Confirm and `flowq ingest --rpc URL --blocks A..B --mode
+//     receipts --confirm traces` do, fetching eth_getTransactionReceipt
+//     and eth_getBlockByNumber again.
 //
 // The blocks are made and served a chunk at a time (--chunk blocks), and
 // the two ingests take turns on each chunk (which one goes first
@@ -43,6 +47,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
+	"github.com/flowq/flowq/index/fetch/screen"
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/internal/workload"
 	"github.com/flowq/flowq/normalform"
@@ -57,6 +62,7 @@ func main() {
 	flag.StringVar(&c.scenarios, "scenarios", "examples/scenarios/geth", "directory of scenario bundles")
 	flag.StringVar(&c.dir, "dir", "", "directory for the two indexes (default: a temporary one, removed at the end)")
 	byScenario := flag.Bool("by-scenario", false, "also print the counts by scenario")
+	flag.BoolVar(&c.refetch, "refetch-receipts", false, "confirm as before the screened data was kept: fetch each suspect's receipt and header again with its trace")
 	weights := flag.String("weights", "", "scenario weights name=w,... over the defaults (10 each; star_r 2, star_s 1)")
 	flag.Parse()
 	var err error
@@ -87,6 +93,7 @@ type config struct {
 	scenarios string
 	dir       string
 	weights   map[string]int // nil: workload.DefaultWeights
+	refetch   bool           // Confirm, not ConfirmScreened
 }
 
 // parseWeights reads "name=w,name=w" on top of workload.DefaultWeights.
@@ -123,6 +130,9 @@ type result struct {
 	confirm     side // trace fetches of the suspects
 	screened    int
 	suspects    int
+	suspectsBy  map[screen.Reason]int
+	reused      int
+	keptMax     int64 // the most bytes the Screened held at once
 	confirmed   int
 	changed     int
 	missing     int
@@ -221,7 +231,8 @@ func run(ctx context.Context, c config, log io.Writer) (*result, error) {
 	}
 	defer rc.Close()
 
-	res := &result{verdicts: map[[2]normalform.Verdict]int{}, modes: map[normalform.Mode]int{}, loadBefore: loadavg(),
+	kept := fetch.NewScreened()
+	res := &result{suspectsBy: map[screen.Reason]int{}, verdicts: map[[2]normalform.Verdict]int{}, modes: map[normalform.Mode]int{}, loadBefore: loadavg(),
 		scenario: map[normalform.Hash]string{}, lostBy: map[string]int{}, suspectBy: map[string]int{}, perScen: map[string]int{}}
 	blocks := (c.n + c.blockTxs - 1) / c.blockTxs
 	res.blocks = blocks
@@ -246,7 +257,12 @@ func run(ctx context.Context, c config, log io.Writer) (*result, error) {
 	}
 	screened := func(lo, hi uint64) error {
 		err := measure(&res.screen, func() error {
-			rep, err := rc.IngestBlocks(ctx, ixS, lo, hi, opt)
+			keep := kept
+			if c.refetch {
+				keep = nil
+			}
+			rep, err := rc.Screen(ctx, ixS, lo, hi, opt, keep)
+			res.keptMax = max(res.keptMax, kept.Bytes())
 			if err == nil && !rep.Complete() {
 				err = fmt.Errorf("receipts ingest of blocks %d..%d incomplete: %s", lo, hi, rep)
 			}
@@ -256,9 +272,14 @@ func run(ctx context.Context, c config, log io.Writer) (*result, error) {
 			return err
 		}
 		return measure(&res.confirm, func() error {
-			rep, err := tc.Confirm(ctx, ixS, lo, hi, opt)
+			rep, err := tc.ConfirmScreened(ctx, ixS, lo, hi, opt, kept)
+			kept.Drop(hi + 1)
 			res.screened += rep.Screened
 			res.suspects += rep.Suspects
+			res.reused += rep.Reused
+			for w, n := range rep.SuspectsBy {
+				res.suspectsBy[w] += n
+			}
 			res.confirmed += rep.Confirmed
 			res.changed += len(rep.Changed)
 			res.missing += len(rep.Missing)
@@ -380,6 +401,12 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "workload: SYNTHETIC, %d transactions in %d blocks (%d..%d), served by a loopback node in this process\n", r.txs, r.blocks, r.from, r.to)
 	fmt.Fprintf(w, "screening: %d screened from receipts, %d to confirm (%.1f%%), %d confirmed (traced), %d changed, %d missing\n",
 		r.screened, r.suspects, 100*float64(r.suspects)/float64(max(r.screened, 1)), r.confirmed, r.changed, r.missing)
+	var why []string
+	for _, x := range screen.Reasons {
+		why = append(why, fmt.Sprintf("%s %d", x, r.suspectsBy[x]))
+	}
+	fmt.Fprintf(w, "to confirm because: %s; confirmed with the screened receipt (trace alone): %d; screened data kept at most %s\n",
+		strings.Join(why, ", "), r.reused, mb(r.keptMax))
 	b := r.both()
 	row := func(name string, s side) {
 		fmt.Fprintf(w, "  %-22s %9d calls %9d HTTP %12s out %10s in  wall %8.2f s  cpu %8.2f s\n",

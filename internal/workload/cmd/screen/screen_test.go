@@ -8,20 +8,16 @@ import (
 	"github.com/flowq/flowq/normalform"
 )
 
-// documentedMisses are the scenarios whose arbitrage a receipts-only
-// analysis cannot see (ARCHITECTURE.md, receipts-only beside traced: ETH
-// moved by internal calls, so the walk does not close and the screening
-// never asks for their traces).
-var documentedMisses = map[string]bool{"wrap_cycle_refund": true, "v4_v2_arb": true, "v4_ur_v2_arb": true}
-
 // TestScreenThenConfirm runs both ingests over a loopback node on 2,000
 // SYNTHETIC transactions, in a mix where most transactions are not
 // arbitrage-like (the eleven scenarios the screening lets through weigh
 // 60, the others 10), and checks that screening then confirming loses no
-// arbitrage the traced index finds except in the documented misses, that
-// it traces fewer transactions than it screens, that it moves fewer bytes
-// than tracing every block, and that the two indexes hold the same
-// transactions.
+// arbitrage the traced index finds (those whose cycle closes through ETH
+// moved by internal calls included: wrap_cycle_refund, v4_v2_arb,
+// v4_ur_v2_arb), that it traces fewer transactions than it screens, that
+// it moves fewer bytes than tracing every block, that each confirmation
+// fetches the trace alone (the receipt and header are the screening's),
+// and that the two indexes hold the same transactions.
 func TestScreenThenConfirm(t *testing.T) {
 	quiet := []string{"liquidity_add", "liquidity_remove", "nft_erc1155", "nft_erc1155_batch", "nft_erc721", "reverted_attempt",
 		"v4_triangle_net", "v4_ur_user_swap", "v4_user_swap_claims", "v4_user_swap_erc20", "v4_user_swap_eth"}
@@ -50,12 +46,14 @@ func TestScreenThenConfirm(t *testing.T) {
 		t.Fatalf("confirmed %d of %d screened: want some, fewer than all", res.confirmed, res.screened)
 	}
 	for scen, n := range res.lostBy {
-		if !documentedMisses[scen] {
-			t.Errorf("%d traced arbitrages of scenario %s are not arbitrage after screening", n, scen)
+		t.Errorf("%d traced arbitrages of scenario %s are not arbitrage after screening", n, scen)
+	}
+	for _, scen := range []string{"wrap_cycle_refund", "v4_v2_arb", "v4_ur_v2_arb"} {
+		if res.perScen[scen] == 0 || res.suspectBy[scen] != res.perScen[scen] {
+			t.Errorf("scenario %s: %d transactions, %d confirmed: want all (their ETH legs are internal calls)", scen, res.perScen[scen], res.suspectBy[scen])
 		}
 	}
-	// Outside the documented misses, the traced arbitrages are arbitrage in
-	// the screened index: the counts agree.
+	// The traced arbitrages are arbitrage in the screened index.
 	arb := 0
 	for k, c := range res.verdicts {
 		if k[0] == normalform.VerdictArbitrage {
@@ -63,7 +61,7 @@ func TestScreenThenConfirm(t *testing.T) {
 		}
 	}
 	lost := res.lost(normalform.VerdictArbitrage)
-	if got := res.verdicts[[2]normalform.Verdict{normalform.VerdictArbitrage, normalform.VerdictArbitrage}]; got != arb-lost || arb == 0 {
+	if got := res.verdicts[[2]normalform.Verdict{normalform.VerdictArbitrage, normalform.VerdictArbitrage}]; got != arb || lost != 0 || arb == 0 {
 		t.Errorf("traced arbitrage: %d, of them arbitrage when screened %d, lost %d", arb, got, lost)
 	}
 	// A screened record that says arbitrage was confirmed by its trace:
@@ -81,7 +79,11 @@ func TestScreenThenConfirm(t *testing.T) {
 		t.Errorf("debug_traceTransaction calls: traced side %d, confirm side %d for %d confirmed",
 			res.traced.node.Methods["debug_traceTransaction"].Requests, res.confirm.node.Methods["debug_traceTransaction"].Requests, res.confirmed)
 	}
-	t.Logf("screened %d, confirmed %d, changed %d, lost arbitrage %d (%v); bytes %d vs %d", res.screened, res.confirmed, res.changed, lost, res.lostBy, both, traced)
+	if m := res.confirm.node.Methods; res.reused != res.confirmed || m["eth_getTransactionReceipt"].Requests != 0 || m["eth_getBlockByNumber"].Requests != 0 {
+		t.Errorf("confirm side: %d of %d confirmed with the screened receipt; %d eth_getTransactionReceipt and %d eth_getBlockByNumber calls, want none",
+			res.reused, res.confirmed, m["eth_getTransactionReceipt"].Requests, m["eth_getBlockByNumber"].Requests)
+	}
+	t.Logf("screened %d, confirmed %d, changed %d, lost arbitrage %d (%v); suspects by reason %v; bytes %d vs %d", res.screened, res.confirmed, res.changed, lost, res.lostBy, res.suspectsBy, both, traced)
 }
 
 func TestParseWeights(t *testing.T) {
