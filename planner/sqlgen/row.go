@@ -37,19 +37,20 @@ var errNeedNF = errors.New("a token's standard is only in the normal form")
 // columns, without decoding the normal form. A row that holds a token
 // with an id needs the token's standard, which only the normal form
 // holds: the statement then runs again as SQLWithNF from that row on (the
-// rows before it, in the same order, are not emitted again), and the
-// normal form is decoded for the rows that need it.
+// rows before it, in the same order, are not emitted again; a lake whose
+// files changed in between, so that the last row given moved, is an
+// error), and the normal form is decoded for the rows that need it.
 func (q *Query) TxRows(ctx context.Context, cfg *normalform.Config, query QueryFunc, emit func(planner.Row) error) error {
 	if q.SQLWithNF == "" {
 		return fmt.Errorf("%s: not a statement returning transactions (a bug in flowq)", q.Kind)
 	}
-	n := 0
+	n, last := 0, ""
 	err := query(ctx, q.SQL, func(vals []any) error {
 		row, err := q.txRow(cfg, vals, false)
 		if err != nil {
 			return err
 		}
-		n++
+		n, last = n+1, row[0].Value
 		return emit(row)
 	})
 	if !errors.Is(err, errNeedNF) {
@@ -57,8 +58,14 @@ func (q *Query) TxRows(ctx context.Context, cfg *normalform.Config, query QueryF
 	}
 	i := 0
 	return query(ctx, q.SQLWithNF, func(vals []any) error {
-		if i++; i <= n {
+		if i++; i < n {
 			return nil // emitted from the columns already
+		}
+		if i == n {
+			if tx, _ := vals[0].(string); tx != last {
+				return fmt.Errorf("the lake changed while the statement ran (its row %d was tx %s, now %v): the rows printed are not the answer; run it again", n, last, vals[0])
+			}
+			return nil
 		}
 		row, err := q.txRow(cfg, vals, true)
 		if err != nil {

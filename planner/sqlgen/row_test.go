@@ -91,6 +91,25 @@ func TestTxRowsAgainWithNF(t *testing.T) {
 	if strings.Join(ran, ",") != "without,with" || len(got) != 1 || err == nil || !strings.Contains(err.Error(), "tx 0xcdcd") {
 		t.Errorf("ran %v, %d rows, err %v", ran, len(got), err)
 	}
+	// A lake that changed between the two runs: the row given before
+	// is not where it was.
+	moved := func(_ context.Context, sql string, fn func([]any) error) error {
+		first := rowVals()
+		if sql == "with" {
+			first[0] = "0x" + strings.Repeat("ef", 32)
+		}
+		return query(context.Background(), sql, func(v []any) error {
+			if v[0] == rowVals()[0] {
+				v[0] = first[0]
+			}
+			return fn(v)
+		})
+	}
+	got = nil
+	err = q.TxRows(context.Background(), normalform.DefaultConfig(), moved, func(r planner.Row) error { got = append(got, r); return nil })
+	if len(got) != 1 || err == nil || !strings.Contains(err.Error(), "the lake changed while the statement ran") {
+		t.Errorf("a lake that changed: %d rows, err %v", len(got), err)
+	}
 	stop := errors.New("stop")
 	if err := q.TxRows(context.Background(), normalform.DefaultConfig(), query, func(planner.Row) error { return stop }); err != stop {
 		t.Errorf("emit's error: %v", err)
