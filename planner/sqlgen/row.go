@@ -2,7 +2,6 @@ package sqlgen
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -16,8 +15,8 @@ import (
 	"github.com/flowq/flowq/planner"
 )
 
-// RowWidth is the number of RowColumns; with Query.SQLWithNF the column
-// nf is at RowWidth, and the anomalies' shape and first block follow.
+// RowWidth is the number of RowColumns; the anomalies' shape and first
+// block follow them.
 const RowWidth = 15
 
 // QueryFunc runs SQL on the lake and calls fn with each row's values as
@@ -26,48 +25,18 @@ const RowWidth = 15
 // from fn stops the query and is returned as it is.
 type QueryFunc func(ctx context.Context, sql string, fn func(vals []any) error) error
 
-// errNeedNF stops a statement's SQL at a row whose balance holds a token
-// with an id: its standard (ERC-721, ERC-1155, ERC-6909), which its human
-// form names, is only in the normal form.
-var errNeedNF = errors.New("a token's standard is only in the normal form")
-
 // TxRows runs a find's, match's or anomalies' SQL through query and
 // emits each transaction's row as the planner's executor formats it from
 // a record (same columns, same values, same human forms), built from the
-// columns, without decoding the normal form. A row that holds a token
-// with an id needs the token's standard, which only the normal form
-// holds: the statement then runs again as SQLWithNF from that row on (the
-// rows before it, in the same order, are not emitted again; a lake whose
-// files changed in between, so that the last row given moved, is an
-// error), and the normal form is decoded for the rows that need it.
+// columns (TxRow): the normal form is not read.
 func (q *Query) TxRows(ctx context.Context, cfg *normalform.Config, query QueryFunc, emit func(planner.Row) error) error {
-	if q.SQLWithNF == "" {
+	switch q.Kind {
+	case lang.StmtFind, lang.StmtMatch, lang.StmtAnomalies:
+	default:
 		return fmt.Errorf("%s: not a statement returning transactions (a bug in flowq)", q.Kind)
 	}
-	n, last := 0, ""
-	err := query(ctx, q.SQL, func(vals []any) error {
-		row, err := q.txRow(cfg, vals, false)
-		if err != nil {
-			return err
-		}
-		n, last = n+1, row[0].Value
-		return emit(row)
-	})
-	if !errors.Is(err, errNeedNF) {
-		return err
-	}
-	i := 0
-	return query(ctx, q.SQLWithNF, func(vals []any) error {
-		if i++; i < n {
-			return nil // emitted from the columns already
-		}
-		if i == n {
-			if tx, _ := vals[0].(string); tx != last {
-				return fmt.Errorf("the lake changed while the statement ran (its row %d was tx %s, now %v): the rows printed are not the answer; run it again", n, last, vals[0])
-			}
-			return nil
-		}
-		row, err := q.txRow(cfg, vals, true)
+	return query(ctx, q.SQL, func(vals []any) error {
+		row, err := q.txRow(cfg, vals)
 		if err != nil {
 			return err
 		}
@@ -75,20 +44,13 @@ func (q *Query) TxRows(ctx context.Context, cfg *normalform.Config, query QueryF
 	})
 }
 
-// txRow is one row of TxRows; withNF: vals holds nf at RowWidth.
-func (q *Query) txRow(cfg *normalform.Config, vals []any, withNF bool) (planner.Row, error) {
+// txRow is one row of TxRows.
+func (q *Query) txRow(cfg *normalform.Config, vals []any) (planner.Row, error) {
 	w := RowWidth
-	if withNF {
-		w++
-	}
 	if len(vals) < w {
 		return nil, fmt.Errorf("the lake's SQL gave %d columns, want %d (%s)", len(vals), w, RowColumns)
 	}
-	var nf []byte
-	if withNF {
-		nf, _ = vals[RowWidth].([]byte)
-	}
-	row, err := TxRow(cfg, vals[:RowWidth], nf)
+	row, err := TxRow(cfg, vals[:w])
 	if err != nil {
 		return nil, err
 	}
@@ -110,10 +72,11 @@ func (q *Query) txRow(cfg *normalform.Config, vals []any, withNF bool) (planner.
 
 // TxRow is a transaction's row in find, match and anomalies results
 // built from the values of RowColumns, as the planner's executor builds it
-// from the transaction's record. nf is the transaction's encoded normal
-// form, or nil: it is decoded only when a balance holds a token with an
-// id (whose standard only it holds); without it such a row is errNeedNF.
-func TxRow(cfg *normalform.Config, vals []any, nf []byte) (planner.Row, error) {
+// from the transaction's record. A token with an id takes its standard
+// (ERC-721, ERC-1155, ERC-6909: the human form names it) from the
+// balance's kind, which lakes hold since schema 2 (duck refuses earlier
+// ones).
+func TxRow(cfg *normalform.Config, vals []any) (planner.Row, error) {
 	tx, _ := vals[0].(string)
 	bad := func(col string, v any) error {
 		return fmt.Errorf("tx %s: the lake's column %s holds %T (%v), not what flowq writes", tx, col, v, v)
@@ -164,38 +127,24 @@ func TxRow(cfg *normalform.Config, vals []any, nf []byte) (planner.Row, error) {
 	if !ok {
 		return nil, bad("costs_known", vals[8])
 	}
-	var kinds map[string]normalform.Token // the tokens with ids, from the normal form
-	tokenOf := func(key string) (normalform.Token, error) {
-		if strings.IndexByte(key, '/') < 0 {
-			if !common.IsHexAddress(key) {
-				return normalform.Token{}, fmt.Errorf("tx %s: the lake's token %q is not an address", tx, key)
-			}
-			a := common.HexToAddress(key)
-			if a == normalform.NativeAddress {
-				return normalform.NativeToken, nil
+	tokenOf := func(key, kind string) (normalform.Token, error) {
+		addr, id, hasID := strings.Cut(key, "/")
+		if !common.IsHexAddress(addr) {
+			return normalform.Token{}, fmt.Errorf("tx %s: the lake's token %q is not an address", tx, key)
+		}
+		a := common.HexToAddress(addr)
+		k, known := tokenKinds[kind]
+		if !hasID && (kind == "" || known && (k == normalform.Fungible || k == normalform.Native)) {
+			if kind == normalform.Native.String() || kind == "" && a == normalform.NativeAddress {
+				return normalform.Token{Addr: a, Kind: normalform.Native}, nil
 			}
 			return normalform.FungibleToken(a), nil
 		}
-		if nf == nil {
-			return normalform.Token{}, errNeedNF
+		v, err := uint256.FromDecimal(id)
+		if !hasID || !known || k == normalform.Fungible || k == normalform.Native || err != nil {
+			return normalform.Token{}, fmt.Errorf("tx %s: the lake's token %q of standard %q is not a token flowq writes (a token id names erc721, erc1155 or erc6909)", tx, key, kind)
 		}
-		if kinds == nil {
-			a, err := normalform.DecodeNF(nf)
-			if err != nil {
-				return normalform.Token{}, fmt.Errorf("tx %s: the stored normal form does not decode: %w", tx, err)
-			}
-			kinds = map[string]normalform.Token{}
-			for _, d := range []normalform.Delta{a.Gross, a.Net} {
-				for _, e := range d {
-					kinds[e.Token.Key()] = e.Token
-				}
-			}
-		}
-		t, ok := kinds[key]
-		if !ok {
-			return normalform.Token{}, fmt.Errorf("tx %s: the lake's token %s is not in its normal form's balances", tx, key)
-		}
-		return t, nil
+		return normalform.Token{Addr: a, ID: *v, Kind: k}, nil
 	}
 	amounts := func(i int, col string, known bool) (string, string, error) {
 		if !known {
@@ -217,7 +166,8 @@ func TxRow(cfg *normalform.Config, vals []any, nf []byte) (planner.Row, error) {
 			}
 			key, _ := e["token"].(string)
 			amt, _ := e["amount"].(string)
-			t, err := tokenOf(key)
+			kind, _ := e["kind"].(string)
+			t, err := tokenOf(key, kind)
 			if err != nil {
 				return "", "", err
 			}
@@ -280,6 +230,16 @@ func TxRow(cfg *normalform.Config, vals []any, nf []byte) (planner.Row, error) {
 		{Name: "bot", Value: normalform.AddrKey(botAddr), Human: normalform.ShortAddr(botAddr)},
 		{Name: "reasons", Value: strings.Join(reasons, ","), Human: strings.Join(reasons, ", ")},
 	}, nil
+}
+
+// tokenKinds are the tokens' standards by the names the lake's kind holds
+// (normalform.TokenKind.String).
+var tokenKinds = map[string]normalform.TokenKind{
+	normalform.Fungible.String():  normalform.Fungible,
+	normalform.Native.String():    normalform.Native,
+	normalform.NFT721.String():    normalform.NFT721,
+	normalform.Multi1155.String(): normalform.Multi1155,
+	normalform.Multi6909.String(): normalform.Multi6909,
 }
 
 // parseSigned parses a signed decimal amount in base units (Signed.String).

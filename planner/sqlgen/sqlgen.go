@@ -68,8 +68,7 @@ type Compiler struct {
 
 // RowColumns are the columns a query returning transactions selects:
 // the row's fields (TxRows formats them as the planner formats a record),
-// without the normal form, which only a row with a token id needs
-// (Query.SQLWithNF). The anomalies' shape and first block follow them.
+// not the normal form. The anomalies' shape and first block follow them.
 const RowColumns = "tx_hash, block, tx_index, verdict, tier, path, gross, net, costs_known, cycles, pools, hops, leftovers, bot, reasons"
 
 // Query is a compiled statement.
@@ -79,10 +78,6 @@ type Query struct {
 	// SQL is the statement's SQL (for same, the reading of both
 	// transactions; for match, with the reference's hash as a subquery).
 	SQL string
-	// SQLWithNF, for find, match and anomalies, is SQL with the column nf
-	// after RowColumns: TxRows reads it only when a row holds a token with
-	// an id (the lake's token keys do not say its standard).
-	SQLWithNF string
 	// RefSQL, for match, reads the reference: no row when it is not in the
 	// lake.
 	RefSQL string
@@ -119,7 +114,7 @@ func (c *Compiler) Compile(st lang.Statement) (*Query, error) {
 		if s.Target.Findings() {
 			return nil, &UnsupportedError{"find " + s.Target.String() + " (block findings are not in the lake; use the Badger index)"}
 		}
-		q.SQL, q.SQLWithNF = g.both(func() string { return g.find(s.Target, s.Where, s.Order, s.Limit, "") })
+		q.SQL = g.find(s.Target, s.Where, s.Order, s.Limit, "")
 	case *lang.Count:
 		if s.What.Findings() {
 			return nil, &UnsupportedError{"count " + s.What.String() + " (block findings are not in the lake; use the Badger index)"}
@@ -132,7 +127,7 @@ func (c *Compiler) Compile(st lang.Statement) (*Query, error) {
 		col := hashColumn(s.At)
 		q.RefSQL = fmt.Sprintf("SELECT %s FROM %s WHERE tx_hash = %s", col, c.table(), str(h.Hex()))
 		ref := fmt.Sprintf("%s = (%s)", col, q.RefSQL)
-		q.SQL, q.SQLWithNF = g.both(func() string { return g.find(lang.TargetTransactions, s.Where, s.Order, s.Limit, ref) })
+		q.SQL = g.find(lang.TargetTransactions, s.Where, s.Order, s.Limit, ref)
 	case *lang.Same:
 		a, _ := normalform.ParseHash(s.A.Hash)
 		b, _ := normalform.ParseHash(s.B.Hash)
@@ -141,7 +136,7 @@ func (c *Compiler) Compile(st lang.Statement) (*Query, error) {
 		h, _ := normalform.ParseHash(s.Tx.Hash)
 		q.SQL = fmt.Sprintf("SELECT tx_hash, nf FROM %s WHERE tx_hash = %s", c.table(), str(h.Hex()))
 	case *lang.Anomalies:
-		q.SQL, q.SQLWithNF = g.both(func() string { return g.anomalies(s, q) })
+		q.SQL = g.anomalies(s, q)
 	case *lang.Findings:
 		return nil, &UnsupportedError{"find " + s.Kind.String() + " (block findings are not in the lake; use the Badger index)"}
 	case *lang.ShowBlock:
@@ -159,27 +154,7 @@ func (c *Compiler) table() string {
 	return c.Table
 }
 
-type gen struct {
-	c  *Compiler
-	nf bool // select nf after RowColumns
-}
-
-func (g *gen) rowColumns() string {
-	if g.nf {
-		return RowColumns + ", nf"
-	}
-	return RowColumns
-}
-
-// both is a statement's SQL without and with the column nf.
-func (g *gen) both(sql func() string) (string, string) {
-	g.nf = false
-	without := sql()
-	g.nf = true
-	with := sql()
-	g.nf = false
-	return without, with
-}
+type gen struct{ c *Compiler }
 
 // str is a SQL string literal.
 func str(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
@@ -224,7 +199,7 @@ func (g *gen) find(target lang.Target, where lang.Expr, order *lang.Order, limit
 	if where != nil {
 		conds = append(conds, g.expr(where))
 	}
-	s := "SELECT " + g.rowColumns() + " FROM " + g.c.table()
+	s := "SELECT " + RowColumns + " FROM " + g.c.table()
 	if len(conds) > 0 {
 		s += " WHERE " + strings.Join(conds, " AND ")
 	}
@@ -456,7 +431,7 @@ func (g *gen) anomalies(s *lang.Anomalies, q *Query) string {
 		"min(block) OVER (PARTITION BY hash_shape) AS first_block, "+
 		"row_number() OVER (PARTITION BY hash_shape ORDER BY %s) AS in_shape, "+
 		"row_number() OVER (ORDER BY %s) AS in_bot "+
-		"FROM %s WHERE bot = %s", g.rowColumns(), pos, pos, g.c.table(), bot)
+		"FROM %s WHERE bot = %s", RowColumns, pos, pos, g.c.table(), bot)
 	var cond string
 	switch {
 	case s.Baseline != nil:
@@ -471,7 +446,7 @@ func (g *gen) anomalies(s *lang.Anomalies, q *Query) string {
 	default:
 		cond = "in_shape = 1 AND in_bot > 1"
 	}
-	sql := fmt.Sprintf("SELECT %s, hash_shape, first_block FROM (%s) AS t WHERE %s ORDER BY %s", g.rowColumns(), inner, cond, pos)
+	sql := fmt.Sprintf("SELECT %s, hash_shape, first_block FROM (%s) AS t WHERE %s ORDER BY %s", RowColumns, inner, cond, pos)
 	if s.Limit != nil {
 		sql += " LIMIT " + s.Limit.N.Text
 	}
