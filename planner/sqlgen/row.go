@@ -79,7 +79,7 @@ func (q *Query) txRow(cfg *normalform.Config, vals []any) (planner.Row, error) {
 func TxRow(cfg *normalform.Config, vals []any) (planner.Row, error) {
 	tx, _ := vals[0].(string)
 	bad := func(col string, v any) error {
-		return fmt.Errorf("tx %s: the lake's column %s holds %T (%v), not what flowq writes", tx, col, v, v)
+		return fmt.Errorf("tx %s: the lake's column %s holds a %s (%v), not what flowq writes", tx, col, sqlType(v), v)
 	}
 	str := func(i int, col string) (string, error) {
 		if vals[i] == nil {
@@ -240,6 +240,36 @@ var tokenKinds = map[string]normalform.TokenKind{
 	normalform.NFT721.String():    normalform.NFT721,
 	normalform.Multi1155.String(): normalform.Multi1155,
 	normalform.Multi6909.String(): normalform.Multi6909,
+}
+
+// sqlType names a scanned value's SQL type (database/sql's scanning of
+// DuckDB's values), for errors.
+func sqlType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return "VARCHAR"
+	case uint64:
+		return "UBIGINT"
+	case uint32:
+		return "UINTEGER"
+	case int32:
+		return "INTEGER"
+	case int64:
+		return "BIGINT"
+	case bool:
+		return "BOOLEAN"
+	case float64:
+		return "DOUBLE"
+	case []byte:
+		return "BLOB"
+	case []any:
+		return "LIST"
+	case map[string]any:
+		return "STRUCT"
+	}
+	return "value of another type"
 }
 
 // parseSigned parses a signed decimal amount in base units (Signed.String).

@@ -47,7 +47,7 @@ func TestTxRowFromColumns(t *testing.T) {
 	}
 	vals = rowVals()
 	vals[10] = "2"
-	if _, err := TxRow(cfg, vals); err == nil || !strings.Contains(err.Error(), "column pools holds string") || !strings.Contains(err.Error(), "tx 0xabab") {
+	if _, err := TxRow(cfg, vals); err == nil || !strings.Contains(err.Error(), "column pools holds a VARCHAR (2)") || !strings.Contains(err.Error(), "tx 0xabab") {
 		t.Errorf("a string for pools: %v", err)
 	}
 	vals = rowVals()
