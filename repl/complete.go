@@ -235,6 +235,11 @@ func completeCommand(text string) (string, []string) {
 	if cmd.argWords != nil {
 		out = endings(word, cmd.argWords())
 	}
+	if cmd.name == ".open" && len(fields)-1-len(strings.Fields(word)) == 0 {
+		// .open's first argument may be --lake (a Parquet lake), then
+		// the lake's directory.
+		out = endings(word, []string{"--lake"})
+	}
 	if cmd.paths {
 		out = append(out, pathEndings(word)...)
 	}

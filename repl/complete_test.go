@@ -154,3 +154,37 @@ func TestCompletionNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteOpenLake: .open offers --lake as its first argument, beside
+// the paths, and after --lake the paths only.
+func TestCompleteOpenLake(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "lake"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &completer{}
+	for _, tc := range []struct {
+		text, prefix string
+		want         []string
+	}{
+		{".open --", "--", []string{"lake "}},
+		{".open -", "-", []string{"-lake "}},
+		{".open --lake " + dir + "/la", dir + "/la", []string{"ke/"}},
+		{".open " + dir + "/", dir + "/", []string{"lake/"}},
+		{".open --lake --", "--", nil}, // --lake comes once
+	} {
+		prefix, got := c.complete("", tc.text)
+		if prefix != tc.prefix || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: prefix %q, candidates %q; want %q, %q", tc.text, prefix, got, tc.prefix, tc.want)
+		}
+	}
+	// With nothing typed after .open, --lake is offered among the paths.
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := c.complete("", ".open "); !reflect.DeepEqual(got, []string{"--lake ", "lake/"}) {
+		t.Errorf(".open with no argument: candidates %q, want --lake and the paths", got)
+	}
+}

@@ -88,6 +88,7 @@ func (r *lakeRunner) Close() error { return r.db.Close() }
 
 func (r *lakeRunner) Explain(st lang.Statement) (string, error) { return lakeSQLText(r.explain, st) }
 
+// query runs SQL on the lake (a sqlgen.QueryFunc).
 func (r *lakeRunner) query(ctx context.Context, sql string, fn func(vals []any) error) error {
 	_, err := r.db.Query(ctx, sql, func(_ []string, vals []any) error { return fn(vals) })
 	return err
@@ -173,17 +174,10 @@ func (r *lakeRunner) run(ctx context.Context, st lang.Statement, emit func(plann
 			return inner(row)
 		}
 	}
-	// The planner's executor formats a record's row: over a source that
-	// holds the records the SQL read.
+	// show and same: the planner's executor over a source that holds the
+	// records the SQL read.
 	mem := &memSource{recs: map[normalform.Hash]*layout.Record{}}
 	x := &planner.Executor{Src: mem, Cfg: r.cfg, Timeout: -1, MaxRows: -1}
-	recordRow := func(rec *layout.Record) (planner.Row, error) {
-		mem.recs[rec.Hash] = rec
-		var row planner.Row
-		err := x.Run(ctx, &planner.Query{Plan: planner.TxLookup{Tx: rec.Hash}, Kind: lang.StmtFind}, func(r planner.Row) error { row = r; return nil })
-		delete(mem.recs, rec.Hash)
-		return row, err
-	}
 	switch q.Kind {
 	case lang.StmtFind, lang.StmtMatch, lang.StmtAnomalies:
 		if q.RefSQL != "" {
@@ -198,23 +192,9 @@ func (r *lakeRunner) run(ctx context.Context, st lang.Statement, emit func(plann
 				return fmt.Errorf("tx %s is not in the lake: ingest it first (flowq ingest --lake)", q.Ref.Hex())
 			}
 		}
-		return r.query(ctx, q.SQL, func(vals []any) error {
-			rec, err := record(vals[0], vals[3])
-			if err != nil {
-				return err
-			}
-			row, err := recordRow(rec)
-			if err != nil {
-				return err
-			}
-			if q.Kind == lang.StmtAnomalies {
-				shape := fmt.Sprint(vals[4])
-				first, _ := vals[5].(uint64)
-				why := q.Why(first)
-				row = append(row, planner.Field{Name: "shape", Value: shape, Human: shape[:18] + "…"}, planner.Field{Name: "why", Value: why, Human: why})
-			}
-			return emit(row)
-		})
+		// Each row from its columns (sqlgen.TxRows); the normal form is
+		// decoded only for a row with a token id.
+		return q.TxRows(ctx, r.cfg, r.query, emit)
 	case lang.StmtCount:
 		return r.query(ctx, q.SQL, func(vals []any) error {
 			k, h := sqlgen.GroupKey(q.Group, fmt.Sprint(vals[0]))
@@ -242,7 +222,7 @@ func (r *lakeRunner) run(ctx context.Context, st lang.Statement, emit func(plann
 }
 
 // memSource holds the records a statement's SQL read: the planner's
-// executor reads them by hash (show, same, and a row's formatting). With
+// executor reads them by hash (show, same). With
 // db set, it resolves shortened references by a prefix lookup on the lake
 // (the compilers' Src).
 type memSource struct {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/planner/sqlgen"
 )
 
 // sameAnswerInputs are the planner tests' inputs (planner/planner_test.go):
@@ -121,7 +122,7 @@ func TestLakeExplainPrintsSQL(t *testing.T) {
 		t.Fatalf("ingest --lake: %s", errs)
 	}
 	out, errs, code := flowq(t, nil, "", "query", "--lake", lk, "explain find where touches USDC")
-	if code != 0 || !strings.HasPrefix(out, "SELECT tx_hash, block, tx_index, nf FROM lake WHERE list_contains(tokens, ") {
+	if code != 0 || !strings.HasPrefix(out, "SELECT "+sqlgen.RowColumns+" FROM lake WHERE list_contains(tokens, ") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	out, _, _ = flowq(t, nil, "", "query", "--lake", lk, "--dialect", "clickhouse", "explain find where touches USDC")

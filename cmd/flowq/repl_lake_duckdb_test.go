@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/planner/sqlgen"
 	"github.com/flowq/flowq/repl"
 )
 
@@ -42,7 +43,7 @@ func TestREPLOpenLake(t *testing.T) {
 		t.Fatalf("the lake's answers differ from the index's\n--- got:\n%s--- want (prefix):\n%s", out, wantOut)
 	}
 	rest := out[len(wantOut):]
-	if !strings.HasPrefix(rest, "SELECT tx_hash, block, tx_index, nf FROM lake WHERE list_contains(tokens, ") {
+	if !strings.HasPrefix(rest, "SELECT "+sqlgen.RowColumns+" FROM lake WHERE list_contains(tokens, ") {
 		t.Errorf("explain on the lake prints no SQL:\n%s", rest)
 	}
 	count, _, _ := flowq(t, nil, "count by verdict;", "repl", "--index", idx)

@@ -21,7 +21,8 @@ import (
 
 // SchemaVersion is written into every file's key-value metadata
 // (flowq.lake.schema); a change of columns bumps it.
-const SchemaVersion = "1"
+// Version 2 added the token's standard (Amount.Kind) to gross and net.
+const SchemaVersion = "2"
 
 // Row is one analysed transaction: one row of a range file. Hashes and
 // addresses are strings: 0x and lower-case hex, as flowq prints them (66 and
@@ -91,12 +92,16 @@ type Row struct {
 // Amount is one token's component of a balance. Amount is exact (signed
 // decimal, base units); Key the same value as 33 bytes whose byte order is
 // the numeric order (SQL compares it exactly: see AmountKey); Float an
-// approximation for sorting and sums.
+// approximation for sorting and sums. Kind is the token's standard
+// (normalform.TokenKind's name: erc20, native, erc721, erc1155, erc6909),
+// which Token (its key, the contract and an id) does not say and a row's
+// human form names (schema 2).
 type Amount struct {
 	Token  string  `parquet:"token"`
 	Amount string  `parquet:"amount"`
 	Key    []byte  `parquet:"amount_key"`
 	Float  float64 `parquet:"amount_f64"`
+	Kind   string  `parquet:"kind,dict"`
 }
 
 // AmountKey encodes a signed 256-bit amount as 33 bytes ordered as the
@@ -142,7 +147,7 @@ func amountOf(tok normalform.Token, v normalform.Signed) Amount {
 	if v.Neg {
 		f = -f
 	}
-	return Amount{Token: tok.Key(), Amount: v.String(), Key: AmountKey(v), Float: f}
+	return Amount{Token: tok.Key(), Amount: v.String(), Key: AmountKey(v), Float: f, Kind: tok.Kind.String()}
 }
 
 // Amounts converts a balance.

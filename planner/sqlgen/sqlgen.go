@@ -66,10 +66,10 @@ type Compiler struct {
 	Src planner.Source
 }
 
-// RowColumns are the columns a query returning transactions selects: the
-// runner rebuilds each row's record from the normal form, and takes the
-// anomalies' shape and first block from the others.
-const RowColumns = "tx_hash, block, tx_index, nf"
+// RowColumns are the columns a query returning transactions selects:
+// the row's fields (TxRows formats them as the planner formats a record),
+// not the normal form. The anomalies' shape and first block follow them.
+const RowColumns = "tx_hash, block, tx_index, verdict, tier, path, gross, net, costs_known, cycles, pools, hops, leftovers, bot, reasons"
 
 // Query is a compiled statement.
 type Query struct {

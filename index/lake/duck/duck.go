@@ -8,6 +8,7 @@
 package duck
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -40,9 +41,30 @@ type DB struct {
 }
 
 type footerCheck struct {
-	size int64
-	mod  time.Time
-	err  error
+	size   int64
+	mod    time.Time
+	err    error
+	schema string // flowq.lake.schema of a file whose frame is whole
+}
+
+// SchemaError is a lake whose range files were written with another lake
+// schema than this flowq reads (lake.SchemaVersion): the statement is
+// refused, not answered from the other files.
+type SchemaError struct {
+	Path   string // the first such file
+	Schema string // its schema ("" when its metadata names none)
+	More   int    // further files of other schemas
+}
+
+func (e *SchemaError) Error() string {
+	more := ""
+	if e.More > 0 {
+		more = fmt.Sprintf(" (and %d more files)", e.More)
+	}
+	if e.Schema == "" {
+		return fmt.Sprintf("lake file %s%s: its metadata names no flowq.lake.schema (not written by flowq ingest --lake): this flowq reads lake schema %s", e.Path, more, lake.SchemaVersion)
+	}
+	return fmt.Sprintf("lake file %s%s has lake schema %s; this flowq reads schema %s (balances name each token's standard since schema 2): write the lake again with flowq ingest --lake (or flowq export --format parquet)", e.Path, more, e.Schema, lake.SchemaVersion)
 }
 
 // FileError is a range file DuckDB could not read.
@@ -217,6 +239,7 @@ func (d *DB) checkFooters() ([]*FileError, error) {
 		d.footers = map[string]footerCheck{}
 	}
 	var bad []*FileError
+	var old *SchemaError
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f] = true
@@ -227,11 +250,17 @@ func (d *DB) checkFooters() ([]*FileError, error) {
 		}
 		c, ok := d.footers[f]
 		if !ok || c.size != st.Size() || !c.mod.Equal(st.ModTime()) {
-			c = footerCheck{size: st.Size(), mod: st.ModTime(), err: openFooter(f, st.Size())}
+			c = footerCheck{size: st.Size(), mod: st.ModTime()}
+			c.schema, c.err = openFooter(f, st.Size())
 			d.footers[f] = c
 		}
-		if c.err != nil {
+		switch {
+		case c.err != nil:
 			bad = append(bad, newFileError(f, c.err))
+		case c.schema != lake.SchemaVersion && old == nil:
+			old = &SchemaError{Path: f, Schema: c.schema}
+		case c.schema != lake.SchemaVersion:
+			old.More++
 		}
 	}
 	for f := range d.footers {
@@ -239,41 +268,78 @@ func (d *DB) checkFooters() ([]*FileError, error) {
 			delete(d.footers, f)
 		}
 	}
+	if old != nil {
+		return nil, old
+	}
 	return bad, nil
 }
 
 // openFooter checks a Parquet file's frame: "PAR1" at both ends, and a
-// footer length that fits in the file (the last 8 bytes). Two small reads,
-// so that a lake of thousands of files is checked in a fraction of DuckDB's
-// own scan; it finds a file cut short or not Parquet at all. A footer that
-// frames right but does not decode is DuckDB's to find (Query's full read).
-func openFooter(path string, size int64) error {
+// footer length that fits in the file (the last 8 bytes), and returns the
+// lake schema its footer's key-value metadata names (flowq.lake.schema;
+// "" when none), found in the footer's last bytes (footerTail), where
+// the metadata is, after the row groups. Three small reads, so that a lake
+// of thousands of files is checked in a fraction of DuckDB's own scan; it
+// finds a file cut short or not Parquet at all. A footer that frames right
+// but does not decode is DuckDB's to find (Query's full read).
+func openFooter(path string, size int64) (string, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer fh.Close()
 	const magic = "PAR1"
 	if size < 12 {
-		return fmt.Errorf("not a whole Parquet file: %d bytes", size)
+		return "", fmt.Errorf("not a whole Parquet file: %d bytes", size)
 	}
 	var head [4]byte
 	var tail [8]byte
 	if _, err := fh.ReadAt(head[:], 0); err != nil {
-		return fmt.Errorf("not a whole Parquet file (%d bytes): %w", size, err)
+		return "", fmt.Errorf("not a whole Parquet file (%d bytes): %w", size, err)
 	}
 	if _, err := fh.ReadAt(tail[:], size-8); err != nil {
-		return fmt.Errorf("not a whole Parquet file (%d bytes): %w", size, err)
+		return "", fmt.Errorf("not a whole Parquet file (%d bytes): %w", size, err)
 	}
-	switch n := int64(binary.LittleEndian.Uint32(tail[:4])); {
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	switch {
 	case string(head[:]) != magic:
-		return fmt.Errorf("not a Parquet file (%d bytes): it starts with %q, not %q", size, head[:], magic)
+		return "", fmt.Errorf("not a Parquet file (%d bytes): it starts with %q, not %q", size, head[:], magic)
 	case string(tail[4:]) != magic:
-		return fmt.Errorf("not a whole Parquet file (%d bytes, cut short?): it ends with %q, not %q", size, tail[4:], magic)
+		return "", fmt.Errorf("not a whole Parquet file (%d bytes, cut short?): it ends with %q, not %q", size, tail[4:], magic)
 	case n+12 > size:
-		return fmt.Errorf("not a whole Parquet file (%d bytes): its footer says %d bytes", size, n)
+		return "", fmt.Errorf("not a whole Parquet file (%d bytes): its footer says %d bytes", size, n)
 	}
-	return nil
+	m := min(n, footerTail)
+	buf := make([]byte, m)
+	if _, err := fh.ReadAt(buf, size-8-m); err != nil {
+		return "", fmt.Errorf("the Parquet footer (%d bytes): %w", n, err)
+	}
+	return schemaOf(buf), nil
+}
+
+// footerTail is how many of a footer's last bytes openFooter reads: the
+// key-value metadata and created_by (about 100 bytes in flowq's files)
+// follow the row groups.
+const footerTail = 4096
+
+// schemaKey is the Thrift compact encoding of the KeyValue's key
+// "flowq.lake.schema" (its length, 17, then the bytes) and the header of
+// the value's field (field 2, binary: 0x18).
+const schemaKey = "\x11flowq.lake.schema\x18"
+
+// schemaOf finds the value of flowq.lake.schema in the encoded footer's
+// bytes b ("" when absent): after schemaKey, a one-byte length and the
+// value.
+func schemaOf(b []byte) string {
+	i := bytes.LastIndex(b, []byte(schemaKey))
+	if i < 0 {
+		return ""
+	}
+	rest := b[i+len(schemaKey):]
+	if len(rest) == 0 || rest[0] >= 0x80 || int(rest[0]) >= len(rest) {
+		return ""
+	}
+	return string(rest[1 : 1+rest[0]])
 }
 
 // keep is the lake's files without the bad ones; an error when none is

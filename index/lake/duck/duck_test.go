@@ -4,12 +4,15 @@ package duck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/flowq/flowq/index/lake"
 	"github.com/flowq/flowq/normalform"
@@ -232,5 +235,49 @@ func TestEqualityOnHashColumnsFindsTheRow(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("nothing checked")
+	}
+}
+
+// TestEarlierLakeSchemaRefused: a range file written with another lake
+// schema than this flowq reads (schema 1 had no token standard in the
+// balances), or with none, refuses the statement with an error naming the
+// file and the schemas; the lake as written answers.
+func TestEarlierLakeSchemaRefused(t *testing.T) {
+	dir, _, _ := build(t, 1_000_000)
+	files, err := lake.Files(dir)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := func() error {
+		_, err := db.Query(context.Background(), "SELECT count(*) FROM lake", func([]string, []any) error { return nil })
+		return err
+	}
+	if err := count(); err != nil {
+		t.Fatalf("the lake as written: %v", err)
+	}
+	rows, err := parquet.ReadFile[lake.Row](files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts []parquet.WriterOption
+		want string
+	}{
+		{[]parquet.WriterOption{parquet.KeyValueMetadata("flowq.lake.schema", "1")}, "has lake schema 1; this flowq reads schema " + lake.SchemaVersion},
+		{nil, "its metadata names no flowq.lake.schema"},
+	} {
+		if err := parquet.WriteFile(files[0], rows, tc.opts...); err != nil {
+			t.Fatal(err)
+		}
+		err := count()
+		var se *SchemaError
+		if !errors.As(err, &se) || se.Path != files[0] || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want a SchemaError naming %s: %q", err, files[0], tc.want)
+		}
 	}
 }

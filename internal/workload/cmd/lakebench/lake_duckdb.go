@@ -7,9 +7,9 @@ import (
 	"fmt"
 
 	"github.com/flowq/flowq/index/lake/duck"
-	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/planner/sqlgen"
 )
 
@@ -17,10 +17,10 @@ func checkLakeEngine() error { return nil }
 
 // lakeEngine runs statements as SQL on embedded DuckDB over the lake, as
 // `flowq query --lake` does: the statement compiled by planner/sqlgen, a
-// match's reference read first, and each transaction's record rebuilt
-// from its stored normal form (rows counted, not rendered).
-// With sqlOnly it stops at the SQL's rows (values scanned, normal forms
-// not decoded): the part DuckDB does.
+// match's reference read first, and each transaction's row built from
+// the columns the SQL returns (sqlgen.TxRows: rows counted, not rendered).
+// With sqlOnly it stops at the SQL's rows (values scanned, rows not
+// built): the part DuckDB does.
 type lakeEngine struct {
 	db      *duck.DB
 	c       *sqlgen.Compiler
@@ -73,26 +73,29 @@ func (l *lakeEngine) run(ctx context.Context, src string, key func(string)) (int
 		}
 	}
 	rows := 0
-	err = l.query(ctx, q.SQL, func(vals []any) error {
+	if q.Kind == lang.StmtCount || l.sqlOnly {
+		err = l.query(ctx, q.SQL, func(vals []any) error {
+			rows++
+			if key != nil {
+				if q.Kind == lang.StmtCount {
+					k, _ := sqlgen.GroupKey(q.Group, fmt.Sprint(vals[0]))
+					key(k + "=" + fmt.Sprint(vals[1]))
+				} else {
+					key(fmt.Sprint(vals[0]))
+				}
+			}
+			return nil
+		})
+		return rows, err
+	}
+	// Each row as flowq query --lake builds it: from the columns
+	// (sqlgen.TxRows), the normal form decoded only for a token id.
+	err = q.TxRows(ctx, l.c.Cfg, l.query, func(r planner.Row) error {
 		rows++
 		if key != nil {
-			if q.Kind == lang.StmtCount {
-				k, _ := sqlgen.GroupKey(q.Group, fmt.Sprint(vals[0]))
-				key(k + "=" + fmt.Sprint(vals[1]))
-			} else {
-				key(fmt.Sprint(vals[0]))
-			}
+			key(r[0].Value)
 		}
-		if q.Kind == lang.StmtCount || l.sqlOnly {
-			return nil
-		}
-		b, _ := vals[3].([]byte)
-		a, err := normalform.DecodeNF(b)
-		if err != nil {
-			return fmt.Errorf("tx %v: the stored normal form does not decode: %w", vals[0], err)
-		}
-		_, err = layout.NewRecord(a, 0)
-		return err
+		return nil
 	})
 	return rows, err
 }
