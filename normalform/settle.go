@@ -1,5 +1,7 @@
 package normalform
 
+import "slices"
+
 // Bundles of everything an origin settled. A bot that takes flash swaps
 // from several pools and pays each back while the callbacks unwind may
 // leave the fixpoint with no closed chain at all: when the pools are paid
@@ -51,7 +53,22 @@ func (d *detector) settled() (Detection, bool, error) {
 	// coalition's balance is the sum of its members' (transfers between
 	// members cancel), so a coalition with more than one class that does not
 	// sum to zero is no candidate, and is not checked further.
-	byAddr := map[Address]map[Token]*Signed{}
+	//
+	// The balances are one slice, each address's classes found through
+	// its number (one map lookup per transfer end and one per class,
+	// nothing allocated per address or per class).
+	type classKey struct {
+		a int32
+		u Token
+	}
+	type classSum struct {
+		a int32
+		u Token
+		v Signed
+	}
+	addrNum := make(map[Address]int32, len(ts))
+	classAt := make(map[classKey]int32, len(ts))
+	sums := make([]classSum, 0, len(ts))
 	var order []Address
 	for i := range ts {
 		t := &ts[i]
@@ -63,30 +80,53 @@ func (d *detector) settled() (Detection, bool, error) {
 			addr Address
 			neg  bool
 		}{{t.From, true}, {t.To, false}} {
-			cl := byAddr[e.addr]
-			if cl == nil {
-				cl = map[Token]*Signed{}
-				byAddr[e.addr] = cl
+			an, ok := addrNum[e.addr]
+			if !ok {
+				an = int32(len(addrNum))
+				addrNum[e.addr] = an
 				if !e.neg {
 					order = append(order, e.addr)
 				}
 			}
-			v := cl[u]
-			if v == nil {
-				v = &Signed{}
-				cl[u] = v
+			x, ok := classAt[classKey{an, u}]
+			if !ok {
+				x = int32(len(sums))
+				classAt[classKey{an, u}] = x
+				sums = append(sums, classSum{a: an, u: u})
 			}
-			if v.Add(&t.Amount, e.neg) {
+			if sums[x].v.Add(&t.Amount, e.neg) {
 				return Detection{}, false, ErrOverflow
 			}
 		}
 	}
+	// Each address's classes, contiguous: a counting sort by number.
+	start := make([]int32, len(addrNum)+1)
+	for i := range sums {
+		start[sums[i].a+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	grouped := make([]classSum, len(sums))
+	fill := slices.Clone(start[:len(start)-1])
+	for i := range sums {
+		grouped[fill[sums[i].a]] = sums[i]
+		fill[sums[i].a]++
+	}
+	classesOf := func(x Address) []classSum {
+		an, ok := addrNum[x]
+		if !ok {
+			return nil
+		}
+		return grouped[start[an]:start[an+1]]
+	}
 	principals := a.Coalition()
 	base := map[Token]Signed{}
 	for _, p := range principals {
-		for u, v := range byAddr[p] {
+		for _, c := range classesOf(p) {
+			u := c.u
 			x := base[u]
-			if x.AddSigned(v) {
+			if x.AddSigned(&c.v) {
 				return Detection{}, false, ErrOverflow
 			}
 			base[u] = x
@@ -105,10 +145,10 @@ func (d *detector) settled() (Detection, bool, error) {
 	candidate := func(o *Address) bool {
 		nonzero := nzBase
 		if o != nil {
-			for u, v := range byAddr[*o] {
-				x := base[u]
+			for _, c := range classesOf(*o) {
+				x := base[c.u]
 				was := x.Sign() != 0
-				if x.AddSigned(v) {
+				if x.AddSigned(&c.v) {
 					return true // let settle report the overflow
 				}
 				switch is := x.Sign() != 0; {
@@ -134,8 +174,8 @@ func (d *detector) settled() (Detection, bool, error) {
 			continue
 		}
 		positive := false
-		for _, v := range byAddr[o] {
-			positive = positive || v.Sign() > 0
+		for _, c := range classesOf(o) {
+			positive = positive || c.v.Sign() > 0
 		}
 		if !positive || !candidate(&o) {
 			continue
