@@ -790,6 +790,7 @@ type rootTracker struct {
 	// Carving space kept for reuse across analyses (see trackerPool).
 	counts []int32
 	arena  []entry
+	peak   int // the most junctions, addresses or tokens held since made
 
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
@@ -893,7 +894,11 @@ func newRootTracker(kids []*Node) *rootTracker {
 // trackerPool), unless it grew too large to be worth emptying. Nothing of
 // the analysis stays reachable from a kept tracker.
 func releaseRootTracker(tr *rootTracker) {
-	if len(tr.lists) > trackerKeep || len(tr.addrs) > trackerKeep || len(tr.toks) > trackerKeep {
+	tr.peak = max(tr.peak, len(tr.lists), len(tr.addrs), len(tr.toks))
+	used := max(len(tr.lists), len(tr.addrs), len(tr.toks))
+	if used > trackerKeep || (tr.peak > 256 && 4*used < tr.peak) {
+		// Too large to empty, or sized for a tree much larger than this
+		// one: emptying costs the maps' capacity, not their use.
 		return
 	}
 	clear(tr.addrs)

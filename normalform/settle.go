@@ -1,7 +1,5 @@
 package normalform
 
-import "slices"
-
 // Bundles of everything an origin settled. A bot that takes flash swaps
 // from several pools and pays each back while the callbacks unwind may
 // leave the fixpoint with no closed chain at all: when the pools are paid
@@ -62,13 +60,14 @@ func (d *detector) settled() (Detection, bool, error) {
 		u Token
 	}
 	type classSum struct {
-		a int32
-		u Token
-		v Signed
+		next int32 // the address's next class (-1: none)
+		u    Token
+		v    Signed
 	}
 	addrNum := make(map[Address]int32, len(ts))
 	classAt := make(map[classKey]int32, len(ts))
-	sums := make([]classSum, 0, len(ts))
+	sums := make([]classSum, 0, 2*len(ts))
+	heads := make([]int32, 0, 2*len(ts)) // by address number: its first class
 	var order []Address
 	for i := range ts {
 		t := &ts[i]
@@ -82,8 +81,9 @@ func (d *detector) settled() (Detection, bool, error) {
 		}{{t.From, true}, {t.To, false}} {
 			an, ok := addrNum[e.addr]
 			if !ok {
-				an = int32(len(addrNum))
+				an = int32(len(heads))
 				addrNum[e.addr] = an
+				heads = append(heads, -1)
 				if !e.neg {
 					order = append(order, e.addr)
 				}
@@ -92,44 +92,40 @@ func (d *detector) settled() (Detection, bool, error) {
 			if !ok {
 				x = int32(len(sums))
 				classAt[classKey{an, u}] = x
-				sums = append(sums, classSum{a: an, u: u})
+				sums = append(sums, classSum{next: heads[an], u: u})
+				heads[an] = x
 			}
 			if sums[x].v.Add(&t.Amount, e.neg) {
 				return Detection{}, false, ErrOverflow
 			}
 		}
 	}
-	// Each address's classes, contiguous: a counting sort by number.
-	start := make([]int32, len(addrNum)+1)
-	for i := range sums {
-		start[sums[i].a+1]++
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	grouped := make([]classSum, len(sums))
-	fill := slices.Clone(start[:len(start)-1])
-	for i := range sums {
-		grouped[fill[sums[i].a]] = sums[i]
-		fill[sums[i].a]++
-	}
-	classesOf := func(x Address) []classSum {
+	// eachClass calls f on each class balance of x (in no set order: the
+	// callers only sum and count).
+	eachClass := func(x Address, f func(u Token, v *Signed) bool) bool {
 		an, ok := addrNum[x]
 		if !ok {
-			return nil
+			return true
 		}
-		return grouped[start[an]:start[an+1]]
+		for c := heads[an]; c >= 0; c = sums[c].next {
+			if !f(sums[c].u, &sums[c].v) {
+				return false
+			}
+		}
+		return true
 	}
 	principals := a.Coalition()
 	base := map[Token]Signed{}
 	for _, p := range principals {
-		for _, c := range classesOf(p) {
-			u := c.u
+		if !eachClass(p, func(u Token, v *Signed) bool {
 			x := base[u]
-			if x.AddSigned(&c.v) {
-				return Detection{}, false, ErrOverflow
+			if x.AddSigned(v) {
+				return false
 			}
 			base[u] = x
+			return true
+		}) {
+			return Detection{}, false, ErrOverflow
 		}
 	}
 	nzBase := 0
@@ -145,11 +141,11 @@ func (d *detector) settled() (Detection, bool, error) {
 	candidate := func(o *Address) bool {
 		nonzero := nzBase
 		if o != nil {
-			for _, c := range classesOf(*o) {
-				x := base[c.u]
+			if !eachClass(*o, func(u Token, v *Signed) bool {
+				x := base[u]
 				was := x.Sign() != 0
-				if x.AddSigned(&c.v) {
-					return true // let settle report the overflow
+				if x.AddSigned(v) {
+					return false
 				}
 				switch is := x.Sign() != 0; {
 				case was && !is:
@@ -157,6 +153,9 @@ func (d *detector) settled() (Detection, bool, error) {
 				case !was && is:
 					nonzero++
 				}
+				return true
+			}) {
+				return true // let settle report the overflow
 			}
 		}
 		return nonzero <= 1
@@ -174,9 +173,10 @@ func (d *detector) settled() (Detection, bool, error) {
 			continue
 		}
 		positive := false
-		for _, c := range classesOf(o) {
-			positive = positive || c.v.Sign() > 0
-		}
+		eachClass(o, func(_ Token, v *Signed) bool {
+			positive = positive || v.Sign() > 0
+			return true
+		})
 		if !positive || !candidate(&o) {
 			continue
 		}
