@@ -2,7 +2,7 @@ package normalform
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/holiman/uint256"
@@ -361,12 +361,18 @@ func (a *Analysis) costs(cfg *Config, inCycle map[int32]bool) {
 // It sorts once and merges neighbours: linear after the sort, however many
 // tokens the balance holds.
 func (cfg *Config) Fold(d Delta) (Delta, error) {
-	out := make(Delta, 0, len(d))
-	for _, e := range d {
-		e.Token = cfg.Unit(e.Token)
-		out = append(out, e)
+	out := make(Delta, len(d))
+	copy(out, d)
+	return cfg.foldOwn(out)
+}
+
+// foldOwn is Fold on a balance the caller owns: out is rewritten in place
+// and its storage is the result's.
+func (cfg *Config) foldOwn(out Delta) (Delta, error) {
+	for i := range out {
+		out[i].Token = cfg.Unit(out[i].Token)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return compareKey(&out[i], &out[j].Addr, &out[j].Token) < 0 })
+	slices.SortStableFunc(out, func(x, y DeltaEntry) int { return compareKey(&x, &y.Addr, &y.Token) })
 	merged := out[:0]
 	for _, e := range out {
 		if n := len(merged); n > 0 && merged[n-1].Addr == e.Addr && merged[n-1].Token == e.Token {

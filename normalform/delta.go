@@ -129,8 +129,32 @@ func TransferDelta(t *Transfer) Delta {
 }
 
 // Sum returns a + b, dropping entries that cancel.
+//
+// The result has no spare capacity: when a and b are short the sum is
+// merged on the stack and copied out at its length, so entries that
+// cancel (the middle address of two joined legs) cost no heap.
 func (a Delta) Sum(b Delta) (Delta, error) {
-	out := make(Delta, 0, len(a)+len(b))
+	if len(a)+len(b) > sumStack {
+		return sumInto(make(Delta, 0, len(a)+len(b)), a, b)
+	}
+	var buf [sumStack]DeltaEntry
+	out, err := sumInto(buf[:0], a, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return Delta{}, nil
+	}
+	r := make(Delta, len(out))
+	copy(r, out)
+	return r, nil
+}
+
+// sumStack bounds the sums Sum merges on the stack.
+const sumStack = 8
+
+// sumInto appends a + b to out, dropping entries that cancel.
+func sumInto(out, a, b Delta) (Delta, error) {
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {

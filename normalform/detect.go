@@ -1,6 +1,7 @@
 package normalform
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/flowq/flowq/normalform/witness"
@@ -150,7 +151,7 @@ func (d *detector) classDelta(bal Delta) (Delta, error) {
 	for i, e := range bal {
 		out[i] = DeltaEntry{Token: e.Token, Amount: e.Amount}
 	}
-	return d.cfg.Fold(out)
+	return d.cfg.foldOwn(out)
 }
 
 // clean reports a class balance with exactly one non-zero entry, positive.
@@ -650,7 +651,7 @@ func (a *Analysis) flat() (Delta, error) {
 			d = append(d, DeltaEntry{Addr: a.Recipient, Token: tok, Amount: *s})
 		}
 	}
-	sort.Slice(d, func(i, j int) bool { return compareToken(&d[i].Token, &d[j].Token) < 0 })
+	slices.SortFunc(d, func(x, y DeltaEntry) int { return compareToken(&x.Token, &y.Token) }) // tokens are distinct
 	return d, nil
 }
 

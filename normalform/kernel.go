@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -786,6 +787,11 @@ type rootTracker struct {
 
 	partners *[2][]partnerList // partnerLists (a test's variant in tests)
 
+	// Carving space kept for reuse across analyses (see trackerPool).
+	counts []int32
+	arena  []entry
+	peak   int // the most junctions, addresses or tokens held since made
+
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
 
@@ -795,10 +801,24 @@ type rootTracker struct {
 	cur   int64   // the scan's position, as a number
 }
 
+// trackerPool keeps root trackers between analyses: a tracker's maps and
+// slices are emptied and kept (releaseRootTracker), so that a block's
+// transactions share one set instead of allocating their own each.
+var trackerPool sync.Pool
+
+// trackerKeep bounds the junctions of a tracker kept for reuse: emptying
+// a map costs its capacity, which a small transaction should not pay for
+// a large one's.
+const trackerKeep = 4096
+
 func newRootTracker(kids []*Node) *rootTracker {
-	tr := &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
-		ids: make(map[uint64]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
-		heap: make([]entry, 0, len(kids)), partners: &partnerLists}
+	tr, _ := trackerPool.Get().(*rootTracker)
+	if tr == nil {
+		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
+			ids: make(map[uint64]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
+			heap: make([]entry, 0, len(kids))}
+	}
+	tr.partners = &partnerLists
 	// Number the kids' junctions and count each list's entries, so that
 	// the lists are carved from one allocation (a list that grows later
 	// is moved out on its own).
@@ -814,7 +834,11 @@ func newRootTracker(kids []*Node) *rootTracker {
 			maxPos = max(maxPos, n.Chain.First.Pos, n.Chain.Last.Pos)
 		}
 	}
-	tr.byPos = make([]posJunctions, min(int(maxPos)+1, maxNamed))
+	if np := min(int(maxPos)+1, maxNamed); cap(tr.byPos) >= np {
+		tr.byPos = tr.byPos[:np]
+	} else {
+		tr.byPos = make([]posJunctions, np)
+	}
 	for _, n := range kids {
 		switch {
 		case n.Leaf != nil:
@@ -825,7 +849,12 @@ func newRootTracker(kids []*Node) *rootTracker {
 			tr.junctionOf(n.Chain.Last, true)
 		}
 	}
-	counts := make([]int32, len(tr.lists)*listKinds)
+	counts := tr.counts[:0]
+	if cap(counts) < len(tr.lists)*listKinds {
+		counts = make([]int32, 0, len(tr.lists)*listKinds)
+	}
+	counts = counts[:len(tr.lists)*listKinds]
+	tr.counts = counts
 	for _, n := range kids {
 		switch {
 		case n.Leaf != nil:
@@ -840,7 +869,12 @@ func newRootTracker(kids []*Node) *rootTracker {
 	for _, c := range counts {
 		total += int(c)
 	}
-	arena := make([]entry, total)
+	arena := tr.arena
+	if cap(arena) < total {
+		arena = make([]entry, total)
+	}
+	arena = arena[:total]
+	tr.arena = arena
 	off := 0
 	for i, c := range counts {
 		if c > 0 {
@@ -854,6 +888,36 @@ func newRootTracker(kids []*Node) *rootTracker {
 		tr.mark(n)
 	}
 	return tr
+}
+
+// releaseRootTracker empties tr and keeps it for the next analysis (see
+// trackerPool), unless it grew too large to be worth emptying. Nothing of
+// the analysis stays reachable from a kept tracker.
+func releaseRootTracker(tr *rootTracker) {
+	tr.peak = max(tr.peak, len(tr.lists), len(tr.addrs), len(tr.toks))
+	used := max(len(tr.lists), len(tr.addrs), len(tr.toks))
+	if used > trackerKeep || (tr.peak > 256 && 4*used < tr.peak) {
+		// Too large to empty, or sized for a tree much larger than this
+		// one: emptying costs the maps' capacity, not their use.
+		return
+	}
+	clear(tr.addrs)
+	clear(tr.toks)
+	clear(tr.ids)
+	clear(tr.byPos)
+	clear(tr.lists)
+	tr.lists = tr.lists[:0]
+	clear(tr.counts)
+	clear(tr.arena)
+	clear(tr.fresh[:cap(tr.fresh)])
+	clear(tr.freshBuf[:cap(tr.freshBuf)])
+	clear(tr.cands[:cap(tr.cands)])
+	clear(tr.heap[:cap(tr.heap)])
+	clear(tr.aside[:cap(tr.aside)])
+	tr.fresh, tr.freshBuf, tr.cands = tr.fresh[:0], tr.freshBuf[:0], tr.cands[:0]
+	tr.heap, tr.aside = tr.heap[:0], tr.aside[:0]
+	tr.wm, tr.cur, tr.partners = 0, 0, nil
+	trackerPool.Put(tr)
 }
 
 // live reports whether an entry's node is still a kid.
@@ -1131,6 +1195,7 @@ func (k *kernel) structuralFixpoint(root *Node) []*Node {
 	for _, n := range kids { // the tracker's marks leave with it
 		n.rootSeq, n.rootDirty = 0, false
 	}
+	releaseRootTracker(k.tr)
 	k.tr = nil
 	return kids
 }

@@ -51,7 +51,23 @@ func (d *detector) settled() (Detection, bool, error) {
 	// coalition's balance is the sum of its members' (transfers between
 	// members cancel), so a coalition with more than one class that does not
 	// sum to zero is no candidate, and is not checked further.
-	byAddr := map[Address]map[Token]*Signed{}
+	//
+	// The balances are one slice, each address's classes found through
+	// its number (one map lookup per transfer end and one per class,
+	// nothing allocated per address or per class).
+	type classKey struct {
+		a int32
+		u Token
+	}
+	type classSum struct {
+		next int32 // the address's next class (-1: none)
+		u    Token
+		v    Signed
+	}
+	addrNum := make(map[Address]int32, len(ts))
+	classAt := make(map[classKey]int32, len(ts))
+	sums := make([]classSum, 0, 2*len(ts))
+	heads := make([]int32, 0, 2*len(ts)) // by address number: its first class
 	var order []Address
 	for i := range ts {
 		t := &ts[i]
@@ -63,33 +79,53 @@ func (d *detector) settled() (Detection, bool, error) {
 			addr Address
 			neg  bool
 		}{{t.From, true}, {t.To, false}} {
-			cl := byAddr[e.addr]
-			if cl == nil {
-				cl = map[Token]*Signed{}
-				byAddr[e.addr] = cl
+			an, ok := addrNum[e.addr]
+			if !ok {
+				an = int32(len(heads))
+				addrNum[e.addr] = an
+				heads = append(heads, -1)
 				if !e.neg {
 					order = append(order, e.addr)
 				}
 			}
-			v := cl[u]
-			if v == nil {
-				v = &Signed{}
-				cl[u] = v
+			x, ok := classAt[classKey{an, u}]
+			if !ok {
+				x = int32(len(sums))
+				classAt[classKey{an, u}] = x
+				sums = append(sums, classSum{next: heads[an], u: u})
+				heads[an] = x
 			}
-			if v.Add(&t.Amount, e.neg) {
+			if sums[x].v.Add(&t.Amount, e.neg) {
 				return Detection{}, false, ErrOverflow
 			}
 		}
 	}
+	// eachClass calls f on each class balance of x (in no set order: the
+	// callers only sum and count).
+	eachClass := func(x Address, f func(u Token, v *Signed) bool) bool {
+		an, ok := addrNum[x]
+		if !ok {
+			return true
+		}
+		for c := heads[an]; c >= 0; c = sums[c].next {
+			if !f(sums[c].u, &sums[c].v) {
+				return false
+			}
+		}
+		return true
+	}
 	principals := a.Coalition()
 	base := map[Token]Signed{}
 	for _, p := range principals {
-		for u, v := range byAddr[p] {
+		if !eachClass(p, func(u Token, v *Signed) bool {
 			x := base[u]
 			if x.AddSigned(v) {
-				return Detection{}, false, ErrOverflow
+				return false
 			}
 			base[u] = x
+			return true
+		}) {
+			return Detection{}, false, ErrOverflow
 		}
 	}
 	nzBase := 0
@@ -105,11 +141,11 @@ func (d *detector) settled() (Detection, bool, error) {
 	candidate := func(o *Address) bool {
 		nonzero := nzBase
 		if o != nil {
-			for u, v := range byAddr[*o] {
+			if !eachClass(*o, func(u Token, v *Signed) bool {
 				x := base[u]
 				was := x.Sign() != 0
 				if x.AddSigned(v) {
-					return true // let settle report the overflow
+					return false
 				}
 				switch is := x.Sign() != 0; {
 				case was && !is:
@@ -117,6 +153,9 @@ func (d *detector) settled() (Detection, bool, error) {
 				case !was && is:
 					nonzero++
 				}
+				return true
+			}) {
+				return true // let settle report the overflow
 			}
 		}
 		return nonzero <= 1
@@ -134,9 +173,10 @@ func (d *detector) settled() (Detection, bool, error) {
 			continue
 		}
 		positive := false
-		for _, v := range byAddr[o] {
+		eachClass(o, func(_ Token, v *Signed) bool {
 			positive = positive || v.Sign() > 0
-		}
+			return true
+		})
 		if !positive || !candidate(&o) {
 			continue
 		}

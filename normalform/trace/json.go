@@ -570,11 +570,18 @@ func specialMask(w uint64) uint64 {
 // scanStr returns the offset of the first '"', '\\' or control byte at or
 // after k, or len(b): eight bytes at a time, then byte by byte.
 func scanStr(b []byte, k int) int {
-	for k+8 <= len(b) {
-		if m := specialMask(binary.LittleEndian.Uint64(b[k:])); m != 0 {
-			return k + bits.TrailingZeros64(m)>>3
+	if k < len(b) {
+		// Walk a shrinking window, so that a round is one length test
+		// and one load (indexing b[k:] each round cost a bounds check
+		// and the slice's arithmetic).
+		rest := b[k:]
+		for len(rest) >= 8 {
+			if m := specialMask(binary.LittleEndian.Uint64(rest)); m != 0 {
+				return len(b) - len(rest) + bits.TrailingZeros64(m)>>3
+			}
+			rest = rest[8:]
 		}
-		k += 8
+		k = len(b) - len(rest)
 	}
 	for ; k < len(b); k++ {
 		if c := b[k]; c == '"' || c == '\\' || c < 0x20 {
