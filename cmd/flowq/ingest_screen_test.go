@@ -132,7 +132,9 @@ func (s *screenNode) calls(before workload.NodeStats) map[string]int64 {
 	return out
 }
 
-func (s *screenNode) blocks() string { return strconv.FormatUint(s.from, 10) + ".." + strconv.FormatUint(s.to, 10) }
+func (s *screenNode) blocks() string {
+	return strconv.FormatUint(s.from, 10) + ".." + strconv.FormatUint(s.to, 10)
+}
 
 // indexRecords reads the records of an index the CLI closed, whole, by
 // hash, their Latency (the analysis's wall time) zeroed.
