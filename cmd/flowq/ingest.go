@@ -61,11 +61,15 @@ blocks already ingested are not fetched again, and a block ingested from
 receipts is fetched again by a traced mode), --mode, --concurrency,
 --retries, --timeout and --stall-timeout as 'flowq fetch', --rpc-batch as
 its --batch (blocks per JSON-RPC batch). With --mode receipts, --confirm traces
-screens: every block is analysed from receipts, and only the transactions
-whose receipts-only analysis finds a cycle or a detection are traced
-(debug_traceTransaction; --confirm flat or parity for the other tracers),
-their traced records replacing the receipts ones. The summary says how
-many were screened, confirmed and changed (verdict differs).
+screens: every block is analysed from receipts, and only the suspects
+(a cycle or a detection, a V4 PoolManager, or a coalition that lost no
+token while a token moved) are traced (debug_traceTransaction; --confirm
+flat or parity for the other tracers), their traced records replacing
+the receipts ones. It goes 50 blocks at a time, each window's suspects
+traced with the receipts and headers its screening fetched (only their
+traces are fetched); a block screened by an earlier run has its
+suspects' receipts fetched again. The summary says how many were
+screened, confirmed and changed (verdict differs).
 
 Exit status: 0 when nothing failed, 1 when failures were recorded or the
 ingest was interrupted, 2 for a usage error.
