@@ -26,7 +26,8 @@ const DefaultScreenWindow = 50
 // not kept: its suspects still receipts-only are confirmed as Confirm
 // does (receipt and header fetched again with the trace), which is how a
 // run over a range already screened resumes. The reports add up the
-// windows' (Screen's From and To are the whole range). It stops at the
+// windows' (Screen's From and To are the whole range; the confirm
+// report's KeptMax is the largest window's kept bytes). It stops at the
 // first error (the context's, or the index's), with what was done so far.
 func ScreenConfirm(ctx context.Context, rc, tc *Client, ix *index.Index, from, to uint64, window int, opt ingest.Options) (IngestReport, ConfirmReport, error) {
 	srep := IngestReport{From: from, To: to}
@@ -51,6 +52,7 @@ func ScreenConfirm(ctx context.Context, rc, tc *Client, ix *index.Index, from, t
 		}
 		s, err := rc.Screen(ctx, ix, lo, hi, opt, kept)
 		srep.add(s)
+		crep.KeptMax = max(crep.KeptMax, kept.Bytes())
 		if err != nil {
 			return srep, crep, err
 		}
