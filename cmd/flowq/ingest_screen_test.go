@@ -13,7 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
@@ -39,7 +41,7 @@ type screenNode struct {
 
 // newScreenNode makes blocks of txs transactions each (seed 3), served
 // from 127.0.0.1.
-func newScreenNode(t *testing.T, blocks, txs int) *screenNode {
+func newScreenNode(t testing.TB, blocks, txs int) *screenNode {
 	t.Helper()
 	sc, err := workload.LoadScenarios("../../examples/scenarios/geth")
 	if err != nil {
@@ -388,4 +390,41 @@ func hashOf(t *testing.T, h string) [32]byte {
 		t.Fatalf("not a transaction hash: %q", h)
 	}
 	return x
+}
+
+// BenchmarkIngestScreenConfirmCLI: `flowq ingest --mode receipts
+// --confirm traces` over 100 synthetic blocks of 100 transactions (seed 3)
+// from a loopback workload.Node, each iteration into a fresh index; it
+// reports the node's requests and answer bytes by method, and the
+// process's CPU time (getrusage: CLI, node and Badger are one process).
+// BENCHMARKS.md, "the CLI reuses the screened receipts".
+//
+//	go test ./cmd/flowq -run '^$' -bench IngestScreenConfirmCLI -benchtime 1x
+func BenchmarkIngestScreenConfirmCLI(b *testing.B) {
+	node := newScreenNode(b, 100, 100)
+	dir := b.TempDir()
+	before := node.node.Stats()
+	var ru0, ru1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		env := map[string]string{"FLOWQ_INDEX": filepath.Join(dir, strconv.Itoa(i))}
+		var out, errb bytes.Buffer
+		lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+		if code := run([]string{"ingest", "--quiet", "--rpc", node.url(), "--blocks", node.blocks(), "--mode", "receipts", "--confirm", "traces"},
+			strings.NewReader(""), &out, &errb, lookup); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+	}
+	b.StopTimer()
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	st := node.node.Stats().Sub(before)
+	n := float64(b.N)
+	b.ReportMetric(cpu.Seconds()/n, "cpu-s/op")
+	b.ReportMetric(float64(st.HTTPRequests)/n, "http/op")
+	b.ReportMetric(float64(st.BodyOut)/1e6/n, "MB-out/op")
+	for _, m := range st.MethodNames() {
+		b.ReportMetric(float64(st.Methods[m].Requests)/n, m+"/op")
+	}
 }
