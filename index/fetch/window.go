@@ -13,7 +13,8 @@ import (
 // DefaultScreenWindow is the blocks ScreenConfirm screens and confirms at
 // a time when not told: on mainnet (150 to 300 transactions a block) a
 // window of 50 keeps 7,500 to 15,000 receipts with their headers, some
-// 30 to 60 MB (Screened holds about 4 KB a transaction).
+// 30 to 90 MB (Screened holds 4 to 6 KB a transaction; 30 MB for 50
+// synthetic blocks of 100 transactions).
 const DefaultScreenWindow = 50
 
 // ScreenConfirm screens blocks from..to with rc (a receipts client) and
