@@ -61,11 +61,15 @@ blocks already ingested are not fetched again, and a block ingested from
 receipts is fetched again by a traced mode), --mode, --concurrency,
 --retries, --timeout and --stall-timeout as 'flowq fetch', --rpc-batch as
 its --batch (blocks per JSON-RPC batch). With --mode receipts, --confirm traces
-screens: every block is analysed from receipts, and only the transactions
-whose receipts-only analysis finds a cycle or a detection are traced
-(debug_traceTransaction; --confirm flat or parity for the other tracers),
-their traced records replacing the receipts ones. The summary says how
-many were screened, confirmed and changed (verdict differs).
+screens: every block is analysed from receipts, and only the suspects
+(a cycle or a detection, a V4 PoolManager, or a coalition that lost no
+token while a token moved) are traced (debug_traceTransaction; --confirm
+flat or parity for the other tracers), their traced records replacing
+the receipts ones. It goes 50 blocks at a time, each window's suspects
+traced with the receipts and headers its screening fetched (only their
+traces are fetched); a block screened by an earlier run has its
+suspects' receipts fetched again. The summary says how many were
+screened, confirmed and changed (verdict differs).
 
 Exit status: 0 when nothing failed, 1 when failures were recorded or the
 ingest was interrupted, 2 for a usage error.
@@ -291,10 +295,16 @@ func blocksMode(fs *flag.FlagSet, blocks, mode, confirm, rpcURL string, retryOrL
 	return a, nil
 }
 
+// screenWindow is the blocks screened and confirmed at a time by
+// --confirm (0: fetch.DefaultScreenWindow); tests make it small.
+var screenWindow = 0
+
 // ingestBlocks fetches a block range into the index and, when asked,
-// confirms its receipts-only suspects with traces. It returns the ingest's
-// summary (the confirmation's added), the report for people, and whether
-// something is missing.
+// confirms its receipts-only suspects with traces: then the range is
+// screened and confirmed a window of blocks at a time (fetch.ScreenConfirm),
+// each window's suspects confirmed with the receipts and headers its
+// screening fetched. It returns the ingest's summary (the confirmation's
+// added), the report for people, and whether something is missing.
 func ingestBlocks(ctx context.Context, url string, a blocksArgs, fo fetch.Options, ix *index.Index, opt ingest.Options) (ingest.Summary, string, bool, error) {
 	fo.Mode = a.mode
 	c, err := fetch.Dial(ctx, url, fo)
@@ -302,21 +312,25 @@ func ingestBlocks(ctx context.Context, url string, a blocksArgs, fo fetch.Option
 		return ingest.Summary{}, "", false, err
 	}
 	defer c.Close()
-	rep, err := c.IngestBlocks(ctx, ix, a.from, a.to, opt)
-	sum, text := rep.Summary, rep.String()+" into "+ix.Path()
-	if err == nil {
-		text += nameTokens(ctx, c, ix, opt.Config, a.from, a.to)
-	}
-	if err != nil || a.confirm == "" {
-		return sum, text, !rep.Complete(), err
+	if a.confirm == "" {
+		rep, err := c.IngestBlocks(ctx, ix, a.from, a.to, opt)
+		text := rep.String() + " into " + ix.Path()
+		if err == nil {
+			text += nameTokens(ctx, c, ix, opt.Config, a.from, a.to)
+		}
+		return rep.Summary, text, !rep.Complete(), err
 	}
 	fo.Mode = a.confirm
 	tc, err := fetch.Dial(ctx, url, fo)
 	if err != nil {
-		return sum, text, !rep.Complete(), err
+		return ingest.Summary{}, "", false, err
 	}
 	defer tc.Close()
-	crep, err := tc.Confirm(ctx, ix, a.from, a.to, opt)
+	rep, crep, err := fetch.ScreenConfirm(ctx, c, tc, ix, a.from, a.to, screenWindow, opt)
+	sum, text := rep.Summary, rep.String()+" into "+ix.Path()
+	if err == nil {
+		text += nameTokens(ctx, c, ix, opt.Config, a.from, a.to)
+	}
 	sum.Stored += crep.Stored
 	sum.Failed += crep.Failed
 	return sum, text + "\n" + crep.String(), !rep.Complete() || len(crep.Missing) > 0 || len(crep.Failures) > 0, err

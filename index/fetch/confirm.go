@@ -96,6 +96,10 @@ type ConfirmReport struct {
 	// header the screening fetched (ConfirmScreened): only their traces
 	// were fetched.
 	Reused int
+	// KeptMax is the most bytes of screened receipts and headers held
+	// at once (ScreenConfirm: one window's); 0 for Confirm and
+	// ConfirmScreened.
+	KeptMax int64
 }
 
 // String says what was screened, confirmed and changed.
