@@ -211,20 +211,23 @@ func (s *Server) plan(req IngestRequest, uploads []ingest.Input) (ingestFunc, st
 				return ingest.Summary{}, "", false, err
 			}
 			defer c.Close()
-			rep, err := c.IngestBlocks(ctx, s.Ix, from, to, opt)
-			sum, text := rep.Summary, rep.String()+" into "+path
-			if err != nil || confirm == "" {
-				return sum, text, !rep.Complete(), err
+			if confirm == "" {
+				rep, err := c.IngestBlocks(ctx, s.Ix, from, to, opt)
+				return rep.Summary, rep.String() + " into " + path, !rep.Complete(), err
 			}
 			tc, err := fetch.Dial(ctx, req.RPC, fetch.Options{Mode: confirm, MaxResponseBytes: opt.MaxBytes})
 			if err != nil {
-				return sum, text, !rep.Complete(), err
+				return ingest.Summary{}, "", false, err
 			}
 			defer tc.Close()
-			crep, err := tc.Confirm(ctx, s.Ix, from, to, opt)
+			// Screened and confirmed a window of blocks at a time, each
+			// suspect's trace fetched alone beside the receipt the
+			// screening kept (as flowq ingest --confirm).
+			rep, crep, err := fetch.ScreenConfirm(ctx, c, tc, s.Ix, from, to, 0, opt)
+			sum := rep.Summary
 			sum.Stored += crep.Stored
 			sum.Failed += crep.Failed
-			return sum, text + "\n" + crep.String(), !rep.Complete() || len(crep.Missing) > 0 || len(crep.Failures) > 0, err
+			return sum, rep.String() + " into " + path + "\n" + crep.String(), !rep.Complete() || len(crep.Missing) > 0 || len(crep.Failures) > 0, err
 		}, "blocks " + req.Blocks + " from " + req.RPC, nil
 	case req.RetryFailed:
 		if len(req.Paths) > 0 || len(uploads) > 0 {
