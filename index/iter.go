@@ -518,11 +518,7 @@ func (ix *Index) FilterRows(ctx context.Context, blocks BlockRange, addrs bool, 
 // planner's one execution of every secondary-key access path (the By*
 // functions are the same walk, giving Refs).
 func (ix *Index) Fetch(ctx context.Context, lk Lookup, fn func(*Record) error) error {
-	d := lk.Depth()
-	if d == depthFull {
-		d = depthWhole // whole: with its NF
-	}
-	return ix.view(ctx, lk, d, func(rec *Record, _ *Key) error { return fn(rec) })
+	return ix.view(ctx, lk, lk.Depth(), func(rec *Record, _ *Key) error { return fn(rec) })
 }
 
 // Scan streams every record, in position order.

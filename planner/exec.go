@@ -259,6 +259,10 @@ type rowSource interface {
 // records as rows (rowSource) when the Source can; anything else runs as
 // records does.
 func (x *Executor) rowRecords(ctx context.Context, p Plan, emit func(*layout.Record) error) error {
+	if lk, ok := lookup(p); ok {
+		lk.Rows = true // no NF read beside each record found
+		return x.Src.Fetch(ctx, lk, emit)
+	}
 	rs, ok := x.Src.(rowSource)
 	if !ok {
 		return x.records(ctx, p, emit)
@@ -270,6 +274,16 @@ func (x *Executor) rowRecords(ctx context.Context, p Plan, emit func(*layout.Rec
 	case *Filter:
 		if blocks, ok := scanRange(n.Input); ok && n.Pred.need != needFull {
 			return rs.FilterRows(ctx, blocks, n.Pred.need == needAddrs, n.Pred.Eval, emit)
+		}
+		if lk, ok := lookup(n.Input); ok && n.Pred.need != needFull {
+			lk.Rows = true // a row holds the header and the principals the predicate reads
+			return x.Src.Fetch(ctx, lk, func(r *layout.Record) error {
+				ok, err := n.Pred.Eval(r)
+				if err != nil || !ok {
+					return err
+				}
+				return emit(r)
+			})
 		}
 	case *Sort:
 		self := func(r *layout.Record) (*layout.Record, error) { return r, nil }
