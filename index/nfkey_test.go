@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -166,5 +167,25 @@ func TestNFKey(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("verify does not report %q: %v", want, err)
 		}
+	}
+}
+
+// TestSchema8Refused: an index written before the NF key (schema 8,
+// records v5: the NF inside the record) is refused on open with the
+// message that says to ingest anew, never read as records without their
+// NF.
+func TestSchema8Refused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 8), 5)
+	if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(SchemaKey().Bytes(), old) }); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "has schema 8 (records v5); this flowq uses schema 9 (records v6): ingest into a new directory") {
+		t.Fatalf("open a schema 8 index: %v", err)
 	}
 }
