@@ -79,7 +79,9 @@ type Record struct {
 	// Hash, Loc, Status, Verdict, Tier, Path, Mode, Reasons, Counts, Hashes,
 	// CostsKnown, HasFrom, HasTo, AlgebraVersion and Latency are set, and
 	// From, To and Recipient when the scan asked for addresses; Gross,
-	// Net, GasUsed, Costs, Addresses, Tokens and NF are not.
+	// Net, GasUsed, Costs, Addresses, Tokens and NF are not. A row's
+	// record (DepthRow: Index.FilterRows, Lookup.Rows) is Partial too, and
+	// has all but Addresses, Tokens and NF.
 	Partial bool
 }
 
