@@ -234,6 +234,9 @@ func (ix *Index) analyzeBlock(ctx context.Context, txn *badger.Txn, n uint64, cf
 			names = ix.namesIn(txn)
 		}
 		rec, err := decodeRecord(l, v, names, depthFull)
+		if err == nil {
+			err = nfIn(txn, rec)
+		}
 		if err != nil {
 			return fmt.Errorf("block %d: record at %s: %w", n, l, err)
 		}

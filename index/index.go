@@ -730,8 +730,10 @@ func (ix *Index) Get(tx normalform.Hash) (*Record, error) {
 		if enc == nil {
 			return fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
 		}
-		rec, err = decodeRecord(l, enc, ix.namesIn(txn), depthFull)
-		return err
+		if rec, err = decodeRecord(l, enc, ix.namesIn(txn), depthFull); err != nil {
+			return err
+		}
+		return nfIn(txn, rec)
 	})
 	return rec, err
 }
@@ -741,7 +743,7 @@ func (ix *Index) Get(tx normalform.Hash) (*Record, error) {
 func (ix *Index) GetAt(l Loc) (*Record, error) {
 	var rec *Record
 	err := ix.db.View(func(txn *badger.Txn) (err error) {
-		rec, err = ix.recordAt(txn, l, depthFull)
+		rec, err = ix.recordAt(txn, l, depthWhole)
 		return err
 	})
 	return rec, err

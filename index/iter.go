@@ -134,6 +134,11 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 		if !lk.Holds(rec, key) {
 			return nil // another hash, address or token with the same tag
 		}
+		if d == depthWhole {
+			if err := nfIn(txn, rec); err != nil {
+				return err
+			}
+		}
 		return fn(rec, key)
 	}
 	keys := func(prefix []byte, gw int) error {
@@ -298,8 +303,15 @@ func recordIn(txn *badger.Txn, l Loc, names Names, d depth) (*Record, error) {
 		return nil, err
 	}
 	var rec *Record
-	err = item.Value(func(v []byte) (err error) { rec, err = decodeRecord(l, v, names, d); return })
-	return rec, err
+	if err = item.Value(func(v []byte) (err error) { rec, err = decodeRecord(l, v, names, d); return }); err != nil {
+		return nil, err
+	}
+	if d == depthWhole {
+		if err := nfIn(txn, rec); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
 }
 
 // BotShapes streams the shapes a recipient has used, each with its first
@@ -458,7 +470,7 @@ func (ix *Index) ByToken(ctx context.Context, tok normalform.Token, blocks Block
 // cores, and fn is called in order on the caller's goroutine (pscan.go).
 func (ix *Index) Records(ctx context.Context, blocks BlockRange, fn func(*Record) error) error {
 	return ix.db.View(func(txn *badger.Txn) error {
-		return ix.scanRecords(ctx, txn, blocks, depthFull, nil, true, fn)
+		return ix.scanRecords(ctx, txn, blocks, depthHeader, nil, depthWhole, fn)
 	})
 }
 
@@ -476,8 +488,26 @@ func (ix *Index) Filter(ctx context.Context, blocks BlockRange, addrs bool, matc
 	if addrs {
 		d = depthAddrs
 	}
+	out := depthHeader // the partial record match saw
+	if whole {
+		out = depthWhole
+	}
 	return ix.db.View(func(txn *badger.Txn) error {
-		return ix.scanRecords(ctx, txn, blocks, d, match, whole, fn)
+		return ix.scanRecords(ctx, txn, blocks, d, match, out, fn)
+	})
+}
+
+// FilterRows is Filter with whole set, but fn receives each record matched
+// decoded as far as a row of find shows (layout.DepthRow: Partial, without
+// its addresses, tokens and NF): the planner's find and match rows, which
+// read no more, decode less and read no NF key.
+func (ix *Index) FilterRows(ctx context.Context, blocks BlockRange, addrs bool, match func(*Record) (bool, error), fn func(*Record) error) error {
+	d := depthHeader
+	if addrs {
+		d = depthAddrs
+	}
+	return ix.db.View(func(txn *badger.Txn) error {
+		return ix.scanRecords(ctx, txn, blocks, d, match, depthRow, fn)
 	})
 }
 

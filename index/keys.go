@@ -37,6 +37,7 @@ const (
 	KindToken   = layout.KindToken
 	KindBlock   = layout.KindBlock
 	KindDirty   = layout.KindDirty
+	KindNF      = layout.KindNF
 )
 
 // Kinds lists the key kinds in byte order.
@@ -110,6 +111,9 @@ func NextKey() Key { return layout.NextKey() }
 
 // TxKey is the key of the record of the transaction at l.
 func TxKey(l Loc) Key { return layout.TxKey(l) }
+
+// NFKey is the key of the normal form of the transaction at l.
+func NFKey(l Loc) Key { return layout.NFKey(l) }
 
 // TxHashKey is the key of the positions of the transactions whose hash
 // begins as tx does.

@@ -45,15 +45,16 @@ type chunk struct {
 // whose header match accepts (nil: every record). match runs on a
 // partial record (depth d: header, or header and addresses) on several
 // goroutines at once, and must only read it. fn receives the record
-// decoded whole when whole is set, else the partial record match saw (a
-// fresh one fn may keep).
-func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), whole bool, fn func(*Record) error) error {
+// decoded to depth out when out is past d (depthWhole: with its NF, read
+// from its key), else the partial record match saw (a fresh one fn may
+// keep).
+func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), out depth, fn func(*Record) error) error {
 	if blocks.From > blocks.To {
 		return nil
 	}
 	workers := scanWorkers()
 	if workers < 2 {
-		return ix.readChunk(ctx, txn, blocks, d, match, whole, fn, nil)
+		return ix.readChunk(ctx, txn, blocks, d, match, out, fn, nil)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -73,7 +74,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 			defer wg.Done()
 			names := denseNames(ix.namesIn(txn)) // one per goroutine (it caches unlocked)
 			for c := range work {
-				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), d, match, whole, func(r *Record) error {
+				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), d, match, out, func(r *Record) error {
 					c.recs = append(c.recs, r)
 					return nil
 				}, &chunkState{names: names, n: &c.n})
@@ -170,7 +171,8 @@ type chunkState struct {
 }
 
 // readChunk is the sequential scan of one block range.
-func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), whole bool, fn func(*Record) error, st *chunkState) error {
+func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), out depth, fn func(*Record) error, st *chunkState) error {
+	whole := out > d
 	var names Names
 	if st != nil {
 		names = st.names
@@ -178,6 +180,8 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 		names = denseNames(ix.namesIn(txn))
 	}
 	head := &Record{}
+	nfs := &nfCursor{txn: txn}
+	defer nfs.close()
 	return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
 		if st != nil {
 			*st.n++
@@ -202,9 +206,14 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 				return fn(h)
 			}
 		}
-		rec, err := decodeRecord(l, v, names, depthFull)
+		rec, err := decodeRecord(l, v, names, out)
 		if err != nil {
 			return err
+		}
+		if out == depthWhole {
+			if err := nfs.set(rec); err != nil {
+				return err
+			}
 		}
 		return fn(rec)
 	})

@@ -2,13 +2,16 @@ package index
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/holiman/uint256"
+	"github.com/zeebo/xxh3"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -59,8 +62,24 @@ func TestRecordRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("tx %s: %v", rec.Hash.Hex(), err)
 		}
+		if got.NF != nil {
+			t.Fatalf("tx %s: a record's value gave its NF, which is under its own key", rec.Hash.Hex())
+		}
+		if err := got.SetNF(layout.NFValue(rec.NF, rec.Hash)); err != nil {
+			t.Fatalf("tx %s: its NF value: %v", rec.Hash.Hex(), err)
+		}
 		if !reflect.DeepEqual(got, rec) {
 			t.Fatalf("tx %s: decoded\n%+v\nwant\n%+v", rec.Hash.Hex(), got, rec)
+		}
+		// What a row shows: all but the addresses, tokens and NF.
+		row, err := decodeRecord(rec.Loc, enc, td.resolve, depthRow)
+		if err != nil {
+			t.Fatalf("tx %s: row: %v", rec.Hash.Hex(), err)
+		}
+		wantRow := *rec
+		wantRow.Addresses, wantRow.Tokens, wantRow.NF, wantRow.Partial = nil, nil, nil, true
+		if !reflect.DeepEqual(row, &wantRow) {
+			t.Fatalf("tx %s: row\n%+v\nwant\n%+v", rec.Hash.Hex(), row, &wantRow)
 		}
 		// The header alone, and with the principals.
 		for _, d := range []depth{depthHeader, depthAddrs} {
@@ -72,7 +91,7 @@ func TestRecordRoundTrip(t *testing.T) {
 				Reasons: rec.Reasons, Counts: rec.Counts, Hashes: rec.Hashes, CostsKnown: rec.CostsKnown, HasFrom: rec.HasFrom,
 				HasTo: rec.HasTo, AlgebraVersion: rec.AlgebraVersion, Latency: rec.Latency, Partial: true}
 			if d == depthAddrs {
-				want.From, want.To, want.Recipient = rec.From, rec.To, rec.Recipient
+				want.From, want.To, want.Recipient, want.NFSum = rec.From, rec.To, rec.Recipient, rec.NFSum
 			}
 			if !reflect.DeepEqual(p, want) {
 				t.Fatalf("tx %s: header at depth %d\n%+v\nwant\n%+v", rec.Hash.Hex(), d, p, want)
@@ -109,6 +128,12 @@ func TestRecordEdgeCases(t *testing.T) {
 		got, err := DecodeRecord(rec.Loc, td.enc(rec), td.resolve)
 		if err != nil {
 			t.Fatalf("%x: %v", rec.Hash[:2], err)
+		}
+		if rec.NF != nil {
+			rec.NFSum = xxh3.Hash(rec.NF)
+			if err := got.SetNF(layout.NFValue(rec.NF, rec.Hash)); err != nil {
+				t.Fatalf("%x: %v", rec.Hash[:2], err)
+			}
 		}
 		if !reflect.DeepEqual(got, rec) {
 			t.Errorf("decoded\n%+v\nwant\n%+v", got, rec)
@@ -149,12 +174,14 @@ func TestRecordCorrupt(t *testing.T) {
 	}
 }
 
-// TestRecordSharesNF: a record refers to its NF's address and token
-// tables and leaves out the NF's copy of the transaction hash, so each
-// address and the hash are written once; a record whose key's unknown
-// position names another hash does not decode.
+// TestRecordSharesNF: a record writes each address and its hash once,
+// and holds no NF; its NF value (the NF key's) leaves out the NF's copy
+// of the transaction hash, and gives the NF back only to its own record;
+// a record whose key's unknown position names another hash does not
+// decode.
 func TestRecordSharesNF(t *testing.T) {
 	n := 0
+	var prevNF []byte
 	td := newTestDict()
 	for _, a := range analyseCorpus(t) {
 		rec, err := NewRecord(a, time.Millisecond)
@@ -170,10 +197,28 @@ func TestRecordSharesNF(t *testing.T) {
 				t.Fatalf("tx %s: address %x written %d times", rec.Hash.Hex(), ad, c)
 			}
 		}
+		if len(enc) >= len(rec.NF) {
+			t.Fatalf("tx %s: the record's value is %d bytes, its NF %d: is the NF in it?", rec.Hash.Hex(), len(enc), len(rec.NF))
+		}
+		nfv := layout.NFValue(rec.NF, rec.Hash)
+		if c := bytes.Count(nfv, rec.Hash[:]); c != 0 {
+			t.Fatalf("tx %s: the NF value holds the hash %d times", rec.Hash.Hex(), c)
+		}
 		got, err := DecodeRecord(rec.Loc, enc, td.resolve)
+		if err == nil {
+			err = got.SetNF(nfv)
+		}
 		if err != nil || !bytes.Equal(got.NF, rec.NF) {
 			t.Fatalf("tx %s: NF does not come back: %v", rec.Hash.Hex(), err)
 		}
+		// Another transaction's NF is refused.
+		if n > 0 {
+			other, _ := DecodeRecord(rec.Loc, enc, td.resolve)
+			if err := other.SetNF(prevNF); !errors.Is(err, layout.ErrNFMismatch) && !errors.Is(err, ErrBadRecord) {
+				t.Fatalf("tx %s: another record's NF value was taken: %v", rec.Hash.Hex(), err)
+			}
+		}
+		prevNF = nfv
 		n++
 	}
 	if n < 100 {

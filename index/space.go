@@ -225,11 +225,11 @@ func (ix *Index) noSpace(err error) error {
 }
 
 // writeSize is about what putting rec (encoded as e) writes: its value,
-// and its keys with the log's per-entry overhead (the keys of a record it
+// its NF key's value, and its keys with the log's per-entry overhead (the keys of a record it
 // replaces are deleted in the same write, and cost as much).
 func writeSize(rec *Record, e *encoded) uint64 {
 	keys := 16 + len(rec.Addresses) + len(rec.Tokens) + len(rec.Gross) + len(rec.Net)
-	return uint64(len(e.Pre)+len(e.Post)+16) + 2*uint64(keys)*64
+	return uint64(len(e.Pre)+len(e.Post)+16+len(rec.NF)) + 2*uint64(keys)*64 // the NF under its own key (0x1b)
 }
 
 // opsSize is about what a batch of the ingest writes (writeSize of its

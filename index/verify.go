@@ -49,6 +49,14 @@ func (ix *Index) Verify(ctx context.Context) error {
 			if err != nil {
 				return nil, nil, err
 			}
+			// Its NF, when its key holds the one the record was written
+			// with: else the record's keys name an NF value of nil, which
+			// the NF key, missing or another, does not have.
+			if item, err := txn.Get(NFKey(l).Bytes()); err == nil {
+				_ = item.Value(rec.SetNF)
+			} else if !errors.Is(err, badger.ErrKeyNotFound) {
+				return nil, nil, err
+			}
 			m := map[string][]byte{}
 			for _, x := range keysOf(rec, enc, id) {
 				m[string(x.k)] = x.v
@@ -161,6 +169,12 @@ func (ix *Index) Verify(ctx context.Context) error {
 						return nil
 					}
 				}
+			case KindNF:
+				if _, m, err := recordKeys(key.Loc); err != nil || !hasKey(m, k) {
+					if report("nf key %x: no record at %s holds it (%v)", k, key.Loc, err) {
+						return nil
+					}
+				}
 			case KindFirst:
 				got, err := parseFirstValue(v)
 				if err != nil {
@@ -217,3 +231,5 @@ func (ix *Index) Verify(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+func hasKey(m map[string][]byte, k []byte) bool { _, ok := m[string(k)]; return ok }

@@ -135,7 +135,7 @@ func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) erro
 	if g := findGroup(q.Plan); g != nil {
 		return x.group(ctx, q.Plan, emit)
 	}
-	return x.records(ctx, q.Plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
+	return x.rowRecords(ctx, q.Plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
 }
 
 func findGroup(p Plan) *Group {
@@ -243,6 +243,55 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record
 		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, emit) }, emit)
 	}
 	return fmt.Errorf("the plan step %q cannot run (a bug in flowq's planner)", p.Describe())
+}
+
+// rowSource is a Source whose scans can give the records they emit
+// decoded only as far as recordRow reads (index.Index.FilterRows: no
+// addresses, tokens or normal form, which a record's value does not hold
+// beside what a row shows: its NF is under another key).
+type rowSource interface {
+	FilterRows(ctx context.Context, blocks layout.BlockRange, addrs bool, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
+}
+
+// rowRecords runs a record-producing plan whose records only become rows
+// (recordRow): a scan, or a filter decided on the headers over one,
+// under sorts and limits (whose keys read no more than a row), reads the
+// records as rows (rowSource) when the Source can; anything else runs as
+// records does.
+func (x *Executor) rowRecords(ctx context.Context, p Plan, emit func(*layout.Record) error) error {
+	if lk, ok := lookup(p); ok {
+		lk.Rows = true // no NF read beside each record found
+		return x.Src.Fetch(ctx, lk, emit)
+	}
+	rs, ok := x.Src.(rowSource)
+	if !ok {
+		return x.records(ctx, p, emit)
+	}
+	if blocks, ok := scanRange(p); ok {
+		return rs.FilterRows(ctx, blocks, false, nil, emit)
+	}
+	switch n := p.(type) {
+	case *Filter:
+		if blocks, ok := scanRange(n.Input); ok && n.Pred.need != needFull {
+			return rs.FilterRows(ctx, blocks, n.Pred.need == needAddrs, n.Pred.Eval, emit)
+		}
+		if lk, ok := lookup(n.Input); ok && n.Pred.need != needFull {
+			lk.Rows = true // a row holds the header and the principals the predicate reads
+			return x.Src.Fetch(ctx, lk, func(r *layout.Record) error {
+				ok, err := n.Pred.Eval(r)
+				if err != nil || !ok {
+					return err
+				}
+				return emit(r)
+			})
+		}
+	case *Sort:
+		self := func(r *layout.Record) (*layout.Record, error) { return r, nil }
+		return sortedBy(func(emit func(*layout.Record) error) error { return x.rowRecords(ctx, n.Input, emit) }, self, n.Key.Less, n.Desc, emit)
+	case *Limit:
+		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.rowRecords(ctx, n.Input, emit) }, emit)
+	}
+	return x.records(ctx, p, emit)
 }
 
 // recordRow is a transaction's row in find, match and anomalies results.
@@ -438,7 +487,7 @@ func (x *Executor) match(ctx context.Context, p *MatchRef, emit func(Row) error)
 		return err
 	}
 	plan := withHash(p.Then, ref.Hashes.Of(p.Level))
-	return x.records(ctx, plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
+	return x.rowRecords(ctx, plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
 }
 
 // withHash rebuilds a match plan with the reference's hash in its lookup.

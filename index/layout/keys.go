@@ -43,6 +43,7 @@ import (
 //	0x18 token   0x18 tag of the token, loc                           (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
+//	0x1b nf      0x1b loc                                             the normal form of the record at loc (record.go: NFValue)
 //
 // Block findings (issue 18) are a function of every record of a block:
 // a write that changes a record of a known block writes the block's dirty
@@ -53,7 +54,18 @@ import (
 // ingest computes them.
 //
 // Records are keyed by position, so a block range or a full scan reads
-// them in order with one iterator. The secondary keys 0x12 to 0x18 (but
+// them in order with one iterator. A record's normal form (its encoded
+// analysis with the step log, about four fifths of its bytes) is not in
+// the record but under its own key at the same position (0x1b): scans,
+// which filter and show the record's fields, copy and decode about 300
+// bytes a record instead of 750; readers that show the analysis (show,
+// draw, export, verify, the block findings' fallback) read the NF key
+// with one more point read in the same read transaction (or, walking a
+// range, with a second iterator in step with the first). The record and
+// its NF key are written and deleted together in one Badger transaction,
+// and the record holds a 64-bit XXH3 of the NF value, so a reader checks
+// that the two belong together and a re-ingest whose NF changed is not
+// taken for the same content. The secondary keys 0x12 to 0x18 (but
 // 0x14) carry no value: their transaction is the record at their loc.
 // The txhash key finds a transaction by hash with one point read (then
 // the record's).
@@ -104,7 +116,9 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 8: block
+// encodings. Open refuses an index written with another. Version 9: the
+// normal form out of the record under its own key (0x1b), record
+// version 6 (issue 22). Version 8: block
 // findings in a binary form without the Txs and Swaps lists the records
 // give (block value version 2; issue 22). Version 7: the
 // normal form's encoding version 5 (ERC-6909 transfers decoded: token kind
@@ -117,7 +131,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -141,15 +155,16 @@ const (
 	KindToken   Kind = 0x18
 	KindBlock   Kind = 0x19
 	KindDirty   Kind = 0x1a
+	KindNF      Kind = 0x1b
 )
 
 var kindNames = map[Kind]string{KindSchema: "schema", KindInput: "input", KindFailure: "failure", KindDict: "dict", KindName: "name",
 	KindNext: "next", KindTx: "tx", KindTxHash: "txhash",
 	KindHash: "hash", KindBot: "bot", KindFirst: "first", KindVerdict: "verdict", KindProfit: "profit", KindAddr: "addr", KindToken: "token",
-	KindBlock: "block", KindDirty: "dirty"}
+	KindBlock: "block", KindDirty: "dirty", KindNF: "nf"}
 
 // Kinds lists the key kinds in byte order.
-var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken, KindBlock, KindDirty}
+var Kinds = []Kind{KindSchema, KindInput, KindFailure, KindDict, KindName, KindNext, KindTx, KindTxHash, KindHash, KindBot, KindFirst, KindVerdict, KindProfit, KindAddr, KindToken, KindBlock, KindDirty, KindNF}
 
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -318,7 +333,7 @@ type Key struct {
 	Kind    Kind
 	Tag     Tag                // KindTxHash: of the transaction hash; KindHash at level exact: of the exact hash; KindBot: of the recipient; KindAddr: of the address; KindProfit, KindToken: of the token
 	ID      uint32             // KindHash (levels but exact), KindBot, KindFirst: the id of the hash (the shape's for bot and first); KindName
-	Loc     Loc                // KindTx and every per-transaction secondary kind except KindFirst
+	Loc     Loc                // KindTx, KindNF and every per-transaction secondary kind except KindFirst
 	Level   normalform.Level   // KindHash, KindDict
 	Struct  normalform.Hash    // KindDict: the hash named
 	Addr    normalform.Address // KindFirst: the recipient
@@ -362,6 +377,10 @@ func NextKey() Key { return Key{Kind: KindNext} }
 
 // TxKey is the key of the record of the transaction at l.
 func TxKey(l Loc) Key { return Key{Kind: KindTx, Loc: l.normal()} }
+
+// NFKey is the key of the normal form of the transaction at l (the
+// record's at TxKey(l)).
+func NFKey(l Loc) Key { return Key{Kind: KindNF, Loc: l.normal()} }
 
 // TxHashKey is the key of the positions of the transactions whose hash
 // begins as tx does.
@@ -438,7 +457,7 @@ func (k Key) Append(dst []byte) []byte {
 	case KindName:
 		dst = binary.BigEndian.AppendUint32(dst, k.ID)
 	case KindNext:
-	case KindTx:
+	case KindTx, KindNF:
 		dst = k.Loc.Append(dst)
 	case KindTxHash:
 		dst = append(dst, k.Tag[:]...)
@@ -638,7 +657,7 @@ func ParseKey(b []byte) (Key, error) {
 	case KindName:
 		k.ID = r.u32()
 	case KindNext:
-	case KindTx:
+	case KindTx, KindNF:
 		k.Loc = r.loc()
 	case KindTxHash:
 		copy(k.Tag[:], r.take(6))

@@ -45,7 +45,10 @@ func (b BlockRange) Has(n uint64) bool { return b.From <= n && n <= b.To }
 //
 // Partial says the reader needs no more of each record than its header
 // and, where the lookup's check reads more (CheckDepth), what the check
-// read: the records found may be Partial ones. Without it they are whole.
+// read: the records found may be Partial ones. Rows says the reader
+// needs no more than a row of find shows (DepthRow: no addresses, tokens
+// or normal form, unless the check read them; never the NF). Without
+// either they are whole, with their NF.
 type Lookup struct {
 	By      Kind
 	Level   normalform.Level
@@ -59,6 +62,7 @@ type Lookup struct {
 	Lo, Hi  *normalform.Signed
 	Blocks  BlockRange
 	Partial bool
+	Rows    bool
 }
 
 // Holds reports whether rec, found through key, is one the lookup asks
@@ -118,12 +122,16 @@ func (lk *Lookup) Prefix() (prefix []byte, gw int, ok bool) {
 }
 
 // Depth is the depth a record found by the lookup is decoded to: the
-// whole record, or, for a Partial lookup, CheckDepth.
+// whole record with its NF, or, for a Partial lookup, CheckDepth, for a
+// Rows one a row or CheckDepth.
 func (lk *Lookup) Depth() Depth {
 	if lk.Partial {
 		return lk.CheckDepth()
 	}
-	return DepthFull
+	if lk.Rows {
+		return max(DepthRow, lk.CheckDepth())
+	}
+	return DepthWhole
 }
 
 // CheckDepth is the depth a reader must decode a record to for Holds:

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/holiman/uint256"
+	"github.com/zeebo/xxh3"
 
 	"github.com/flowq/flowq/normalform"
 )
 
 // RecordVersion is the version of the record encoding below.
-const RecordVersion = 5
+const RecordVersion = 6
 
 // Record is what the index keeps of one analysed transaction. Every
 // secondary key of the transaction is a function of its Record (keys), so
@@ -60,18 +61,27 @@ type Record struct {
 	Addresses []normalform.Address
 	Tokens    []normalform.Token
 
-	// NF is normalform.EncodeNF of the analysis.
+	// NF is normalform.EncodeNF of the analysis. It is not in the
+	// record's value but under its own key (NFKey, NFValue): a decode
+	// leaves it nil, and the index's readers that return records whole
+	// set it from that key (SetNF).
 	NF []byte
 	// Latency is the time the analysis took (normalization, hashes and
 	// encoding). It is the only measured value of a record, and the only
 	// field a re-ingest of the same transaction does not overwrite.
 	Latency time.Duration
 
+	// NFSum is the XXH3-64 of NF, as the record's value holds it: set
+	// by NewRecord and by a decode (which leaves NF nil), checked by SetNF.
+	NFSum uint64
+
 	// Partial is set on a record read by a header scan (Index.Filter):
 	// Hash, Loc, Status, Verdict, Tier, Path, Mode, Reasons, Counts, Hashes,
 	// CostsKnown, HasFrom, HasTo, AlgebraVersion and Latency are set, and
 	// From, To and Recipient when the scan asked for addresses; Gross,
-	// Net, GasUsed, Costs, Addresses, Tokens and NF are not.
+	// Net, GasUsed, Costs, Addresses, Tokens and NF are not. A row's
+	// record (DepthRow: Index.FilterRows, Lookup.Rows) is Partial too, and
+	// has all but Addresses, Tokens and NF.
 	Partial bool
 }
 
@@ -101,6 +111,7 @@ func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
 		CostsKnown: a.Costs.Known, GasUsed: a.Costs.GasUsed, Costs: a.Costs.Total,
 		Counts: a.Counts(), Hashes: a.Hashes(), AlgebraVersion: normalform.AlgebraVersion,
 		NF: normalform.EncodeNF(a), Latency: latency}
+	r.NFSum = xxh3.Hash(r.NF)
 	if m.HasBlock && m.Block <= MaxBlock { // a block past MaxBlock is kept in the NF, not in keys
 		r.Loc.Block = m.Block
 		if m.HasIndex && m.Index >= 0 && int64(m.Index) <= int64(MaxIndex) {
@@ -156,15 +167,18 @@ func (r *Record) Analysis() (*normalform.Analysis, error) { return normalform.De
 type KV struct{ K, V []byte }
 
 // Keys returns every key of the record that is a function of it alone:
-// the record's own first (value enc), then its secondary keys, which
-// carry no value. The txhash key (which lists every transaction whose
+// the record's own first (value enc), then its NF key (value NFValue;
+// nil when the record's NF is not set, as on a record decoded without
+// it: enough to delete the key), then its secondary keys, which carry no
+// value. The txhash key (which lists every transaction whose
 // hash begins alike) and the bot's first-seen key (which depends on the
 // bot's other transactions) are not among them: put maintains them. ids
 // are the record's dictionary ids.
 func (r *Record) Keys(enc []byte, id IDs) []KV {
-	out := make([]KV, 0, 7+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
+	out := make([]KV, 0, 8+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
 	add := func(k Key) { out = append(out, KV{k.Bytes(), nil}) }
 	out = append(out, KV{TxKey(r.Loc).Bytes(), enc})
+	out = append(out, KV{NFKey(r.Loc).Bytes(), r.nfValue()})
 	for l := normalform.Exact; l <= normalform.Family; l++ {
 		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc))
 	}
@@ -189,8 +203,9 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 
 // --- encoding ----------------------------------------------------------------
 //
-// A record value (version 5) is a header, which scans decode to filter
-// and group without the rest, and a body:
+// A record value (version 6) is a header, which scans decode to filter
+// and group without the rest, and a body; the normal form is under its
+// own key (NFKey), its value NFValue:
 //
 //	u8      RecordVersion
 //	u8      AlgebraVersion
@@ -206,22 +221,23 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 //	hash    exact
 //	uvarint number of reasons, each: u8 code (reasonCodes), or 0 and a string
 //	-- the body
-//	u8, bytes NF: 1 and the NF without the transaction's hash
-//	        (normalform.NFHashAt says where it goes), or 0 and the NF
+//	u64     XXH3-64 of the NF (normalform.EncodeNF's bytes, the hash in
+//	        them) under the record's NF key
 //	aref    from, [aref to], [aref recipient]
 //	amounts gross
 //	when costs known: amounts net, uvarint gas used, uint costs
+//	-- what a row does not show (DepthRow stops before it)
 //	uvarint number of addresses, each aref
 //	uvarint number of tokens, each tref
 //
 // The position is the record's key (keys.go), not part of the value.
-// aref and tref refer to the address and token tables at the head of the
-// NF (normalform.NFTables), which hold every address and token of the
-// record: uvarint i > 0 is entry i-1; 0 is followed by the address (20
-// bytes) or the token written out, which happens only for a record whose
-// NF does not have it (never for a record NewRecord made). amounts:
-// uvarint count, each tref and signed. token: u8 kind, addr, and for
-// ERC-721/1155 the id as uint. signed: u8 sign (0 or 1), uint. uint: u8
+// aref and tref refer to the addresses and tokens the value has written
+// out before them, in order: uvarint i > 0 is the i-th; 0 is followed
+// by the address (20 bytes) or the token written out, which then becomes
+// the next entry (an address or token is written out once, and never
+// when an entry has it). amounts:
+// uvarint count, each tref and signed. token written out: u8 kind, aref
+// of its contract, and for ERC-721/1155 the id as uint. signed: u8 sign (0 or 1), uint. uint: u8
 // length and the minimal big-endian bytes (0..32). string and bytes:
 // uvarint length and the bytes. The encoding is deterministic: equal
 // records (with equal ids) have equal bytes.
@@ -249,47 +265,38 @@ func reasonCode(r normalform.Reason) byte {
 	return 0
 }
 
-// tables are the NF's address and token tables, by value.
+// tables are the addresses and tokens a value has written out so far,
+// in order (aref, tref).
 type tables struct {
 	addrs []normalform.Address
 	toks  []normalform.Token
-	ai    map[normalform.Address]int
-	ti    map[normalform.Token]int
 }
 
-func nfTables(nf []byte) *tables {
-	t := &tables{}
-	t.addrs, t.toks, _ = normalform.NFTables(nf) // an NF that does not decode has none
-	return t
-}
-
-func (t *tables) index() {
-	t.ai = make(map[normalform.Address]int, len(t.addrs))
-	for i, a := range t.addrs {
-		if _, ok := t.ai[a]; !ok {
-			t.ai[a] = i
-		}
-	}
-	t.ti = make(map[normalform.Token]int, len(t.toks))
-	for i, x := range t.toks {
-		if _, ok := t.ti[x]; !ok {
-			t.ti[x] = i
-		}
-	}
-}
-
+// The tables hold a handful of entries: a linear search is cheaper
+// than a map.
 func (t *tables) appendAddr(b []byte, a normalform.Address) []byte {
-	if i, ok := t.ai[a]; ok {
-		return binary.AppendUvarint(b, uint64(i+1))
+	for i := range t.addrs {
+		if t.addrs[i] == a {
+			return binary.AppendUvarint(b, uint64(i+1))
+		}
 	}
+	t.addrs = append(t.addrs, a)
 	return append(append(b, 0), a[:]...)
 }
 
 func (t *tables) appendToken(b []byte, x normalform.Token) []byte {
-	if i, ok := t.ti[x]; ok {
-		return binary.AppendUvarint(b, uint64(i+1))
+	for i := range t.toks {
+		if t.toks[i] == x {
+			return binary.AppendUvarint(b, uint64(i+1))
+		}
 	}
-	return appendRecToken(append(b, 0), x)
+	t.toks = append(t.toks, x)
+	b = append(b, 0, byte(x.Kind))
+	b = t.appendAddr(b, x.Addr) // a token's contract is often an address of the record too
+	if x.HasID() {
+		b = appendUint(b, &x.ID)
+	}
+	return b
 }
 
 // Encoded is a record's value in two parts around the dictionary ids,
@@ -329,8 +336,7 @@ func (r *Record) flags() byte {
 
 // Parts returns the record's value in its two parts.
 func (r *Record) Parts() *Encoded {
-	t := nfTables(r.NF)
-	t.index()
+	t := &tables{addrs: make([]normalform.Address, 0, 8), toks: make([]normalform.Token, 0, 4)}
 	pre := make([]byte, 0, 64)
 	pre = append(pre, RecordVersion, r.AlgebraVersion)
 	pre = binary.AppendUvarint(pre, uint64(r.Latency))
@@ -340,7 +346,7 @@ func (r *Record) Parts() *Encoded {
 	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
 		pre = binary.AppendUvarint(pre, uint64(n))
 	}
-	b := make([]byte, 0, 128+len(r.NF))
+	b := make([]byte, 0, 320)
 	b = append(b, r.Hashes.Exact[:]...)
 	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
 	for _, x := range r.Reasons {
@@ -350,7 +356,7 @@ func (r *Record) Parts() *Encoded {
 			b = appendBytes(b, []byte(x))
 		}
 	}
-	b = appendNF(b, r.NF, r.Hash)
+	b = binary.BigEndian.AppendUint64(b, r.sum())
 	b = t.appendAddr(b, r.From)
 	if f&flagTo != 0 {
 		b = t.appendAddr(b, r.To)
@@ -378,6 +384,49 @@ func (r *Record) Parts() *Encoded {
 // Encode returns the record's value bytes, with its hashes' dictionary
 // ids.
 func (r *Record) Encode(id IDs) []byte { return r.Parts().Join(id) }
+
+// NFValue is the value of a record's NF key: appendNF's bytes.
+func NFValue(nf []byte, hash normalform.Hash) []byte {
+	return appendNF(make([]byte, 0, len(nf)+4), nf, hash)
+}
+
+// nfValue is the record's NF value (nil without an NF).
+func (r *Record) nfValue() []byte {
+	if r.NF == nil {
+		return nil
+	}
+	return NFValue(r.NF, r.Hash)
+}
+
+// sum is the XXH3-64 of the record's NF: of NF when it is set, else the
+// one its decode read.
+func (r *Record) sum() uint64 {
+	if r.NF != nil {
+		return xxh3.Hash(r.NF)
+	}
+	return r.NFSum
+}
+
+// ErrNFMismatch reports an NF key that does not belong to its record.
+var ErrNFMismatch = errors.New("the normal form stored beside the record is not the one the record was written with")
+
+// SetNF sets the record's NF from its NF key's value v, which must give
+// the NF the record was written with (its XXH3-64); v is not kept.
+func (r *Record) SetNF(v []byte) error {
+	rd := &recReader{b: v}
+	nf := rd.nf(r.Hash)
+	if rd.err == nil && len(rd.b) != 0 {
+		rd.fail()
+	}
+	if rd.err != nil {
+		return fmt.Errorf("tx %s at %s: its normal form: %w", r.Hash.Hex(), r.Loc, rd.err)
+	}
+	if xxh3.Hash(nf) != r.NFSum {
+		return fmt.Errorf("tx %s at %s: %w", r.Hash.Hex(), r.Loc, ErrNFMismatch)
+	}
+	r.NF = nf
+	return nil
+}
 
 // appendNF writes the NF: u8 1 and the NF without the transaction hash
 // when it holds the record's hash (normalform.NFHashAt), else u8 0 and the
@@ -422,15 +471,6 @@ func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uin
 func appendUint(b []byte, x *uint256.Int) []byte {
 	v := x.Bytes()
 	return append(append(b, byte(len(v))), v...)
-}
-
-func appendRecToken(b []byte, t normalform.Token) []byte {
-	b = append(b, byte(t.Kind))
-	b = append(b, t.Addr[:]...)
-	if t.HasID() {
-		b = appendUint(b, &t.ID)
-	}
-	return b
 }
 
 func (t *tables) appendAmounts(b []byte, as []Amount) []byte {
@@ -556,8 +596,8 @@ func (r *recReader) token() normalform.Token {
 	return t
 }
 
-// aref reads an address: an NF table entry, or written out when the table
-// does not have it.
+// aref reads an address: an entry of the table, or written out (and
+// then added to it) when the table does not have it.
 func (r *recReader) aref(t *tables) normalform.Address {
 	i := r.uvarint()
 	if i == 0 {
@@ -567,6 +607,7 @@ func (r *recReader) aref(t *tables) normalform.Address {
 				r.fail() // not canonical: the table has it
 			}
 		}
+		t.addrs = append(t.addrs, a)
 		return a
 	}
 	if i > uint64(len(t.addrs)) {
@@ -579,12 +620,20 @@ func (r *recReader) aref(t *tables) normalform.Address {
 func (r *recReader) tref(t *tables) normalform.Token {
 	i := r.uvarint()
 	if i == 0 {
-		x := r.token()
+		x := normalform.Token{Kind: normalform.TokenKind(r.u8())}
+		if x.Kind > normalform.Multi6909 {
+			r.fail()
+		}
+		x.Addr = r.aref(t)
+		if x.HasID() {
+			r.uint(&x.ID)
+		}
 		for _, y := range t.toks {
 			if y == x {
 				r.fail()
 			}
 		}
+		t.toks = append(t.toks, x)
 		return x
 	}
 	if i > uint64(len(t.toks)) {
@@ -622,7 +671,9 @@ type Depth uint8
 const (
 	DepthHeader Depth = iota // Record.Partial: the header's fields
 	DepthAddrs               // Record.Partial: the header's and From, To, Recipient
-	DepthFull                // the whole record
+	DepthRow                 // Record.Partial: all but Addresses, Tokens and NF (what a row shows)
+	DepthFull                // the whole record but its NF (under its own key: SetNF)
+	DepthWhole               // DepthFull, and the reader reads the NF key (DecodeInto decodes as DepthFull)
 )
 
 // DecodeRecord decodes a record value; loc is its key's position, names
@@ -648,7 +699,7 @@ func DecodeRecordIDs(loc Loc, b []byte, names Names, d Depth) (*Record, IDs, err
 func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, IDs, error) {
 	var id IDs
 	r := &recReader{b: b}
-	*rec = Record{Loc: loc.normal(), Partial: d != DepthFull, Reasons: rec.Reasons[:0]}
+	*rec = Record{Loc: loc.normal(), Partial: d < DepthFull, Reasons: rec.Reasons[:0]}
 	if v := r.u8(); v != RecordVersion && r.err == nil {
 		return nil, id, fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, v, RecordVersion)
 	}
@@ -716,14 +767,9 @@ func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, 
 	if d == DepthHeader {
 		return rec.done(r, id)
 	}
-	var t *tables
-	if d == DepthAddrs {
-		_, nf := r.nfRaw()
-		t = nfTables(nf)
-	} else {
-		rec.NF = r.nf(rec.Hash)
-		t = nfTables(rec.NF)
-	}
+	rec.NFSum = binary.BigEndian.Uint64(r.take(8))
+	var tab [8]normalform.Address
+	t := &tables{addrs: tab[:0]}
 	rec.From = r.aref(t)
 	if rec.HasTo {
 		rec.To = r.aref(t)
@@ -742,6 +788,9 @@ func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, 
 		rec.Net = r.amounts(t)
 		rec.GasUsed = r.uvarint()
 		r.uint(&rec.Costs)
+	}
+	if d == DepthRow {
+		return rec.done(r, id)
 	}
 	n = r.count(1)
 	for i := 0; i < n && r.err == nil; i++ {

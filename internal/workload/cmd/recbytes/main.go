@@ -1,9 +1,10 @@
 // Command recbytes says where a synthetic record's bytes go (issue 22):
 // it generates SYNTHETIC blocks (package workload), decodes and analyses
 // every transaction as the ingest does, builds its record and its value,
-// and prints the mean bytes per transaction of the value's parts and of
-// the normal form's encoding (EncodeNF) with and without its step log,
-// its addresses and tokens tables.
+// and prints the mean bytes per transaction of the value's parts, of the
+// NF key's value (the normal form is under its own key since schema 9)
+// and of the normal form's encoding (EncodeNF) with and without its step
+// log, its addresses and tokens tables.
 //
 //	go run ./internal/workload/cmd/recbytes --blocks 20
 package main
@@ -42,7 +43,8 @@ func run(blocks int, scen string) error {
 	var n int
 	sum := map[string]int{}
 	order := []string{"value", "pre (versions, latency, hash, flags, counts)", "ids", "post: exact hash", "post: reasons",
-		"post: NF (hash left out)", "post: from/to/recipient, gross, net, gas, costs, addresses, tokens",
+		"post: NF checksum (XXH3-64)", "post: from/to/recipient, gross, net, gas, costs (what a row reads)", "post: addresses, tokens",
+		"NF key's value (hash left out; key 9 bytes more)",
 		"NF: step log", "NF: address table", "NF: token table", "NF: the rest (meta, transfers, tree, analysis)", "steps (count)", "transfers (count)"}
 	for i := 0; i < blocks; i++ {
 		b := gen.Block()
@@ -67,16 +69,20 @@ func run(blocks int, scen string) error {
 			sum[order[3]] += 32
 			reasons := 1 + len(rec.Reasons) // each a one-byte code (every reason the engine gives has one)
 			sum[order[4]] += reasons
-			nf := len(rec.NF) - 32 + 1 + varintLen(uint64(len(rec.NF)-32))
-			sum[order[5]] += nf
-			sum[order[6]] += len(e.Post) - 32 - reasons - nf
+			sum[order[5]] += 8
+			row := *rec
+			row.Addresses, row.Tokens = nil, nil
+			rowPost := len(row.Parts().Post)
+			sum[order[6]] += rowPost - 2 - 32 - reasons - 8 // the two empty lists' counts
+			sum[order[7]] += len(e.Post) - rowPost + 2
+			sum[order[8]] += len(layout.NFValue(rec.NF, rec.Hash))
 			steps := a.Steps
 			a.Steps = nil
 			noSteps := len(normalform.EncodeNF(a))
 			a.Steps = steps
-			sum[order[7]] += len(rec.NF) - noSteps
+			sum[order[9]] += len(rec.NF) - noSteps
 			addrs, toks, _ := normalform.NFTables(rec.NF)
-			sum[order[8]] += 1 + 20*len(addrs)
+			sum[order[10]] += 1 + 20*len(addrs)
 			tb := 1
 			for _, t := range toks {
 				tb += 21
@@ -84,10 +90,10 @@ func run(blocks int, scen string) error {
 					tb += 33
 				}
 			}
-			sum[order[9]] += tb
-			sum[order[10]] += noSteps - 1 - 20*len(addrs) - tb
-			sum[order[11]] += len(steps)
-			sum[order[12]] += len(a.Tx.Transfers)
+			sum[order[11]] += tb
+			sum[order[12]] += noSteps - 1 - 20*len(addrs) - tb
+			sum[order[13]] += len(steps)
+			sum[order[14]] += len(a.Tx.Transfers)
 			n++
 		}
 	}

@@ -1,0 +1,191 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/index/layout"
+)
+
+// rawGet reads a key's value (nil, false: no such key).
+func rawGet(t *testing.T, ix *Index, k []byte) ([]byte, bool) {
+	t.Helper()
+	var v []byte
+	err := ix.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(k)
+		if err != nil {
+			return err
+		}
+		v, err = item.ValueCopy(nil)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return v, true
+}
+
+// TestNFKey: a record's normal form is under its own key at the record's
+// position, not in the record's value; the readers that return records
+// whole (Get, Records, Filter whole) give it back, rows (FilterRows) go
+// without it; a transaction that moves takes its NF key along, a
+// Delete removes it; verify reports an NF key missing, another record's,
+// or without a record; and Get names the missing key.
+func TestNFKey(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(filepath.Join(t.TempDir(), "ix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	as := analyseCorpus(t)[:30]
+	var recs []*Record
+	for _, a := range as {
+		rec, err := NewRecord(a, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rec.Loc.Known() {
+			continue
+		}
+		if err := ix.PutRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) < 10 {
+		t.Fatalf("only %d corpus records with a position", len(recs))
+	}
+	for _, rec := range recs {
+		v, ok := rawGet(t, ix, NFKey(rec.Loc).Bytes())
+		if !ok || !bytes.Equal(v, layout.NFValue(rec.NF, rec.Hash)) {
+			t.Fatalf("tx %s: NF key %v, value %d bytes", rec.Hash.Hex(), ok, len(v))
+		}
+		rv, _ := rawGet(t, ix, TxKey(rec.Loc).Bytes())
+		if bytes.Contains(rv, v[2:]) {
+			t.Fatalf("tx %s: the record's value holds its NF", rec.Hash.Hex())
+		}
+		got, err := ix.Get(rec.Hash)
+		if err != nil || !bytes.Equal(got.NF, rec.NF) {
+			t.Fatalf("tx %s: Get: NF back %v (%v)", rec.Hash.Hex(), got != nil && bytes.Equal(got.NF, rec.NF), err)
+		}
+	}
+	n := 0
+	if err := ix.Records(ctx, AllBlocks, func(r *Record) error {
+		if r.NF == nil || r.Partial {
+			t.Errorf("tx %s: Records gave it without its NF", r.Hash.Hex())
+		}
+		n++
+		return nil
+	}); err != nil || n != len(recs) {
+		t.Fatalf("Records: %d of %d, %v", n, len(recs), err)
+	}
+	if err := ix.Filter(ctx, AllBlocks, false, func(*Record) (bool, error) { return true, nil }, true, func(r *Record) error {
+		if r.NF == nil {
+			t.Errorf("tx %s: Filter whole gave it without its NF", r.Hash.Hex())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	if err := ix.FilterRows(ctx, AllBlocks, false, nil, func(r *Record) error {
+		if r.NF != nil || r.Addresses != nil || !r.Partial || r.Gross == nil {
+			t.Errorf("tx %s: a row record with NF %d bytes, addresses %v, partial %v, gross %v", r.Hash.Hex(), len(r.NF), r.Addresses, r.Partial, r.Gross)
+		}
+		n++
+		return nil
+	}); err != nil || n != len(recs) {
+		t.Fatalf("FilterRows: %d of %d, %v", n, len(recs), err)
+	}
+	if err := ix.Verify(ctx); err != nil {
+		t.Fatalf("verify a fresh index: %v", err)
+	}
+
+	// The transaction moves: its NF key goes with it.
+	moved := *recs[0]
+	old := moved.Loc
+	moved.Loc.Index += 1000
+	if err := ix.PutRecord(&moved); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rawGet(t, ix, NFKey(old).Bytes()); ok {
+		t.Fatalf("the NF key at the old position %s is left", old)
+	}
+	if _, ok := rawGet(t, ix, NFKey(moved.Loc).Bytes()); !ok {
+		t.Fatalf("no NF key at the new position %s", moved.Loc)
+	}
+	// Deleted: its NF key too.
+	if err := ix.Delete(recs[1].Hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rawGet(t, ix, NFKey(recs[1].Loc).Bytes()); ok {
+		t.Fatal("Delete left the NF key")
+	}
+	if err := ix.Verify(ctx); err != nil {
+		t.Fatalf("verify after a move and a delete: %v", err)
+	}
+
+	// Damage: another record's NF, a missing NF key, an orphan one.
+	set := func(k, v []byte) {
+		if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(k, v) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	del := func(k []byte) {
+		if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Delete(k) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b, c := recs[2], recs[3], recs[4]
+	set(NFKey(a.Loc).Bytes(), layout.NFValue(b.NF, b.Hash))
+	if _, err := ix.Get(a.Hash); !errors.Is(err, layout.ErrNFMismatch) {
+		t.Fatalf("Get with another record's NF: %v", err)
+	}
+	del(NFKey(c.Loc).Bytes())
+	if _, err := ix.Get(c.Hash); err == nil || !strings.Contains(err.Error(), "normal form") || !strings.Contains(err.Error(), c.Hash.Hex()) {
+		t.Fatalf("Get without the NF key: %v", err)
+	}
+	if err := ix.Records(ctx, AllBlocks, func(*Record) error { return nil }); err == nil {
+		t.Fatal("Records over a damaged NF key: no error")
+	}
+	orphan := c.Loc
+	orphan.Index += 5000
+	set(NFKey(orphan).Bytes(), layout.NFValue(c.NF, c.Hash))
+	err = ix.Verify(ctx)
+	for _, want := range []string{a.Hash.Hex(), c.Hash.Hex(), "nf key"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("verify does not report %q: %v", want, err)
+		}
+	}
+}
+
+// TestSchema8Refused: an index written before the NF key (schema 8,
+// records v5: the NF inside the record) is refused on open with the
+// message that says to ingest anew, never read as records without their
+// NF.
+func TestSchema8Refused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 8), 5)
+	if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(SchemaKey().Bytes(), old) }); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "has schema 8 (records v5); this flowq uses schema 9 (records v6): ingest into a new directory") {
+		t.Fatalf("open a schema 8 index: %v", err)
+	}
+}
