@@ -34,6 +34,7 @@ func BenchmarkDecodeCorpus(b *testing.B) {
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			if r := Decode(data, Options{Config: cfg}); len(r.Errors) != 0 {
@@ -42,6 +43,7 @@ func BenchmarkDecodeCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }
 
 // BenchmarkJSONValidCorpus is the yardstick of issue 8: the standard library
@@ -50,6 +52,7 @@ func BenchmarkJSONValidCorpus(b *testing.B) {
 	files, txs, n := corpusInputs(b)
 	b.SetBytes(int64(n))
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			if !json.Valid(data) {
@@ -58,6 +61,7 @@ func BenchmarkJSONValidCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }
 
 // BenchmarkJSONUnmarshalCorpus: encoding/json into any, which the paper's
@@ -67,6 +71,7 @@ func BenchmarkJSONUnmarshalCorpus(b *testing.B) {
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			var v any
@@ -76,4 +81,5 @@ func BenchmarkJSONUnmarshalCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }

@@ -68,6 +68,7 @@ func BenchmarkPipelineCorpus(b *testing.B) {
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			for _, tx := range Decode(data, Options{Config: cfg}).Txs {
@@ -78,6 +79,7 @@ func BenchmarkPipelineCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
+	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }
 
 func reportPercentiles(b *testing.B, lat []time.Duration) {
