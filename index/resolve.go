@@ -33,8 +33,8 @@ import (
 // is bounded by the leading ones); DefaultResolveMax values are returned
 // when max is not positive.
 const (
-	MinResolveDigits  = 6
-	MinResolveLead    = 4
+	MinResolveDigits  = layout.MinShortDigits
+	MinResolveLead    = layout.MinShortLead
 	DefaultResolveMax = 100
 )
 
@@ -124,22 +124,11 @@ func (ix *Index) Resolve(ctx context.Context, by Kind, level normalform.Level, p
 	return r.out, nil
 }
 
-// checkDigits refuses a reference Resolve cannot look up: not lowercase
-// hex, too few digits, or more than the value has.
+// checkDigits refuses a reference Resolve cannot look up
+// (layout.CheckShortRef).
 func checkDigits(prefix, suffix string, width int) error {
-	for _, c := range prefix + suffix {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return &ResolveError{Msg: fmt.Sprintf("%q is not lowercase hex digits", prefix+"…"+suffix)}
-		}
-	}
-	n := len(prefix) + len(suffix)
-	switch {
-	case n > width:
-		return &ResolveError{Msg: fmt.Sprintf("%d hex digits given, and the value has %d", n, width)}
-	case n < MinResolveDigits:
-		return &ResolveError{Msg: fmt.Sprintf("0x%s: a prefix needs at least %d hex digits", prefix, MinResolveDigits)}
-	case suffix != "" && len(prefix) < MinResolveLead:
-		return &ResolveError{Msg: fmt.Sprintf("0x%s…%s: a shortened value needs at least %d hex digits before the …", prefix, suffix, MinResolveLead)}
+	if msg := layout.CheckShortRef(prefix, suffix, width); msg != "" {
+		return &ResolveError{Msg: msg}
 	}
 	return nil
 }

@@ -15,13 +15,8 @@ import (
 // comes back into the statement's value or its not-found and ambiguity
 // errors, word for word as on the index.
 //
-// The digit limits are the index's (index.MinResolveDigits,
-// index.MinResolveLead; this package does not import index, which links
-// Badger), with its messages.
-const (
-	minResolveDigits = 6
-	minResolveLead   = 4
-)
+// The digit limits and their messages are the index's
+// (layout.CheckShortRef).
 
 // ResolveError is a reference the lake cannot resolve by prefix: too few
 // digits, not hex, or too many (index.ResolveError's messages).
@@ -65,19 +60,8 @@ func (c *Compiler) ResolveSQL(by layout.Kind, level normalform.Level, prefix, su
 }
 
 func checkDigits(prefix, suffix string, width int) error {
-	for _, c := range prefix + suffix {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return &ResolveError{Msg: fmt.Sprintf("%q is not lowercase hex digits", prefix+"…"+suffix)}
-		}
-	}
-	n := len(prefix) + len(suffix)
-	switch {
-	case n > width:
-		return &ResolveError{Msg: fmt.Sprintf("%d hex digits given, and the value has %d", n, width)}
-	case n < minResolveDigits:
-		return &ResolveError{Msg: fmt.Sprintf("0x%s: a prefix needs at least %d hex digits", prefix, minResolveDigits)}
-	case suffix != "" && len(prefix) < minResolveLead:
-		return &ResolveError{Msg: fmt.Sprintf("0x%s…%s: a shortened value needs at least %d hex digits before the …", prefix, suffix, minResolveLead)}
+	if msg := layout.CheckShortRef(prefix, suffix, width); msg != "" {
+		return &ResolveError{Msg: msg}
 	}
 	return nil
 }
