@@ -16,6 +16,7 @@ import (
 
 	"github.com/holiman/uint256"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -104,43 +105,12 @@ type Amount struct {
 	Kind   string  `parquet:"kind,dict"`
 }
 
-// AmountKey encodes a signed 256-bit amount as 33 bytes ordered as the
-// numbers are: 0x00 and the complement of the magnitude (big-endian) for a
-// negative amount, 0x01 and the magnitude for zero and positive ones.
-func AmountKey(s normalform.Signed) []byte {
-	out := make([]byte, 33)
-	mag := s.Abs.Bytes32()
-	if s.Neg && !s.Abs.IsZero() {
-		for i, b := range mag {
-			out[1+i] = ^b
-		}
-		return out
-	}
-	out[0] = 1
-	copy(out[1:], mag[:])
-	return out
-}
+// AmountKey is layout.LakeAmountKey (the SQL compares with the same
+// bytes).
+func AmountKey(s normalform.Signed) []byte { return layout.LakeAmountKey(s) }
 
 // AmountFromKey decodes AmountKey.
-func AmountFromKey(k []byte) (normalform.Signed, bool) {
-	var s normalform.Signed
-	if len(k) != 33 || k[0] > 1 {
-		return s, false
-	}
-	var mag [32]byte
-	copy(mag[:], k[1:])
-	if k[0] == 0 {
-		for i := range mag {
-			mag[i] = ^mag[i]
-		}
-		s.Neg = true
-	}
-	s.Abs.SetBytes32(mag[:])
-	if s.Abs.IsZero() {
-		s.Neg = false
-	}
-	return s, true
-}
+func AmountFromKey(k []byte) (normalform.Signed, bool) { return layout.LakeAmountFromKey(k) }
 
 func amountOf(tok normalform.Token, v normalform.Signed) Amount {
 	f, _ := new(big.Float).SetInt(v.Abs.ToBig()).Float64()

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
@@ -179,7 +180,7 @@ func (g *gen) has(list, value string) string {
 // amountKey is the amount_key of a balance's component in a token, the
 // key of zero when the balance has none.
 func (g *gen) amountKey(side, tok string) string {
-	zero := g.blob(AmountKey(normalform.Signed{}))
+	zero := g.blob(layout.LakeAmountKey(normalform.Signed{}))
 	if g.c.Dialect == ClickHouse {
 		i := fmt.Sprintf("indexOf(%s.token, %s)", side, str(tok))
 		return fmt.Sprintf("if(%s = 0, %s, arrayElement(%s.amount_key, %s))", i, zero, side, i)
@@ -368,7 +369,7 @@ func (g *gen) compare(x *lang.Compare) string {
 	tok := g.token(ref)
 	amt := g.amount(x.Value.Number, tok, ref.Address == "")
 	side, key := g.side(m.Kind, ref, false)
-	s := g.amountKey(side, key) + " " + sqlOps[x.Op] + " " + g.blob(AmountKey(amt))
+	s := g.amountKey(side, key) + " " + sqlOps[x.Op] + " " + g.blob(layout.LakeAmountKey(amt))
 	if side == "net" {
 		return "(costs_known AND " + s + ")" // net unknown: no comparison holds
 	}
@@ -479,22 +480,4 @@ func GroupKey(by lang.GroupBy, key string) (string, string) {
 		}
 	}
 	return key, key
-}
-
-// AmountKey is the lake's amount_key of an amount (index/lake.AmountKey,
-// which this package does not import: the lake's writer reaches the
-// store): 33 bytes ordered as the numbers are, 0x00 and the complement of
-// the magnitude for a negative amount, 0x01 and the magnitude otherwise.
-func AmountKey(s normalform.Signed) []byte {
-	out := make([]byte, 33)
-	mag := s.Abs.Bytes32()
-	if s.Neg && !s.Abs.IsZero() {
-		for i, b := range mag {
-			out[1+i] = ^b
-		}
-		return out
-	}
-	out[0] = 1
-	copy(out[1:], mag[:])
-	return out
 }
