@@ -135,7 +135,7 @@ func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) erro
 	if g := findGroup(q.Plan); g != nil {
 		return x.group(ctx, q.Plan, emit)
 	}
-	return x.rowRecords(ctx, q.Plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
+	return x.records(ctx, q.Plan, true, func(r *layout.Record) error { return emit(x.recordRow(r)) })
 }
 
 func findGroup(p Plan) *Group {
@@ -210,12 +210,20 @@ func (x *Executor) headerScan(ctx context.Context, p Plan, need needs, whole boo
 // records runs a record-producing plan. Each access path has one
 // execution: a secondary-key path is one Fetch, a block range or a full
 // scan one Filter (on the headers first when a filter above it can be
-// decided there).
-func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record) error) error {
+// decided there). With rows, the records only become rows (recordRow): a
+// lookup, a scan, or a filter decided on the headers over one, under sorts
+// and limits (whose keys read no more than a row), reads them as rows
+// (Lookup.Rows, rowSource) when the Source can.
+func (x *Executor) records(ctx context.Context, p Plan, rows bool, emit func(*layout.Record) error) error {
+	rs, _ := x.Src.(rowSource)
 	if lk, ok := lookup(p); ok {
+		lk.Rows = rows // no NF read beside each record found
 		return x.Src.Fetch(ctx, lk, emit)
 	}
 	if blocks, ok := scanRange(p); ok {
+		if rows && rs != nil {
+			return rs.FilterRows(ctx, blocks, false, nil, emit)
+		}
 		return x.Src.Filter(ctx, blocks, false, nil, true, emit)
 	}
 	switch n := p.(type) {
@@ -226,23 +234,37 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record
 		}
 		return emit(rec)
 	case *Filter:
+		if rows && rs != nil && n.Pred.need != needFull {
+			if blocks, ok := scanRange(n.Input); ok {
+				return rs.FilterRows(ctx, blocks, n.Pred.need == needAddrs, n.Pred.Eval, emit)
+			}
+			if lk, ok := lookup(n.Input); ok {
+				lk.Rows = true // a row holds the header and the principals the predicate reads
+				return x.Src.Fetch(ctx, lk, filtered(n.Pred, emit))
+			}
+		}
 		if ok, err := x.headerScan(ctx, p, needHeader, true, emit); ok {
 			return err
 		}
-		return x.records(ctx, n.Input, func(r *layout.Record) error {
-			ok, err := n.Pred.Eval(r)
-			if err != nil || !ok {
-				return err
-			}
-			return emit(r)
-		})
+		return x.records(ctx, n.Input, false, filtered(n.Pred, emit))
 	case *Sort:
 		self := func(r *layout.Record) (*layout.Record, error) { return r, nil }
-		return sortedBy(func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, emit) }, self, n.Key.Less, n.Desc, emit)
+		return sortedBy(func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, rows, emit) }, self, n.Key.Less, n.Desc, emit)
 	case *Limit:
-		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, emit) }, emit)
+		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, rows, emit) }, emit)
 	}
 	return fmt.Errorf("the plan step %q cannot run (a bug in flowq's planner)", p.Describe())
+}
+
+// filtered passes on the records pred holds for.
+func filtered(pred *Pred, emit func(*layout.Record) error) func(*layout.Record) error {
+	return func(r *layout.Record) error {
+		ok, err := pred.Eval(r)
+		if err != nil || !ok {
+			return err
+		}
+		return emit(r)
+	}
 }
 
 // rowSource is a Source whose scans can give the records they emit
@@ -251,47 +273,6 @@ func (x *Executor) records(ctx context.Context, p Plan, emit func(*layout.Record
 // beside what a row shows: its NF is under another key).
 type rowSource interface {
 	FilterRows(ctx context.Context, blocks layout.BlockRange, addrs bool, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
-}
-
-// rowRecords runs a record-producing plan whose records only become rows
-// (recordRow): a scan, or a filter decided on the headers over one,
-// under sorts and limits (whose keys read no more than a row), reads the
-// records as rows (rowSource) when the Source can; anything else runs as
-// records does.
-func (x *Executor) rowRecords(ctx context.Context, p Plan, emit func(*layout.Record) error) error {
-	if lk, ok := lookup(p); ok {
-		lk.Rows = true // no NF read beside each record found
-		return x.Src.Fetch(ctx, lk, emit)
-	}
-	rs, ok := x.Src.(rowSource)
-	if !ok {
-		return x.records(ctx, p, emit)
-	}
-	if blocks, ok := scanRange(p); ok {
-		return rs.FilterRows(ctx, blocks, false, nil, emit)
-	}
-	switch n := p.(type) {
-	case *Filter:
-		if blocks, ok := scanRange(n.Input); ok && n.Pred.need != needFull {
-			return rs.FilterRows(ctx, blocks, n.Pred.need == needAddrs, n.Pred.Eval, emit)
-		}
-		if lk, ok := lookup(n.Input); ok && n.Pred.need != needFull {
-			lk.Rows = true // a row holds the header and the principals the predicate reads
-			return x.Src.Fetch(ctx, lk, func(r *layout.Record) error {
-				ok, err := n.Pred.Eval(r)
-				if err != nil || !ok {
-					return err
-				}
-				return emit(r)
-			})
-		}
-	case *Sort:
-		self := func(r *layout.Record) (*layout.Record, error) { return r, nil }
-		return sortedBy(func(emit func(*layout.Record) error) error { return x.rowRecords(ctx, n.Input, emit) }, self, n.Key.Less, n.Desc, emit)
-	case *Limit:
-		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.rowRecords(ctx, n.Input, emit) }, emit)
-	}
-	return x.records(ctx, p, emit)
 }
 
 // recordRow is a transaction's row in find, match and anomalies results.
@@ -487,7 +468,7 @@ func (x *Executor) match(ctx context.Context, p *MatchRef, emit func(Row) error)
 		return err
 	}
 	plan := withHash(p.Then, ref.Hashes.Of(p.Level))
-	return x.rowRecords(ctx, plan, func(r *layout.Record) error { return emit(x.recordRow(r)) })
+	return x.records(ctx, plan, true, func(r *layout.Record) error { return emit(x.recordRow(r)) })
 }
 
 // withHash rebuilds a match plan with the reference's hash in its lookup.
@@ -651,7 +632,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	}
 	ok, err := x.headerScan(ctx, g.Input, need, false, tally)
 	if !ok {
-		err = x.records(ctx, g.Input, tally)
+		err = x.records(ctx, g.Input, false, tally)
 	}
 	if err != nil {
 		return err
