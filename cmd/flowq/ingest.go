@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/chzyer/readline"
@@ -427,16 +426,12 @@ func exportCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 	return 0
 }
 
-// parseBlocks reads "A..B" or "A".
+// parseBlocks reads a --blocks range as fetch.ParseRange does (A..B, or
+// one block), so that every command and the server read ranges alike.
 func parseBlocks(s string) (index.BlockRange, error) {
-	a, b, ok := strings.Cut(s, "..")
-	if !ok {
-		b = a
-	}
-	from, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
-	to, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
-	if err1 != nil || err2 != nil || from > to {
-		return index.BlockRange{}, fmt.Errorf("--blocks %q: want A..B with A <= B, or one block number", s)
+	from, to, err := fetch.ParseRange(s)
+	if err != nil {
+		return index.BlockRange{}, fmt.Errorf("--blocks: %w", err)
 	}
 	return index.Blocks(from, to), nil
 }

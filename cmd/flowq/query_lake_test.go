@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/flowq/flowq/index/lake"
-	"github.com/flowq/flowq/normalform"
-	"github.com/flowq/flowq/planner/sqlgen"
 )
 
 // TestSQLQueryPrintsDialects: flowq query --sql prints a statement's SQL
@@ -28,21 +23,5 @@ func TestSQLQueryPrintsDialects(t *testing.T) {
 	_, errs, code = flowq(t, nil, "", "query", "--sql", "find sandwiches")
 	if code != 1 || !strings.Contains(errs, "<query>:1:1: not supported on the lake: find sandwiches") {
 		t.Fatalf("findings: exit %d, stderr %q", code, errs)
-	}
-}
-
-// TestSQLAmountKeyIsTheLakes: the key sqlgen compares with is the one the
-// lake writes.
-func TestSQLAmountKeyIsTheLakes(t *testing.T) {
-	for _, v := range []string{"0", "1", "-1", "22836332308546096", "-115792089237316195423570985008687907853269984665640564039457584007913129639935"} {
-		var s normalform.Signed
-		neg := strings.HasPrefix(v, "-")
-		if err := s.Abs.SetFromDecimal(strings.TrimPrefix(v, "-")); err != nil {
-			t.Fatal(err)
-		}
-		s.Neg = neg
-		if a, b := sqlgen.AmountKey(s), lake.AmountKey(s); !bytes.Equal(a, b) {
-			t.Errorf("%s: sqlgen %x, lake %x", v, a, b)
-		}
 	}
 }

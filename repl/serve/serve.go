@@ -31,6 +31,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/export"
+	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
@@ -513,7 +514,7 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	}
 	rng := index.AllBlocks
 	if b := r.URL.Query().Get("blocks"); b != "" {
-		from, to, err := parseRange(b)
+		from, to, err := fetch.ParseRange(b)
 		if err != nil {
 			httpError(w, http.StatusBadRequest, err)
 			return
@@ -525,20 +526,6 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request) {
 	n, err := export.Export(r.Context(), s.Ix, out, f, rng)
 	w.Header().Set(trailerCount, strconv.Itoa(n))
 	setOutcome(w, err)
-}
-
-// parseRange reads "A..B" or "A".
-func parseRange(s string) (uint64, uint64, error) {
-	a, b, ok := strings.Cut(s, "..")
-	if !ok {
-		b = a
-	}
-	from, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 64)
-	to, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 64)
-	if err1 != nil || err2 != nil || from > to {
-		return 0, 0, fmt.Errorf("blocks %q: want A..B with A <= B, or one block number", s)
-	}
-	return from, to, nil
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
