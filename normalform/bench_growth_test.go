@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
 )
@@ -52,13 +53,13 @@ func BenchmarkGrowthRewrite(b *testing.B) {
 			tx := sh.Build(n, 1)
 			b.Run(fmt.Sprintf("%s/n=%d", sh.Name, n), func(b *testing.B) {
 				b.ReportAllocs()
-				c0 := processCPU()
+				c0 := cputime.Process()
 				for i := 0; i < b.N; i++ {
 					if err := normalform.Rewrite(tx, cfg); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64((processCPU()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64((cputime.Process()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
@@ -147,14 +148,14 @@ func growthSlope(b *testing.B, run func(*normalform.Tx, *normalform.Config) erro
 							reps = max(1, slopeSizes[len(slopeSizes)-1]/slopeSizes[i])
 						}
 						g0 := gcCycles()
-						c0, w0 := processCPU(), time.Now()
+						c0, w0 := cputime.Process(), time.Now()
 						for range reps {
 							if err := run(tx, cfg); err != nil {
 								b.Fatal(err)
 							}
 						}
 						walls[i] = append(walls[i], time.Since(w0)/time.Duration(reps))
-						cpus[i] = append(cpus[i], (processCPU()-c0)/time.Duration(reps))
+						cpus[i] = append(cpus[i], (cputime.Process()-c0)/time.Duration(reps))
 						cycles[i] += gcCycles() - g0
 						runs[i] += reps
 					}

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/gen"
 	"github.com/flowq/flowq/normalform/trace"
@@ -21,22 +20,13 @@ import (
 //
 //	go test ./normalform -run '^$' -bench 'Stage' -benchtime 20x
 
-// cpuTime is the process's user and system CPU time.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // analyzeAll analyses txs b.N times and reports wall and CPU time per
 // transaction (ns/tx, cpu-ns/tx).
 func analyzeAll(b *testing.B, txs []*normalform.Tx) {
 	cfg := normalform.DefaultConfig()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime(b)
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		for _, tx := range txs {
 			if _, err := normalform.Analyze(tx, cfg); err != nil {
@@ -44,7 +34,7 @@ func analyzeAll(b *testing.B, txs []*normalform.Tx) {
 			}
 		}
 	}
-	cpu := cpuTime(b) - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	n := float64(b.N * len(txs))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/tx")

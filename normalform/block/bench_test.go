@@ -3,10 +3,9 @@ package block_test
 import (
 	"fmt"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/block"
 )
@@ -68,25 +67,17 @@ func benchBlock(b *testing.B, n uint64, txs []*normalform.Analysis, sandwiches i
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime(b)
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := block.Analyze(n, txs, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu := cpuTime(b) - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/block")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/block")
 	b.ReportMetric(float64(len(r.Swaps)), "swaps")
-}
-
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // block150: 30 groups of five transactions on 20 pools: a bot's front

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkDecodeCorpus(b *testing.B) {
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			if r := Decode(data, Options{Config: cfg}); len(r.Errors) != 0 {
@@ -43,7 +44,7 @@ func BenchmarkDecodeCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
-	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }
 
 // BenchmarkJSONValidCorpus is the yardstick of issue 8: the standard library
@@ -52,7 +53,7 @@ func BenchmarkJSONValidCorpus(b *testing.B) {
 	files, txs, n := corpusInputs(b)
 	b.SetBytes(int64(n))
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			if !json.Valid(data) {
@@ -61,7 +62,7 @@ func BenchmarkJSONValidCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
-	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }
 
 // BenchmarkJSONUnmarshalCorpus: encoding/json into any, which the paper's
@@ -71,7 +72,7 @@ func BenchmarkJSONUnmarshalCorpus(b *testing.B) {
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			var v any
@@ -81,5 +82,5 @@ func BenchmarkJSONUnmarshalCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
-	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }

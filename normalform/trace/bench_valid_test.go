@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -91,11 +92,11 @@ func BenchmarkValidRatio(b *testing.B) {
 			}
 			timed := func(f func()) (cpu, wall time.Duration) {
 				runtime.GC()
-				c0, w0 := processCPU(), time.Now()
+				c0, w0 := cputime.Process(), time.Now()
 				for r := 0; r < reps; r++ {
 					f()
 				}
-				return processCPU() - c0, time.Since(w0)
+				return cputime.Process() - c0, time.Since(w0)
 			}
 			var cpuR, wallR, vCPU, pCPU []float64
 			for i := 0; i < b.N; i++ {
@@ -167,11 +168,11 @@ func BenchmarkValidShares(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		cpu := make([]time.Duration, len(stages))
 		for k, st := range stages {
-			c := processCPU()
+			c := cputime.Process()
 			for r := 0; r < 5; r++ {
 				st.f()
 			}
-			cpu[k] = processCPU() - c
+			cpu[k] = cputime.Process() - c
 		}
 		for k := range stages {
 			shares[k] = append(shares[k], float64(cpu[k])/float64(cpu[0]))

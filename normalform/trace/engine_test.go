@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -68,7 +69,7 @@ func BenchmarkPipelineCorpus(b *testing.B) {
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		for _, data := range files {
 			for _, tx := range Decode(data, Options{Config: cfg}).Txs {
@@ -79,7 +80,7 @@ func BenchmarkPipelineCorpus(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txs), "ns/tx")
-	b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N*txs), "cpu-ns/tx")
 }
 
 func reportPercentiles(b *testing.B, lat []time.Duration) {

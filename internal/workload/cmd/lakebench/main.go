@@ -40,6 +40,7 @@ import (
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/index/lake"
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/internal/workload"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
@@ -152,7 +153,7 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 // as soon as its blocks are all generated and analysed.
 func writeShard(ctx context.Context, g *genFlags, dir string, shard lake.Shard, workers int) (workerReport, error) {
 	var rep workerReport
-	start, c0 := time.Now(), cpuTime()
+	start, c0 := time.Now(), cputime.Process()
 	gen, err := g.generator()
 	if err != nil {
 		return rep, err
@@ -230,7 +231,7 @@ func writeShard(ctx context.Context, g *genFlags, dir string, shard lake.Shard, 
 	rep.Rows, rep.Files, rep.Failed, rep.Outside = sum.Rows, len(sum.Files), sum.Failed, sum.Outside
 	rep.GenSec, rep.GenCPU = gt.wall.Seconds(), gt.cpu.Seconds()
 	rep.WallSec = time.Since(start).Seconds()
-	rep.CPUSec = (cpuTime() - c0).Seconds()
+	rep.CPUSec = (cputime.Process() - c0).Seconds()
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		rep.MaxRSSKB = ru.Maxrss
@@ -443,7 +444,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		return err
 	}
 	n := o.gen.blocks() * o.gen.blockTxs
-	fmt.Fprintf(stdout, "machine: %d CPUs, %s; load: %s\n", runtime.NumCPU(), runtime.Version(), loadavg())
+	fmt.Fprintf(stdout, "machine: %d CPUs, %s; load: %s\n", runtime.NumCPU(), runtime.Version(), cputime.Load())
 	fmt.Fprintf(stdout, "workload: SYNTHETIC, seed %d, %d transactions in %d blocks of %d, %d scenario shapes; lake ranges of %d blocks\n",
 		o.gen.seed, n, o.gen.blocks(), o.gen.blockTxs, len(gen.Shapes()), o.gen.rangeSize)
 
@@ -482,7 +483,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 	if lakeRows != n {
 		return fmt.Errorf("the writers wrote %d rows of %d transactions", lakeRows, n)
 	}
-	lakeLoad := loadavg()
+	lakeLoad := cputime.Load()
 	fmt.Fprintf(stdout, "lake: %d rows, %d files, %d bytes (%.0f B/tx) in %.1f s wall: %.0f tx/s; CPU %.1f s, %.0f µs/tx (%.0f without the generator); load %s\n",
 		lakeRows, len(files), lakeBytes, float64(lakeBytes)/float64(n), lakeWall.Seconds(), float64(n)/lakeWall.Seconds(),
 		lakeCPU.Seconds(), float64(lakeCPU.Microseconds())/float64(n), float64((lakeCPU-lakeGenCPU).Microseconds())/float64(n), lakeLoad)
@@ -493,7 +494,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer ix.Close()
-	start, c0 := time.Now(), cpuTime()
+	start, c0 := time.Now(), cputime.Process()
 	g := ingest.NewIngester(ctx, ix, ingest.Options{Workers: o.workers})
 	var gt genTimer
 	runtime.LockOSThread()
@@ -508,7 +509,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	badgerWall, badgerCPU := time.Since(start), cpuTime()-c0
+	badgerWall, badgerCPU := time.Since(start), cputime.Process()-c0
 	if sum.Stored != n || sum.Failed != 0 {
 		return fmt.Errorf("badger ingest: %s (want %d stored)", sum, n)
 	}
@@ -524,7 +525,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 		}
 	}
 	disk, _ := dirSize(badgerDir)
-	badgerLoad := loadavg()
+	badgerLoad := cputime.Load()
 	fmt.Fprintf(stdout, "badger: %d transactions in %.1f s wall: %.0f tx/s; CPU %.1f s, %.0f µs/tx (%.0f without the generator); keys+values %.0f B/tx (%.0f of them block findings), on disk %.0f B/tx; load %s\n",
 		n, badgerWall.Seconds(), float64(n)/badgerWall.Seconds(), badgerCPU.Seconds(), float64(badgerCPU.Microseconds())/float64(n),
 		float64((badgerCPU-gt.cpu).Microseconds())/float64(n),
@@ -552,13 +553,13 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 	for i := range res {
 		res[i] = make([]measurement, len(engines))
 	}
-	loads := []string{loadavg()}
+	loads := []string{cputime.Load()}
 	for round := 0; round < o.rounds; round++ {
 		for i, s := range stmts {
 			for j, e := range engines {
-				c0, t0 := cpuTime(), time.Now()
+				c0, t0 := cputime.Process(), time.Now()
 				rows, err := e.run(ctx, s.src, nil)
-				wall, cpu := time.Since(t0), cpuTime()-c0
+				wall, cpu := time.Since(t0), cputime.Process()-c0
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", s.src, e.name(), err)
 				}
@@ -574,7 +575,7 @@ func bench(ctx context.Context, o *opts, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	loads = append(loads, loadavg())
+	loads = append(loads, cputime.Load())
 	// The answers themselves, once more, not timed: the same transactions
 	// (or groups and counts) on both engines.
 	for _, s := range stmts {
@@ -678,27 +679,6 @@ func pick(ctx context.Context, ix *index.Index, seed int64) (*index.Record, erro
 	}
 	r := refs[rand.New(rand.NewSource(seed+1)).Intn(len(refs))]
 	return ix.Get(r.Hash)
-}
-
-// cpuTime is this process's CPU time so far (user and system, every thread).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // dirSize is the allocated size of the files under dir.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/ingest"
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/internal/workload"
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
@@ -97,7 +98,7 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 	if err != nil {
 		return err
 	}
-	fmt.Printf("machine: %d CPUs, %s; load: %s\n", runtime.NumCPU(), runtime.Version(), loadavg())
+	fmt.Printf("machine: %d CPUs, %s; load: %s\n", runtime.NumCPU(), runtime.Version(), cputime.Load())
 	fmt.Printf("workload: SYNTHETIC, seed %d, %d transactions a block, %d scenario shapes: %s\n",
 		seed, blockTxs, len(gen.Shapes()), strings.Join(gen.Shapes(), " "))
 	ix, err := index.Open(dir)
@@ -107,7 +108,7 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 	defer ix.Close()
 
 	if n > 0 {
-		start, c0 := time.Now(), cpuTime()
+		start, c0 := time.Now(), cputime.Process()
 		g := ingest.NewIngester(ctx, ix, ingest.Options{Workers: workers, BatchTxs: batch})
 		done, lastReport := 0, 0
 		var genTime time.Duration
@@ -133,9 +134,9 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 		fmt.Printf("ingest: %s\n", sum)
 		fmt.Printf("ingest: %d tx in %.1f s: %.0f tx/s (generation %.1f s of it, in this goroutine)\n",
 			done, el.Seconds(), float64(sum.Stored+sum.Skipped)/el.Seconds(), genTime.Seconds())
-		cpu := cpuTime() - c0
+		cpu := cputime.Process() - c0
 		fmt.Printf("ingest CPU: %.1f s user+system, %.1f µs a transaction (generation included); load: %s\n",
-			cpu.Seconds(), float64(cpu.Microseconds())/float64(max(done, 1)), loadavg())
+			cpu.Seconds(), float64(cpu.Microseconds())/float64(max(done, 1)), cputime.Load())
 		fmt.Printf("memory after the ingest: %s\n", memLine())
 		if memProfile != "" {
 			f, err := os.Create(memProfile)
@@ -167,18 +168,6 @@ func memLine() string {
 	runtime.ReadMemStats(&ms)
 	return fmt.Sprintf("VmHWM %d MB  RSS %d MB = anon %d + file %d  Go heap in use %d MB",
 		memKB("VmHWM")>>10, memKB("VmRSS")>>10, memKB("RssAnon")>>10, memKB("RssFile")>>10, ms.HeapInuse>>20)
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func stats(ctx context.Context, ix *index.Index) error {
@@ -275,8 +264,8 @@ func (t *timing) report() {
 // REPL does, without rendering; it returns the time, the time to the
 // first row and the rows.
 func query(ctx context.Context, ix *index.Index, cfg *normalform.Config, src string) (time.Duration, time.Duration, int, error) {
-	c0 := cpuTime()
-	defer func() { lastCPU = cpuTime() - c0 }()
+	c0 := cputime.Process()
+	defer func() { lastCPU = cputime.Process() - c0 }()
 	start := time.Now()
 	st, err := lang.ParseOne("q", src)
 	if err != nil {
@@ -304,15 +293,6 @@ func query(ctx context.Context, ix *index.Index, cfg *normalform.Config, src str
 
 // lastCPU is the process CPU time of the last query.
 var lastCPU time.Duration
-
-// cpuTime is the process's CPU time so far (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func measure(ctx context.Context, ix *index.Index, seed int64, k int) error {
 	cfg := normalform.DefaultConfig()

@@ -42,13 +42,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/index/fetch/screen"
 	"github.com/flowq/flowq/index/ingest"
+	"github.com/flowq/flowq/internal/cputime"
 	"github.com/flowq/flowq/internal/workload"
 	"github.com/flowq/flowq/normalform"
 )
@@ -157,26 +157,6 @@ func (r *result) both() side {
 	return side{node: r.screen.node.Add(r.confirm.node), wall: r.screen.wall + r.confirm.wall, cpu: r.screen.cpu + r.confirm.cpu}
 }
 
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
-
 // run does the two ingests; progress goes to log (nil: none).
 func run(ctx context.Context, c config, log io.Writer) (*result, error) {
 	if log == nil {
@@ -232,16 +212,16 @@ func run(ctx context.Context, c config, log io.Writer) (*result, error) {
 	defer rc.Close()
 
 	kept := fetch.NewScreened()
-	res := &result{suspectsBy: map[screen.Reason]int{}, verdicts: map[[2]normalform.Verdict]int{}, modes: map[normalform.Mode]int{}, loadBefore: loadavg(),
+	res := &result{suspectsBy: map[screen.Reason]int{}, verdicts: map[[2]normalform.Verdict]int{}, modes: map[normalform.Mode]int{}, loadBefore: cputime.Load(),
 		scenario: map[normalform.Hash]string{}, lostBy: map[string]int{}, suspectBy: map[string]int{}, perScen: map[string]int{}}
 	blocks := (c.n + c.blockTxs - 1) / c.blockTxs
 	res.blocks = blocks
 	var opt ingest.Options
 	measure := func(s *side, f func() error) error {
-		st0, c0, t0 := node.Stats(), cpuNow(), time.Now()
+		st0, c0, t0 := node.Stats(), cputime.Process(), time.Now()
 		err := f()
 		s.wall += time.Since(t0)
-		s.cpu += cpuNow() - c0
+		s.cpu += cputime.Process() - c0
 		s.node = s.node.Add(node.Stats().Sub(st0))
 		return err
 	}
@@ -334,7 +314,7 @@ func run(ctx context.Context, c config, log io.Writer) (*result, error) {
 			fmt.Fprintf(log, "  %d of %d blocks, %d transactions, %.0f s\n", min((k+1)*c.chunk, blocks), blocks, res.txs, time.Since(start).Seconds())
 		}
 	}
-	res.loadAfter = loadavg()
+	res.loadAfter = cputime.Load()
 	if err := compare(ctx, ixT, ixS, res); err != nil {
 		return nil, err
 	}

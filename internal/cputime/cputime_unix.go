@@ -1,15 +1,15 @@
 //go:build unix
 
-package trace
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user + system) the process has used so far,
-// every thread counted: the garbage collector's workers too.
-func processCPU() time.Duration {
+// Process is the CPU time (user + system) the process has used so far,
+// every thread counted; 0 when it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
