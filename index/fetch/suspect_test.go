@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,73 +10,16 @@ import (
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch/screen"
+	"github.com/flowq/flowq/internal/bundles"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
 
-// receiptsOnly turns a scenario bundle ({"block", "receipts", "traces"},
-// one transaction; geth's callTracer frame or Parity's flat list) into
-// what a receipts-mode fetch saves: no traces, and the block's
-// transaction as a full object (hash, index, from, to, value: the top
-// frame's, as eth_getBlockByNumber(n, true) gives them).
+// receiptsOnly is bundles.ReceiptsOnly: a scenario bundle (either trace
+// shape) as a receipts-mode fetch saves it.
 func receiptsOnly(t *testing.T, raw []byte) []byte {
 	t.Helper()
-	var d map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	type frame struct {
-		From  string  `json:"from"`
-		To    *string `json:"to"`
-		Value string  `json:"value"`
-	}
-	var top frame
-	var flat []struct {
-		Action       frame `json:"action"`
-		TraceAddress []int `json:"traceAddress"`
-	}
-	if json.Unmarshal(d["traces"], &flat) == nil {
-		for _, f := range flat {
-			if len(f.TraceAddress) == 0 {
-				top = f.Action
-			}
-		}
-	} else if err := json.Unmarshal(d["traces"], &top); err != nil {
-		t.Fatalf("traces: %v", err)
-	}
-	if top.Value == "" {
-		top.Value = "0x0"
-	}
-	var receipts []struct {
-		TransactionHash  string `json:"transactionHash"`
-		TransactionIndex string `json:"transactionIndex"`
-	}
-	if err := json.Unmarshal(d["receipts"], &receipts); err != nil || len(receipts) != 1 {
-		t.Fatalf("receipts: %v (%d)", err, len(receipts))
-	}
-	var block map[string]any
-	if err := json.Unmarshal(d["block"], &block); err != nil {
-		t.Fatal(err)
-	}
-	txs, _ := block["transactions"].([]any)
-	found := false
-	for i, h := range txs {
-		if s, _ := h.(string); strings.EqualFold(s, receipts[0].TransactionHash) {
-			txs[i] = map[string]any{"hash": s, "transactionIndex": receipts[0].TransactionIndex, "from": top.From, "to": top.To, "value": top.Value}
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("the block does not list %s", receipts[0].TransactionHash)
-	}
-	block["transactions"] = txs
-	delete(d, "traces")
-	b, err := json.Marshal(block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d["block"] = b
-	out, err := json.Marshal(d)
+	out, err := bundles.ReceiptsOnly(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

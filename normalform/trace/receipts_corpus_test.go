@@ -185,31 +185,10 @@ func corpusItems(t *testing.T) []corpusItem {
 			t.Fatal(err)
 		}
 		items = append(items, corpusItem{"parity " + strings.TrimSuffix(filepath.Base(f), ".json"), raw, func(t testing.TB, _ *normalform.Tx, _ int) []byte {
-			return stripParity(t, raw)
+			return stripTraces(t, raw)
 		}})
 	}
 	return items
-}
-
-// stripParity is stripTraces for a Parity scenario bundle: the traces
-// dropped, the block's transaction given as a full object from the top
-// frame.
-func stripParity(t testing.TB, raw []byte) []byte {
-	var d map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	var frames []struct {
-		Action struct{ From, To, Value string } `json:"action"`
-	}
-	if err := json.Unmarshal(d["traces"], &frames); err != nil || len(frames) == 0 {
-		t.Fatalf("traces: %v", err)
-	}
-	top := frames[0].Action
-	geth, _ := json.Marshal(map[string]any{"from": top.From, "to": top.To, "value": top.Value})
-	d["traces"] = geth
-	b, _ := json.Marshal(d)
-	return stripTraces(t, b)
 }
 
 // TestReceiptsOnlyCorpus puts receipts-only verdicts beside traced ones

@@ -8,62 +8,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowq/flowq/internal/bundles"
 	"github.com/flowq/flowq/internal/textdiff"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/show"
 )
 
-// stripTraces turns a scenario bundle into what `flowq fetch --mode
-// receipts` saves: the traces dropped, the block's transactions given as
-// full objects (hash, index, from, to, value: read here from each trace's
-// top frame, as eth_getBlockByNumber(n, true) would give them).
+// stripTraces is bundles.ReceiptsOnly: a scenario bundle as `flowq fetch
+// --mode receipts` saves it.
 func stripTraces(t testing.TB, raw []byte) []byte {
 	t.Helper()
-	var d map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	var top struct {
-		From  string  `json:"from"`
-		To    *string `json:"to"`
-		Value string  `json:"value"`
-	}
-	if err := json.Unmarshal(d["traces"], &top); err != nil {
-		t.Fatalf("traces: %v", err)
-	}
-	var receipts []struct {
-		TransactionHash  string `json:"transactionHash"`
-		TransactionIndex string `json:"transactionIndex"`
-	}
-	if err := json.Unmarshal(d["receipts"], &receipts); err != nil || len(receipts) != 1 {
-		t.Fatalf("receipts: %v (%d)", err, len(receipts))
-	}
-	var block map[string]any
-	if err := json.Unmarshal(d["block"], &block); err != nil {
-		t.Fatal(err)
-	}
-	txs, _ := block["transactions"].([]any)
-	if top.Value == "" {
-		top.Value = "0x0"
-	}
-	found := false
-	for i, h := range txs {
-		if s, _ := h.(string); strings.EqualFold(s, receipts[0].TransactionHash) {
-			txs[i] = map[string]any{"hash": s, "transactionIndex": receipts[0].TransactionIndex, "from": top.From, "to": top.To, "value": top.Value}
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("the block does not list %s", receipts[0].TransactionHash)
-	}
-	block["transactions"] = txs
-	delete(d, "traces")
-	b, err := json.Marshal(block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d["block"] = b
-	out, err := json.Marshal(d)
+	out, err := bundles.ReceiptsOnly(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
