@@ -470,7 +470,7 @@ func (ix *Index) ByToken(ctx context.Context, tok normalform.Token, blocks Block
 // cores, and fn is called in order on the caller's goroutine (pscan.go).
 func (ix *Index) Records(ctx context.Context, blocks BlockRange, fn func(*Record) error) error {
 	return ix.db.View(func(txn *badger.Txn) error {
-		return ix.scanRecords(ctx, txn, blocks, depthHeader, nil, depthWhole, fn)
+		return ix.scanRecords(ctx, txn, blocks, depthHeader, false, nil, depthWhole, fn)
 	})
 }
 
@@ -493,7 +493,7 @@ func (ix *Index) Filter(ctx context.Context, blocks BlockRange, addrs bool, matc
 		out = depthWhole
 	}
 	return ix.db.View(func(txn *badger.Txn) error {
-		return ix.scanRecords(ctx, txn, blocks, d, match, out, fn)
+		return ix.scanRecords(ctx, txn, blocks, d, false, match, out, fn)
 	})
 }
 
@@ -507,7 +507,20 @@ func (ix *Index) FilterRows(ctx context.Context, blocks BlockRange, addrs bool, 
 		d = depthAddrs
 	}
 	return ix.db.View(func(txn *badger.Txn) error {
-		return ix.scanRecords(ctx, txn, blocks, d, match, depthRow, fn)
+		return ix.scanRecords(ctx, txn, blocks, d, false, match, depthRow, fn)
+	})
+}
+
+// FilterRowsByFront is FilterRows whose match reads no more than a
+// record's front (layout.DecodeFrontInto: position, hash, flags, status,
+// verdict, tier, path, mode and counts; not the hashes, reasons or
+// principals): each record is decoded to its front for match, without
+// resolving its dictionary ids, and the records match keeps are decoded
+// once more as rows. A filter on counts, verdicts, tiers, paths, modes or
+// blocks over a million records.
+func (ix *Index) FilterRowsByFront(ctx context.Context, blocks BlockRange, match func(*Record) (bool, error), fn func(*Record) error) error {
+	return ix.db.View(func(txn *badger.Txn) error {
+		return ix.scanRecords(ctx, txn, blocks, depthHeader, true, match, depthRow, fn)
 	})
 }
 

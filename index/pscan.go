@@ -47,14 +47,15 @@ type chunk struct {
 // goroutines at once, and must only read it. fn receives the record
 // decoded to depth out when out is past d (depthWhole: with its NF, read
 // from its key), else the partial record match saw (a fresh one fn may
-// keep).
-func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), out depth, fn func(*Record) error) error {
+// keep). With front set (and out past d), match sees only the record's
+// front (layout.DecodeFrontInto: no dictionary ids resolved, no reasons).
+func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, front bool, match func(*Record) (bool, error), out depth, fn func(*Record) error) error {
 	if blocks.From > blocks.To {
 		return nil
 	}
 	workers := scanWorkers()
 	if workers < 2 {
-		return ix.readChunk(ctx, txn, blocks, d, match, out, fn, nil)
+		return ix.readChunk(ctx, txn, blocks, d, front, match, out, fn, nil)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -74,7 +75,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 			defer wg.Done()
 			names := denseNames(ix.namesIn(txn)) // one per goroutine (it caches unlocked)
 			for c := range work {
-				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), d, match, out, func(r *Record) error {
+				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), d, front, match, out, func(r *Record) error {
 					c.recs = append(c.recs, r)
 					return nil
 				}, &chunkState{names: names, n: &c.n})
@@ -171,8 +172,9 @@ type chunkState struct {
 }
 
 // readChunk is the sequential scan of one block range.
-func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, match func(*Record) (bool, error), out depth, fn func(*Record) error, st *chunkState) error {
+func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, front bool, match func(*Record) (bool, error), out depth, fn func(*Record) error, st *chunkState) error {
 	whole := out > d
+	front = front && whole // a record fn keeps is never a front
 	var names Names
 	if st != nil {
 		names = st.names
@@ -189,9 +191,12 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 		if match != nil || !whole {
 			var h *Record
 			var err error
-			if whole {
+			switch {
+			case front:
+				h, err = head, layout.DecodeFrontInto(head, l, v) // reused: only match sees it
+			case whole:
 				h, _, err = decodeInto(head, l, v, names, d) // reused: only match sees it
-			} else {
+			default:
 				h, err = decodeRecord(l, v, names, d)
 			}
 			if err != nil {

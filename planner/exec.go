@@ -236,6 +236,9 @@ func (x *Executor) records(ctx context.Context, p Plan, rows bool, emit func(*la
 	case *Filter:
 		if rows && rs != nil && n.Pred.need != needFull {
 			if blocks, ok := scanRange(n.Input); ok {
+				if fs, ok := x.Src.(frontRowSource); ok && n.Pred.need == needFront {
+					return fs.FilterRowsByFront(ctx, blocks, n.Pred.Eval, emit)
+				}
 				return rs.FilterRows(ctx, blocks, n.Pred.need == needAddrs, n.Pred.Eval, emit)
 			}
 			if lk, ok := lookup(n.Input); ok {
@@ -273,6 +276,14 @@ func filtered(pred *Pred, emit func(*layout.Record) error) func(*layout.Record) 
 // beside what a row shows: its NF is under another key).
 type rowSource interface {
 	FilterRows(ctx context.Context, blocks layout.BlockRange, addrs bool, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
+}
+
+// frontRowSource is a rowSource whose scans can decide a filter on the
+// records' fronts (index.Index.FilterRowsByFront: position, verdict, tier,
+// path, mode and counts, read without the dictionary): the predicate
+// needs no more (needFront).
+type frontRowSource interface {
+	FilterRowsByFront(ctx context.Context, blocks layout.BlockRange, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
 }
 
 // recordRow is a transaction's row in find, match and anomalies results.

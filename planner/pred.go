@@ -39,12 +39,15 @@ type Pred struct {
 }
 
 // needs are the fields of a record a predicate or a grouping reads: the
-// header's (layout.Record.Partial), the header's with the principals'
-// addresses, or all of them (the zero value).
+// front's (layout.DecodeFrontInto: position, verdict, tier, path, mode,
+// counts), the header's (layout.Record.Partial: the front's, the hashes
+// and reasons), the header's with the principals' addresses, or all of
+// them (the zero value). Each but needFull includes the ones before it.
 type needs uint8
 
 const (
 	needFull needs = iota
+	needFront
 	needHeader
 	needAddrs
 )
@@ -81,7 +84,7 @@ func andPreds(ps []*Pred) *Pred {
 	if len(ps) == 1 {
 		return ps[0]
 	}
-	need := needHeader
+	need := needFront
 	for _, p := range ps {
 		need = both(need, p.need)
 	}
@@ -94,7 +97,7 @@ func andPreds(ps []*Pred) *Pred {
 
 // orPreds is the disjunction of ps, tried in order.
 func orPreds(ps []*Pred) *Pred {
-	need := needHeader
+	need := needFront
 	for _, p := range ps {
 		need = both(need, p.need)
 	}
@@ -161,7 +164,7 @@ func verdictPred(v normalform.Verdict, t *normalform.Tier, neg bool) *Pred {
 	if neg {
 		text = strings.Replace(text, "=", "!=", 1)
 	}
-	p := &Pred{lit: text, need: needHeader, Eval: func(r *layout.Record) (bool, error) {
+	p := &Pred{lit: text, need: needFront, Eval: func(r *layout.Record) (bool, error) {
 		ok := r.Verdict == v && (t == nil || r.Tier == *t)
 		return ok != neg, nil
 	}}
@@ -224,12 +227,12 @@ func (pl *Planner) pred(e lang.Expr) (p *Pred, err error) {
 		switch x.Field {
 		case lang.FieldMode:
 			want := x.Mode
-			return &Pred{need: needHeader, Eval: func(rec *layout.Record) (bool, error) {
+			return &Pred{need: needFront, Eval: func(rec *layout.Record) (bool, error) {
 				return (rec.Mode == want) != neg, nil
 			}}, nil
 		case lang.FieldPath:
 			want := x.Path
-			return &Pred{need: needHeader, Eval: func(rec *layout.Record) (bool, error) {
+			return &Pred{need: needFront, Eval: func(rec *layout.Record) (bool, error) {
 				return (rec.Path == want) != neg, nil
 			}}, nil
 		case lang.FieldVerdict:
@@ -330,7 +333,7 @@ func (pl *Planner) blocksPred(x *lang.InBlocks) (*Pred, error) {
 	case lang.OpNe:
 		exact = false
 	}
-	p := &Pred{need: needHeader}
+	p := &Pred{need: needFront}
 	if !exact {
 		p.Eval = func(rec *layout.Record) (bool, error) {
 			return rec.Loc.Block != layout.UnknownBlock && rec.Loc.Block != from, nil
@@ -354,7 +357,7 @@ func (pl *Planner) compare(x *lang.Compare) (*Pred, error) {
 			return nil, pl.errAt(x.Value, "%s is out of range", word(x.Value.Number.Text))
 		}
 		get := countOf[m.Kind]
-		return &Pred{need: needHeader, Eval: func(r *layout.Record) (bool, error) {
+		return &Pred{need: needFront, Eval: func(r *layout.Record) (bool, error) {
 			n := uint64(get(r))
 			return x.Op.Holds(cmp.Compare(n, v)), nil
 		}}, nil
