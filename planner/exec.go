@@ -135,7 +135,7 @@ func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) erro
 	if g := findGroup(q.Plan); g != nil {
 		return x.group(ctx, q.Plan, emit)
 	}
-	return x.records(ctx, q.Plan, true, func(r *layout.Record) error { return emit(x.recordRow(r)) })
+	return x.records(ctx, q.Plan, true, x.rows(emit))
 }
 
 func findGroup(p Plan) *Group {
@@ -286,81 +286,14 @@ type frontRowSource interface {
 	FilterRowsByFront(ctx context.Context, blocks layout.BlockRange, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
 }
 
-// recordRow is a transaction's row in find, match and anomalies results.
-// A scan's rows are built one per record found: each value is formatted
-// once and shared by the machine and the human forms where they are the
-// same.
-func (x *Executor) recordRow(r *layout.Record) Row {
-	block := ""
-	if r.Loc.Block != layout.UnknownBlock {
-		block = strconv.FormatUint(r.Loc.Block, 10)
-	}
-	var reasons, reasonsH string
-	if len(r.Reasons) == 1 {
-		reasons = string(r.Reasons[0])
-		reasonsH = reasons
-	} else if len(r.Reasons) > 1 {
-		var m, h strings.Builder
-		for i, y := range r.Reasons {
-			if i > 0 {
-				m.WriteByte(',')
-				h.WriteString(", ")
-			}
-			m.WriteString(string(y))
-			h.WriteString(string(y))
-		}
-		reasons, reasonsH = m.String(), h.String()
-	}
-	gm, gh := x.amounts(r.Gross, true)
-	nm, nh := x.amounts(r.Net, r.CostsKnown)
-	c := r.Counts
-	tx := r.Hash.Hex()
-	verdict, tier, path := r.Verdict.String(), r.Tier.String(), r.Path.String()
-	cycles, pools, hops, left := smallNum(c.Cycles), smallNum(c.Pools), smallNum(c.Hops), smallNum(c.Leftovers)
-	return Row{
-		{"tx", tx, tx},
-		{"block", block, block},
-		{"verdict", verdict, verdict},
-		{"tier", tier, tier},
-		{"path", path, path},
-		{"gross", gm, gh},
-		{"net", nm, nh},
-		{"cycles", cycles, cycles},
-		{"pools", pools, pools},
-		{"hops", hops, hops},
-		{"leftovers", left, left},
-		addrField("bot", r.Recipient),
-		{"reasons", reasons, reasonsH},
-	}
-}
+// recordRow is a transaction's row in find, match and anomalies results
+// (rowFormatter.row; a query's many rows share one formatter: rows).
+func (x *Executor) recordRow(r *layout.Record) Row { return newRowFormatter(x.Cfg).row(r) }
 
-// amounts renders a balance: for machines token:amount pairs in base
-// units joined by ';', for people the amounts with their decimals and
-// symbols (show.FormatGross); "unknown" when it is not known.
-func (x *Executor) amounts(as []layout.Amount, known bool) (string, string) {
-	if !known {
-		return "", "unknown"
-	}
-	if len(as) == 0 {
-		return "", "0"
-	}
-	var m strings.Builder
-	for i, a := range as {
-		if i > 0 {
-			m.WriteByte(';')
-		}
-		m.WriteString(a.Token.Key())
-		m.WriteByte(':')
-		m.WriteString(a.Amount.String())
-	}
-	if len(as) == 1 { // one token folds with no other: show.FormatGross's one amount
-		return m.String(), x.Cfg.FormatSigned(as[0].Amount, as[0].Token)
-	}
-	d := make(normalform.Delta, len(as))
-	for i, a := range as {
-		d[i] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
-	}
-	return m.String(), show.FormatGross(x.Cfg, d)
+// rows turns the records of one query into rows, for emit.
+func (x *Executor) rows(emit func(Row) error) func(*layout.Record) error {
+	f := newRowFormatter(x.Cfg)
+	return func(r *layout.Record) error { return emit(f.row(r)) }
 }
 
 // smallNums are the decimal forms of the counts rows show most.
@@ -479,7 +412,7 @@ func (x *Executor) match(ctx context.Context, p *MatchRef, emit func(Row) error)
 		return err
 	}
 	plan := withHash(p.Then, ref.Hashes.Of(p.Level))
-	return x.records(ctx, plan, true, func(r *layout.Record) error { return emit(x.recordRow(r)) })
+	return x.records(ctx, plan, true, x.rows(emit))
 }
 
 // withHash rebuilds a match plan with the reference's hash in its lookup.

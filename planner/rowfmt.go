@@ -1,0 +1,234 @@
+package planner
+
+import (
+	"encoding/hex"
+	"strconv"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/index/layout"
+	"github.com/flowq/flowq/normalform"
+	"github.com/flowq/flowq/normalform/show"
+)
+
+// rowFormatter builds find's rows (recordRow) for one query: each row's
+// texts are appended to one buffer and become one string, its fields
+// slices of it (one allocation for the texts of a row, not one a text),
+// and what a token's texts need (its key, symbol and decimals, its unit)
+// is looked up once a query, not once an amount. The texts are those of
+// Token.Key, Signed.String, Config.FormatSigned and show.FormatGross, byte
+// for byte (TestRowFormatterAmounts, TestRecordRowSame).
+type rowFormatter struct {
+	cfg  *normalform.Config
+	toks map[normalform.Token]*tokenText
+	buf  []byte
+}
+
+// tokenText is what a token's amounts are written with.
+type tokenText struct {
+	key  string           // Token.Key: the machine form's prefix
+	unit normalform.Token // Config.Unit: ETH and WETH are one
+	// plain: a fungible or native token, written as FormatAmount writes
+	// it: its amount with decimals (when known) and then suffix (" "
+	// and its symbol, or its short address). Others (NFTs) go through
+	// Config.FormatSigned.
+	plain    bool
+	decimals uint8
+	suffix   string
+}
+
+func newRowFormatter(cfg *normalform.Config) *rowFormatter {
+	return &rowFormatter{cfg: cfg, toks: map[normalform.Token]*tokenText{}, buf: make([]byte, 0, 512)}
+}
+
+func (f *rowFormatter) token(t normalform.Token) *tokenText {
+	if tt, ok := f.toks[t]; ok {
+		return tt
+	}
+	tt := &tokenText{key: t.Key(), unit: f.cfg.Unit(t)}
+	if t.Kind == normalform.Native || t.Kind == normalform.Fungible {
+		tt.plain = true
+		if ti, ok := f.cfg.TokenInfo(t); ok {
+			tt.decimals, tt.suffix = ti.Decimals, " "+ti.Symbol
+		} else {
+			tt.suffix = " " + f.cfg.Short(t.Addr)
+		}
+	}
+	if len(f.toks) < 1<<16 { // bounded: a scan of a million rows in as many tokens
+		f.toks[t] = tt
+	}
+	return tt
+}
+
+// appendDec appends v in decimal (uint256.Int.Dec).
+func appendDec(b []byte, v *uint256.Int) []byte {
+	if v.IsUint64() {
+		return strconv.AppendUint(b, v.Uint64(), 10)
+	}
+	return append(b, v.Dec()...)
+}
+
+// appendUnits appends normalform.FormatUnits(v, decimals): the exact
+// decimal, trailing zeros of the fraction trimmed.
+func appendUnits(b []byte, v *uint256.Int, decimals uint8) []byte {
+	start := len(b)
+	b = appendDec(b, v)
+	if decimals == 0 {
+		return b
+	}
+	d := int(decimals)
+	if n := len(b) - start; n <= d { // pad to one integer digit
+		pad := d - n + 1
+		b = append(b, make([]byte, pad)...)
+		copy(b[start+pad:], b[start:start+n])
+		for i := start; i < start+pad; i++ {
+			b[i] = '0'
+		}
+	}
+	point := len(b) - d
+	end := len(b)
+	for end > point && b[end-1] == '0' {
+		end--
+	}
+	if end == point {
+		return b[:point]
+	}
+	b = append(b[:end], 0) // room for the point
+	copy(b[point+1:], b[point:end])
+	b[point] = '.'
+	return b
+}
+
+// appendSigned appends Config.FormatSigned(s, t).
+func (f *rowFormatter) appendSigned(b []byte, s *normalform.Signed, t normalform.Token, tt *tokenText) []byte {
+	if !tt.plain {
+		return append(b, f.cfg.FormatSigned(*s, t)...)
+	}
+	switch {
+	case s.Abs.IsZero():
+	case s.Neg:
+		b = append(b, '-')
+	default:
+		b = append(b, '+')
+	}
+	b = appendUnits(b, &s.Abs, tt.decimals) // an unknown token has no decimals: its base units
+	return append(b, tt.suffix...)
+}
+
+// appendAmounts appends a balance's machine form (token:amount pairs in
+// base units joined by ';') and then its human form (show.FormatGross;
+// "0" when empty, "unknown" when not known), and returns the offset where
+// the human form starts.
+func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) ([]byte, int) {
+	if human := len(b); !known {
+		return append(b, "unknown"...), human
+	} else if len(as) == 0 {
+		return append(b, '0'), human
+	}
+	var small [4]*tokenText
+	tts := small[:0]
+	for i := range as {
+		a := &as[i]
+		tt := f.token(a.Token)
+		tts = append(tts, tt)
+		if i > 0 {
+			b = append(b, ';')
+		}
+		b = append(b, tt.key...)
+		b = append(b, ':')
+		if a.Amount.Neg && !a.Amount.Abs.IsZero() {
+			b = append(b, '-')
+		}
+		b = appendDec(b, &a.Amount.Abs)
+	}
+	human := len(b)
+	// Two entries of one unit (ETH and WETH): FormatGross folds them.
+	for i := range tts {
+		for j := i + 1; j < len(tts); j++ {
+			if tts[i].unit == tts[j].unit {
+				d := make(normalform.Delta, len(as))
+				for k, a := range as {
+					d[k] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
+				}
+				return append(b, show.FormatGross(f.cfg, d)...), human
+			}
+		}
+	}
+	for i := range as {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = f.appendSigned(b, &as[i].Amount, as[i].Token, tts[i])
+	}
+	return b, human
+}
+
+// row is a transaction's row in find, match and anomalies results.
+func (f *rowFormatter) row(r *layout.Record) Row {
+	b := f.buf[:0]
+	b = append(b, "0x"...)
+	b = hex.AppendEncode(b, r.Hash[:])
+	txEnd := len(b)
+	if r.Loc.Block != layout.UnknownBlock {
+		b = strconv.AppendUint(b, r.Loc.Block, 10)
+	}
+	blockEnd := len(b)
+	gs := len(b)
+	b, gh := f.appendAmounts(b, r.Gross, true)
+	ge := len(b)
+	ns := len(b)
+	b, nh := f.appendAmounts(b, r.Net, r.CostsKnown)
+	ne := len(b)
+	// reasons: joined by ',' for machines, ", " for people
+	rs := len(b)
+	for i, y := range r.Reasons {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, y...)
+	}
+	rm := len(b)
+	for i, y := range r.Reasons {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, y...)
+	}
+	rh := len(b)
+	// the bot as addrField writes it: normalform.AddrKey and ShortAddr (the
+	// 4+4 form ShortenAddresses recognises and widens)
+	bs := len(b)
+	b = append(b, "0x"...)
+	b = hex.AppendEncode(b, r.Recipient[:])
+	bm := len(b)
+	b = append(b, b[bs:bs+6]...)
+	b = append(b, "…"...)
+	b = append(b, b[bm-4:bm]...)
+	bh := len(b)
+	f.buf = b
+	s := string(b)
+	tx := s[:txEnd]
+	block := s[txEnd:blockEnd]
+	reasons, reasonsH := s[rs:rm], s[rm:rh]
+	if len(r.Reasons) == 1 {
+		reasonsH = reasons
+	}
+	c := r.Counts
+	verdict, tier, path := r.Verdict.String(), r.Tier.String(), r.Path.String()
+	cycles, pools, hops, left := smallNum(c.Cycles), smallNum(c.Pools), smallNum(c.Hops), smallNum(c.Leftovers)
+	return Row{
+		{"tx", tx, tx},
+		{"block", block, block},
+		{"verdict", verdict, verdict},
+		{"tier", tier, tier},
+		{"path", path, path},
+		{"gross", s[gs:gh], s[gh:ge]},
+		{"net", s[ns:nh], s[nh:ne]},
+		{"cycles", cycles, cycles},
+		{"pools", pools, pools},
+		{"hops", hops, hops},
+		{"leftovers", left, left},
+		{"bot", s[bs:bm], s[bm:bh]},
+		{"reasons", reasons, reasonsH},
+	}
+}
