@@ -8,7 +8,6 @@ import (
 
 	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
-	"github.com/flowq/flowq/normalform/show"
 )
 
 // rowFormatter builds find's rows (recordRow) for one query: each row's
@@ -16,7 +15,8 @@ import (
 // slices of it (one allocation for the texts of a row, not one a text),
 // and what a token's texts need (its key, symbol and decimals, its unit)
 // is looked up once a query, not once an amount. The texts are those of
-// Token.Key, Signed.String, Config.FormatSigned and show.FormatGross, byte
+// Token.Key, Signed.String, Config.FormatSigned and show.FormatGross
+// (FormatDelta of Config.Fold, then of the entries), byte
 // for byte (TestRowFormatterAmounts, TestRecordRowSame).
 type rowFormatter struct {
 	cfg  *normalform.Config
@@ -142,7 +142,8 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 		b = appendDec(b, &a.Amount.Abs)
 	}
 	human := len(b)
-	// Two entries of one unit (ETH and WETH): FormatGross folds them.
+	// Two entries of one unit (ETH and WETH): FormatGross writes the
+	// folded balance (Config.Fold) and then the entries in parentheses.
 	for i := range tts {
 		for j := i + 1; j < len(tts); j++ {
 			if tts[i].unit == tts[j].unit {
@@ -150,17 +151,36 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 				for k, a := range as {
 					d[k] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
 				}
-				return append(b, show.FormatGross(f.cfg, d)...), human
+				folded, err := f.cfg.Fold(d)
+				if err != nil { // FormatGross writes the entries alone
+					return f.appendDelta(b, as, tts), human
+				}
+				if len(folded) == 0 {
+					b = append(b, '0')
+				}
+				for k := range folded {
+					if k > 0 {
+						b = append(b, ", "...)
+					}
+					b = f.appendSigned(b, &folded[k].Amount, folded[k].Token, f.token(folded[k].Token))
+				}
+				b = append(b, " ("...)
+				return append(f.appendDelta(b, as, tts), ')'), human
 			}
 		}
 	}
+	return f.appendDelta(b, as, tts), human
+}
+
+// appendDelta appends show.FormatDelta of a balance's entries (not empty).
+func (f *rowFormatter) appendDelta(b []byte, as []layout.Amount, tts []*tokenText) []byte {
 	for i := range as {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
 		b = f.appendSigned(b, &as[i].Amount, as[i].Token, tts[i])
 	}
-	return b, human
+	return b
 }
 
 // row is a transaction's row in find, match and anomalies results.

@@ -15,7 +15,7 @@ import (
 // amounts at the edges of their decimals (zero, one base unit, fractions
 // with trailing zeros, 2^64-1 and 2^64, 2^200, the largest), signs, known
 // tokens of 18 and 6 decimals, an unknown token, the native asset, NFTs,
-// ETH with WETH (folded), unknown costs, no or several reasons, an
+// ETH with WETH (folded; folded to nothing; overflowing when folded), unknown costs, no or several reasons, an
 // unknown block; and a formatter's later rows do not alter earlier ones.
 func TestRowFormatterAmounts(t *testing.T) {
 	cfg := normalform.DefaultConfig()
@@ -64,7 +64,13 @@ func TestRowFormatterAmounts(t *testing.T) {
 		&layout.Record{Loc: layout.Loc{Block: layout.UnknownBlock, Index: layout.UnknownIndex}, CostsKnown: true,
 			Gross: []layout.Amount{{Token: normalform.NativeToken, Amount: normalform.Signed{Abs: *uint256.NewInt(5e17)}}, {Token: weth, Amount: normalform.Signed{Abs: *uint256.NewInt(25e16), Neg: true}}},
 			Net:   []layout.Amount{{Token: usdc, Amount: normalform.Signed{Abs: *uint256.NewInt(1)}}, {Token: weth, Amount: normalform.Signed{Abs: *uint256.NewInt(1)}}, {Token: normalform.NativeToken, Amount: normalform.Signed{Abs: *uint256.NewInt(2)}}}},
-		&layout.Record{Loc: layout.Loc{Block: 1, Index: 2}, CostsKnown: true})
+		&layout.Record{Loc: layout.Loc{Block: 1, Index: 2}, CostsKnown: true},
+		// ETH and WETH that cancel (folded to nothing: "0 (…)"), and that
+		// overflow when folded (FormatGross writes the entries alone).
+		&layout.Record{Loc: layout.Loc{Block: 3, Index: 0},
+			Gross: []layout.Amount{{Token: normalform.NativeToken, Amount: normalform.Signed{Abs: *uint256.NewInt(7)}}, {Token: weth, Amount: normalform.Signed{Abs: *uint256.NewInt(7), Neg: true}}}},
+		&layout.Record{Loc: layout.Loc{Block: 4, Index: 0},
+			Gross: []layout.Amount{{Token: normalform.NativeToken, Amount: normalform.Signed{Abs: maxU}}, {Token: weth, Amount: normalform.Signed{Abs: maxU}}, {Token: usdc, Amount: normalform.Signed{Abs: *uint256.NewInt(1)}}}})
 	f := newRowFormatter(cfg)
 	var got, want []Row
 	for _, r := range recs {
