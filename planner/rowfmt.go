@@ -19,9 +19,11 @@ import (
 // (FormatDelta of Config.Fold, then of the entries), byte
 // for byte (TestRowFormatterAmounts, TestRecordRowSame).
 type rowFormatter struct {
-	cfg  *normalform.Config
-	toks map[normalform.Token]*tokenText
-	buf  []byte
+	cfg    *normalform.Config
+	toks   map[normalform.Token]*tokenText
+	buf    []byte
+	digits []byte  // a folded amount's decimal digits
+	fields []Field // rows' fields, allocated 64 rows at a time
 }
 
 // tokenText is what a token's amounts are written with.
@@ -68,22 +70,19 @@ func appendDec(b []byte, v *uint256.Int) []byte {
 	return append(b, v.Dec()...)
 }
 
-// appendUnits appends normalform.FormatUnits(v, decimals): the exact
-// decimal, trailing zeros of the fraction trimmed.
-func appendUnits(b []byte, v *uint256.Int, decimals uint8) []byte {
-	start := len(b)
-	b = appendDec(b, v)
-	if decimals == 0 {
-		return b
-	}
+// appendUnits appends normalform.FormatUnits of the amount whose decimal
+// digits are digits (they may be earlier bytes of b): the exact decimal,
+// trailing zeros of the fraction trimmed.
+func appendUnits(b, digits []byte, decimals uint8) []byte {
 	d := int(decimals)
-	if n := len(b) - start; n <= d { // pad to one integer digit
-		pad := d - n + 1
-		b = append(b, make([]byte, pad)...)
-		copy(b[start+pad:], b[start:start+n])
-		for i := start; i < start+pad; i++ {
-			b[i] = '0'
+	if n := len(digits); d > 0 && n <= d { // pad to one integer digit
+		for range d - n + 1 {
+			b = append(b, '0')
 		}
+	}
+	b = append(b, digits...)
+	if d == 0 {
+		return b
 	}
 	point := len(b) - d
 	end := len(b)
@@ -99,8 +98,9 @@ func appendUnits(b []byte, v *uint256.Int, decimals uint8) []byte {
 	return b
 }
 
-// appendSigned appends Config.FormatSigned(s, t).
-func (f *rowFormatter) appendSigned(b []byte, s *normalform.Signed, t normalform.Token, tt *tokenText) []byte {
+// appendSigned appends Config.FormatSigned(s, t); digits are s's
+// decimal digits.
+func (f *rowFormatter) appendSigned(b []byte, s *normalform.Signed, digits []byte, t normalform.Token, tt *tokenText) []byte {
 	if !tt.plain {
 		return append(b, f.cfg.FormatSigned(*s, t)...)
 	}
@@ -111,7 +111,7 @@ func (f *rowFormatter) appendSigned(b []byte, s *normalform.Signed, t normalform
 	default:
 		b = append(b, '+')
 	}
-	b = appendUnits(b, &s.Abs, tt.decimals) // an unknown token has no decimals: its base units
+	b = appendUnits(b, digits, tt.decimals) // an unknown token has no decimals: its base units
 	return append(b, tt.suffix...)
 }
 
@@ -126,7 +126,8 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 		return append(b, '0'), human
 	}
 	var small [4]*tokenText
-	tts := small[:0]
+	var smallSpans [4][2]int
+	tts, spans := small[:0], smallSpans[:0] // each entry's token, and its digits in the machine form
 	for i := range as {
 		a := &as[i]
 		tt := f.token(a.Token)
@@ -139,7 +140,9 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 		if a.Amount.Neg && !a.Amount.Abs.IsZero() {
 			b = append(b, '-')
 		}
+		ds := len(b)
 		b = appendDec(b, &a.Amount.Abs)
+		spans = append(spans, [2]int{ds, len(b)})
 	}
 	human := len(b)
 	// Two entries of one unit (ETH and WETH): FormatGross writes the
@@ -153,7 +156,7 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 				}
 				folded, err := f.cfg.Fold(d)
 				if err != nil { // FormatGross writes the entries alone
-					return f.appendDelta(b, as, tts), human
+					return f.appendDelta(b, as, tts, spans), human
 				}
 				if len(folded) == 0 {
 					b = append(b, '0')
@@ -162,23 +165,25 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 					if k > 0 {
 						b = append(b, ", "...)
 					}
-					b = f.appendSigned(b, &folded[k].Amount, folded[k].Token, f.token(folded[k].Token))
+					f.digits = appendDec(f.digits[:0], &folded[k].Amount.Abs)
+					b = f.appendSigned(b, &folded[k].Amount, f.digits, folded[k].Token, f.token(folded[k].Token))
 				}
 				b = append(b, " ("...)
-				return append(f.appendDelta(b, as, tts), ')'), human
+				return append(f.appendDelta(b, as, tts, spans), ')'), human
 			}
 		}
 	}
-	return f.appendDelta(b, as, tts), human
+	return f.appendDelta(b, as, tts, spans), human
 }
 
 // appendDelta appends show.FormatDelta of a balance's entries (not empty).
-func (f *rowFormatter) appendDelta(b []byte, as []layout.Amount, tts []*tokenText) []byte {
+// spans are their digits' offsets in b.
+func (f *rowFormatter) appendDelta(b []byte, as []layout.Amount, tts []*tokenText, spans [][2]int) []byte {
 	for i := range as {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		b = f.appendSigned(b, &as[i].Amount, as[i].Token, tts[i])
+		b = f.appendSigned(b, &as[i].Amount, b[spans[i][0]:spans[i][1]], as[i].Token, tts[i])
 	}
 	return b
 }
@@ -236,7 +241,12 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	c := r.Counts
 	verdict, tier, path := r.Verdict.String(), r.Tier.String(), r.Path.String()
 	cycles, pools, hops, left := smallNum(c.Cycles), smallNum(c.Pools), smallNum(c.Hops), smallNum(c.Leftovers)
-	return Row{
+	if len(f.fields) < rowFields {
+		f.fields = make([]Field, rowFields*64)
+	}
+	row := Row(f.fields[:rowFields:rowFields]) // full: an append to the row copies it
+	f.fields = f.fields[rowFields:]
+	copy(row, []Field{
 		{"tx", tx, tx},
 		{"block", block, block},
 		{"verdict", verdict, verdict},
@@ -250,5 +260,9 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 		{"leftovers", left, left},
 		{"bot", s[bs:bm], s[bm:bh]},
 		{"reasons", reasons, reasonsH},
-	}
+	})
+	return row
 }
+
+// rowFields is the number of fields of find's rows.
+const rowFields = 13
