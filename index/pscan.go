@@ -182,6 +182,7 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 		names = denseNames(ix.namesIn(txn))
 	}
 	head := &Record{}
+	var slab []Record // the records fn receives, allocated 32 at a time
 	nfs := &nfCursor{txn: txn}
 	defer nfs.close()
 	return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
@@ -211,10 +212,14 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 				return fn(h)
 			}
 		}
-		rec, err := decodeRecord(l, v, names, out)
+		if len(slab) == 0 {
+			slab = make([]Record, 32)
+		}
+		rec, _, err := decodeInto(&slab[0], l, v, names, out)
 		if err != nil {
 			return err
 		}
+		slab = slab[1:]
 		if out == depthWhole {
 			if err := nfs.set(rec); err != nil {
 				return err
