@@ -24,10 +24,12 @@ type rowFormatter struct {
 	buf    []byte
 	digits []byte  // a folded amount's decimal digits
 	fields []Field // rows' fields, allocated 64 rows at a time
+	recent [4]*tokenText
 }
 
 // tokenText is what a token's amounts are written with.
 type tokenText struct {
+	tok  normalform.Token
 	key  string           // Token.Key: the machine form's prefix
 	unit normalform.Token // Config.Unit: ETH and WETH are one
 	// plain: a fungible or native token, written as FormatAmount writes
@@ -44,10 +46,22 @@ func newRowFormatter(cfg *normalform.Config) *rowFormatter {
 }
 
 func (f *rowFormatter) token(t normalform.Token) *tokenText {
+	for _, tt := range f.recent { // a row's tokens are mostly the row before's
+		if tt != nil && tt.tok == t {
+			return tt
+		}
+	}
+	tt := f.lookup(t)
+	copy(f.recent[1:], f.recent[:])
+	f.recent[0] = tt
+	return tt
+}
+
+func (f *rowFormatter) lookup(t normalform.Token) *tokenText {
 	if tt, ok := f.toks[t]; ok {
 		return tt
 	}
-	tt := &tokenText{key: t.Key(), unit: f.cfg.Unit(t)}
+	tt := &tokenText{tok: t, key: t.Key(), unit: f.cfg.Unit(t)}
 	if t.Kind == normalform.Native || t.Kind == normalform.Fungible {
 		tt.plain = true
 		if ti, ok := f.cfg.TokenInfo(t); ok {
