@@ -92,7 +92,8 @@ func TestFilterRowsByFront(t *testing.T) {
 	badID := func(v []byte) []byte {
 		c := layout.ContentOf(v)
 		p := len(v) - len(c) + 32 + 6 // content: hash, flags and five bytes
-		for range 4 {                 // the counts
+		// the counts
+		for range 4 {
 			for v[p]&0x80 != 0 {
 				p++
 			}
