@@ -233,35 +233,63 @@ func (s *scanner) here() int {
 	return s.i
 }
 
-func (s *scanner) ws() {
-	i, b := s.i, s.buf
+// skipWS returns the offset of the first byte at or after i that is not
+// JSON whitespace, or len(b). Indentation after a newline is measured a
+// word at a time: the first byte of the word that is not a space is found
+// by its trailing zeros, so a run of any length costs one load per eight
+// spaces and no loop per byte.
+func skipWS(b []byte, i int) int {
 	for i < len(b) {
-		switch b[i] {
+		switch c := b[i]; c {
 		case ' ', '\t', '\r':
 			i++
 		case '\n':
-			// Indented JSON: a newline and a run of spaces, eight at a time.
 			i++
-			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == spaces8 {
+			for i+8 <= len(b) {
+				if w := binary.LittleEndian.Uint64(b[i:]) ^ spaces8; w != 0 {
+					i += bits.TrailingZeros64(w) >> 3
+					break
+				}
 				i += 8
 			}
 		default:
-			s.i = i
-			return
+			return i
 		}
 	}
-	s.i = i
+	return i
 }
 
 const spaces8 = 0x2020202020202020
 
-// peek returns the first byte of the next value, or 0 at the end of input.
-func (s *scanner) peek() byte {
-	s.ws()
-	if s.i >= len(s.buf) {
+// peek returns the first byte of the next value, or 0 at the end of input,
+// leaving the position there. A byte above ' ' (no whitespace before the
+// value, the common case once objNext and arrNext have stepped over it) is
+// returned inline; the rest is peekWS's, not inlined, so that peek stays
+// within the inliner's budget.
+func (s *scanner) peek() (c byte) {
+	if s.i < len(s.buf) {
+		if c = s.buf[s.i]; c > ' ' {
+			return
+		}
+	}
+	return s.peekWS()
+}
+
+// at is the byte at the position, 0 at the end of input.
+func (s *scanner) at() byte {
+	if s.i < len(s.buf) {
+		return s.buf[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) peekWS() byte {
+	i := skipWS(s.buf, s.i)
+	s.i = i
+	if i >= len(s.buf) {
 		return 0
 	}
-	return s.buf[s.i]
+	return s.buf[i]
 }
 
 func kindOf(c byte) string {
@@ -332,50 +360,96 @@ func (s *scanner) objBegin() bool {
 }
 
 // objNext returns the next key of the current object, positioned at its
-// value, or false at the closing brace (or on error).
+// value (after the whitespace that precedes it), or false at the closing
+// brace (or on error). The common shape, a comma, indentation, a short key
+// and a colon, is read with a local position: whitespace by skipWS (a word
+// per eight spaces of indentation), the key's first eight bytes in one
+// word.
 func (s *scanner) objNext() ([]byte, bool) {
 	if s.err != nil {
 		return nil, false
 	}
 	top := &s.path[len(s.path)-1]
-	c := s.peek()
+	b, i := s.buf, s.i
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if i >= len(b) {
+		s.i = i
+		if top.n > 0 {
+			s.unexpected("',' or '}'")
+		} else {
+			s.unexpected("an object key")
+		}
+		return nil, false
+	}
+	c := b[i]
 	if c == '}' {
-		s.i++
+		s.i = i + 1
 		s.path = s.path[:len(s.path)-1]
 		return nil, false
 	}
 	if top.n > 0 {
 		if c != ',' {
+			s.i = i
 			s.unexpected("',' or '}'")
 			return nil, false
 		}
-		s.i++
-		c = s.peek()
+		i++
+		if i < len(b) && b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
+		if i >= len(b) {
+			s.i = i
+			s.unexpected("an object key")
+			return nil, false
+		}
+		c = b[i]
 	}
 	if c != '"' {
+		s.i = i
 		s.unexpected("an object key")
 		return nil, false
 	}
 	// The key (rawString's work, the position known to be at '"').
-	b := s.buf
-	top.keyAt = s.i
-	start := s.i + 1
+	top.keyAt = i
+	start := i + 1
+	var k int
+	if start+8 <= len(b) {
+		if m := specialMask(binary.LittleEndian.Uint64(b[start:])); m != 0 {
+			k = start + bits.TrailingZeros64(m)>>3
+		} else {
+			k = scanStr(b, start+8)
+		}
+	} else {
+		k = scanStr(b, start)
+	}
 	var key []byte
-	if k := scanStr(b, start); k < len(b) && b[k] == '"' {
-		key, s.i = b[start:k], k+1
+	if k < len(b) && b[k] == '"' {
+		key, i = b[start:k], k+1
 	} else if key = s.unescape(start, k); s.err != nil {
 		return nil, false
+	} else {
+		i = s.i
 	}
 	top.n++
-	if s.i < len(b) && b[s.i] == ':' { // "key": with no space before the colon
-		s.i++
-		return key, true
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
 	}
-	if s.peek() != ':' {
+	if i >= len(b) || b[i] != ':' {
+		s.i = i
 		s.unexpected("':'")
 		return nil, false
 	}
-	s.i++
+	i++
+	// The value's whitespace: in indented JSON, one space.
+	if i < len(b) && b[i] == ' ' {
+		i++
+	}
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	s.i = i
 	return key, true
 }
 
@@ -397,29 +471,38 @@ func (s *scanner) arrBegin() bool {
 	return true
 }
 
-// arrNext positions the scanner at the next element, or returns false at
-// the closing bracket (or on error).
+// arrNext positions the scanner at the next element (after the
+// whitespace that precedes it), or returns false at the closing bracket
+// (or on error).
 func (s *scanner) arrNext() bool {
 	if s.err != nil {
 		return false
 	}
 	top := &s.path[len(s.path)-1]
-	c := s.peek()
-	if c == ']' {
-		s.i++
+	b, i := s.buf, s.i
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if i < len(b) && b[i] == ']' {
+		s.i = i + 1
 		s.path = s.path[:len(s.path)-1]
 		return false
 	}
 	if top.n > 0 {
-		if c != ',' {
+		if i >= len(b) || b[i] != ',' {
+			s.i = i
 			s.unexpected("',' or ']'")
 			return false
 		}
-		s.i++
+		i++
+		if i < len(b) && b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
 	}
+	s.i = i
 	top.idx++
 	top.n++
-	if s.peek(); s.i >= len(s.buf) {
+	if i >= len(b) {
 		s.unexpected("an array element")
 		return false
 	}
@@ -678,7 +761,8 @@ func (s *scanner) nested() {
 	}
 	// key reads `"key" :` after '{' or ','.
 	key := func() bool {
-		switch c := s.peek(); {
+		s.i = skipWS(s.buf, s.i)
+		switch c := s.at(); {
 		case c == '"':
 			s.skipString()
 			if s.err != nil {
@@ -691,7 +775,8 @@ func (s *scanner) nested() {
 			s.unexpected("an object key")
 			return false
 		}
-		if s.peek() != ':' {
+		s.i = skipWS(s.buf, s.i)
+		if s.at() != ':' {
 			if s.i >= len(s.buf) {
 				eof()
 			} else {
@@ -704,7 +789,8 @@ func (s *scanner) nested() {
 	}
 	for {
 		// A value starts here.
-		c := s.peek()
+		s.i = skipWS(s.buf, s.i)
+		c := s.at()
 		switch {
 		case c == '{' || c == '[':
 			if len(st)+len(s.path) >= maxJSONDepth && !s.anyDepth {
@@ -714,7 +800,8 @@ func (s *scanner) nested() {
 			}
 			st = append(st, c)
 			s.i++
-			if d := s.peek(); d == c+2 { // '{'+2 == '}', '['+2 == ']'
+			s.i = skipWS(s.buf, s.i)
+			if d := s.at(); d == c+2 { // '{'+2 == '}', '['+2 == ']'
 				s.i++
 				st = st[:len(st)-1]
 				break
@@ -756,7 +843,8 @@ func (s *scanner) nested() {
 				return
 			}
 			top := st[len(st)-1]
-			c := s.peek()
+			s.i = skipWS(s.buf, s.i)
+			c := s.at()
 			if c == ',' {
 				s.i++
 				if top == '{' && !key() {
@@ -1205,6 +1293,9 @@ func (s *scanner) laxNested() {
 	for s.i < len(s.buf) {
 		c := s.buf[s.i]
 		switch c {
+		case ' ', '\n', '\t', '\r':
+			s.i = skipWS(s.buf, s.i)
+			continue
 		case '"':
 			s.laxString()
 			if s.err != nil {
