@@ -1267,13 +1267,11 @@ func (s *scanner) skipLax() {
 func (s *scanner) laxString() {
 	k := s.i + 1
 	for {
-		j := bytes.IndexByte(s.buf[k:], '"')
-		if j < 0 {
+		if k = quoteAt(s.buf, k); k >= len(s.buf) {
 			s.i = len(s.buf)
 			s.failf("unterminated string (truncated JSON?)")
 			return
 		}
-		k += j
 		// Count the backslashes before the quote: an odd number escapes it.
 		bs := 0
 		for m := k - 1; m > s.i && s.buf[m] == '\\'; m-- {
@@ -1285,6 +1283,29 @@ func (s *scanner) laxString() {
 		}
 		k++
 	}
+}
+
+// quoteAt returns the offset of the first '"' at or after k, or len(b):
+// eight bytes a word (a call to bytes.IndexByte costs more than the short
+// strings of a trace take to scan).
+func quoteAt(b []byte, k int) int {
+	if k < len(b) {
+		rest := b[k:]
+		for len(rest) >= 8 {
+			x := binary.LittleEndian.Uint64(rest) ^ (lsb8 * '"')
+			if m := (x - lsb8) &^ x & msb8; m != 0 {
+				return len(b) - len(rest) + bits.TrailingZeros64(m)>>3
+			}
+			rest = rest[8:]
+		}
+		k = len(b) - len(rest)
+	}
+	for ; k < len(b); k++ {
+		if b[k] == '"' {
+			return k
+		}
+	}
+	return k
 }
 
 func (s *scanner) laxNested() {
