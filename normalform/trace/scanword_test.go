@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/hex"
 	"math/rand"
 	"testing"
 )
@@ -58,6 +59,38 @@ func TestQuoteAt(t *testing.T) {
 					if got := quoteAt(b, k); got != want {
 						t.Fatalf("quoteAt(%q, %d) = %d, want %d", b, k, got, want)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestHexBytes checks hexBytes (whole words by hexWords, the tail a byte
+// at a time) against encoding/hex for every length up to 40 bytes, and
+// that a bad digit at any position, in a word or in the tail, fails.
+func TestHexBytes(t *testing.T) {
+	r := rand.New(rand.NewSource(22))
+	for n := 0; n <= 40; n++ {
+		raw := make([]byte, n)
+		r.Read(raw)
+		digits := []byte(hex.EncodeToString(raw))
+		for i := range digits {
+			if r.Intn(2) == 0 {
+				digits[i] = bytes.ToUpper(digits[i : i+1])[0]
+			}
+		}
+		doc := []byte(`"0x` + string(digits) + `"`)
+		s := newScanner(doc, 0)
+		if got := s.hexBytes(); s.err != nil || !bytes.Equal(got, raw) {
+			t.Fatalf("hexBytes(%s) = %x (%v), want %x", doc, got, s.err, raw)
+		}
+		for at := 3; at < len(doc)-1; at++ {
+			for _, bad := range []byte{'g', 'G', '/', ':', '@', '`', 0x80 | '1'} {
+				d := append([]byte(nil), doc...)
+				d[at] = bad
+				s := newScanner(d, 0)
+				if got := s.hexBytes(); s.err == nil {
+					t.Fatalf("hexBytes(%q) = %x, want an error (bad digit at %d)", d, got, at)
 				}
 			}
 		}
