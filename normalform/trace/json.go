@@ -52,6 +52,12 @@ type scanner struct {
 	// chunks are handed out again after each bundle is assembled (reuse),
 	// so that a block of bundles allocates frames for its largest bundle
 	// only.
+	// The last hash read, where its text is (hash): a hash repeated from
+	// the last one is not decoded again.
+	lastHash   normalform.Hash
+	lastHashAt int
+	hasLast    bool
+
 	pfChunks [][]pframe
 	pfChunk  int // the chunk newPframe takes from
 	pfNext   int // its next free frame
@@ -1196,8 +1202,26 @@ func (s *scanner) optAddress() (a normalform.Address, ok bool) {
 	return s.address(), s.err == nil
 }
 
+// hashTok is the length of a hash's JSON text: a quote, 0x, 64 digits and
+// a quote.
+const hashTok = 2 + 2 + 2*len(normalform.Hash{})
+
 func (s *scanner) hash() (h normalform.Hash) {
+	st := s.here()
+	// The same text as the last hash read (every frame of a Parity
+	// transaction names it; a log's event topic repeats): the same bytes,
+	// validated and decoded already.
+	if b := s.buf; s.hasLast && st+hashTok <= len(b) && s.err == nil &&
+		string(b[st:st+hashTok]) == string(b[s.lastHashAt:s.lastHashAt+hashTok]) {
+		s.i = st + hashTok
+		return s.lastHash
+	}
 	s.fixedHex(h[:], "hash")
+	// Only a plain token (no escapes) decodes to a hash in exactly
+	// hashTok bytes.
+	if s.err == nil && s.i == st+hashTok {
+		s.lastHashAt, s.lastHash, s.hasLast = st, h, true
+	}
 	return
 }
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/hex"
 	"math/rand"
+	"strings"
 	"testing"
+
+	"github.com/flowq/flowq/normalform"
 )
 
 // TestSkipWS checks the word-at-a-time whitespace skip against a
@@ -93,6 +96,59 @@ func TestHexBytes(t *testing.T) {
 					t.Fatalf("hexBytes(%q) = %x, want an error (bad digit at %d)", d, got, at)
 				}
 			}
+		}
+	}
+}
+
+// TestHashRepeat checks that a hash whose text repeats the last one read
+// is taken from the last one only when every byte is the same: a list of
+// hashes, each differing from the one before in one byte (a digit, a bad
+// digit, the closing quote, the case of a digit), decodes as each would
+// alone.
+func TestHashRepeat(t *testing.T) {
+	h := "0x" + strings.Repeat("ab01", 16)
+	withAt := func(at int, c byte) string {
+		b := []byte(h)
+		b[at] = c
+		return string(b)
+	}
+	items := []string{
+		`"` + h + `"`,
+		`"` + h + `"`,
+		`"` + withAt(65, 'c') + `"`,
+		`"` + withAt(65, 'c') + `"`,
+		`"` + withAt(2, 'A') + `"`,
+		`"` + withAt(2, 'A') + `"`,
+		`"` + h + `"`,
+	}
+	var want []normalform.Hash
+	for _, it := range items {
+		s := newScanner([]byte(it), 0)
+		want = append(want, s.hash())
+		if s.err != nil {
+			t.Fatalf("%s alone: %v", it, s.err.msg)
+		}
+	}
+	doc := "[" + strings.Join(items, ",") + "]"
+	s := newScanner([]byte(doc), 0)
+	s.arrBegin()
+	for k := 0; s.arrNext(); k++ {
+		if got := s.hash(); s.err != nil || got != want[k] {
+			t.Fatalf("item %d of %s: %x (%v), want %x", k, doc, got, s.err, want[k])
+		}
+	}
+	if s.err != nil {
+		t.Fatal(s.err.msg)
+	}
+	for _, bad := range []string{withAt(65, 'g'), withAt(30, '"'), withAt(10, '\\'), withAt(3, 0x01)} {
+		doc := `["` + h + `","` + bad + `"]`
+		s := newScanner([]byte(doc), 0)
+		s.arrBegin()
+		for s.arrNext() {
+			s.hash()
+		}
+		if s.err == nil {
+			t.Errorf("%s: accepted, want an error for the second hash", doc)
 		}
 	}
 }
