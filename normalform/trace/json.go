@@ -57,6 +57,8 @@ type scanner struct {
 	lastHash   normalform.Hash
 	lastHashAt int
 	hasLast    bool
+	// The last string stepped over by skipSame, where its text is.
+	lastSkipAt, lastSkipLen int
 
 	pfChunks [][]pframe
 	pfChunk  int // the chunk newPframe takes from
@@ -701,6 +703,25 @@ func (s *scanner) skip() {
 		s.number()
 	default:
 		s.unexpected("a value")
+	}
+}
+
+// skipSame is skip for a value that usually repeats the one before it (a
+// block's hash in every frame and log): a string whose text is the same
+// as the last string skipSame stepped over is stepped over without being
+// read again. The bytes are the same, up to and including the closing
+// quote, so they are the same string, validated already. Anything else
+// is skipped, and validated, as skip does.
+func (s *scanner) skipSame() {
+	st := s.here()
+	if b, n := s.buf, s.lastSkipLen; n > 0 && s.err == nil && st+n <= len(b) &&
+		string(b[st:st+n]) == string(b[s.lastSkipAt:s.lastSkipAt+n]) {
+		s.i = st + n
+		return
+	}
+	s.skip()
+	if s.err == nil && st < len(s.buf) && s.buf[st] == '"' {
+		s.lastSkipAt, s.lastSkipLen = st, s.i-st
 	}
 }
 

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"math/rand"
 	"strings"
 	"testing"
@@ -149,6 +150,36 @@ func TestHashRepeat(t *testing.T) {
 		}
 		if s.err == nil {
 			t.Errorf("%s: accepted, want an error for the second hash", doc)
+		}
+	}
+}
+
+// TestSkipSame checks that skipSame accepts exactly what json.Valid
+// accepts over lists of two and three values, each a repeat, a near
+// repeat (a byte changed, cut or added after the closing quote) or not a
+// string at all, so that stepping over a repeated string never steps over
+// anything that differs from it.
+func TestSkipSame(t *testing.T) {
+	h := `"0x6a191156050aab2babfd8985ec263d5d25b972a3852f27bc6aacb5354595c908"`
+	vals := []string{
+		h, h[:len(h)-1] + `0"`, h[:len(h)-2] + `"`, h[:len(h)-1], h + `x`, h + `"`,
+		h[:10] + "\x01" + h[11:], h[:10] + `\` + h[11:], h[:10] + `\n` + h[12:],
+		`""`, `"\""`, `"\\"`, `"a"`, `"a"1`, `null`, `1`, `12`, `{}`, `[]`, `{"a":1}`,
+	}
+	for _, a := range vals {
+		for _, b := range vals {
+			for _, doc := range []string{"[" + a + "," + b + "]", "[" + a + "," + b + "," + b + "]", "[" + a + "," + a + "," + b + "]"} {
+				s := newScanner([]byte(doc), 0)
+				if s.arrBegin() {
+					for s.arrNext() {
+						s.skipSame()
+					}
+				}
+				s.end()
+				if got, want := s.err == nil, json.Valid([]byte(doc)); got != want {
+					t.Errorf("%q: accepted %v, json.Valid %v", doc, got, want)
+				}
+			}
 		}
 	}
 }
