@@ -1106,22 +1106,24 @@ func (s *scanner) smallInt(max int) (uint64, bool) {
 // 0x80, checked first), it is in a range [lo, hi] when adding 0x80-lo
 // carries into its top bit and adding 0x7f-hi does not.
 func hexWords(dst, src []byte) bool {
-	for k := 0; k+4 <= len(dst) && 2*k+8 <= len(src); k += 4 {
-		w := binary.LittleEndian.Uint64(src[2*k:])
-		if w&msb8 != 0 {
-			return false
-		}
+	// Shrinking windows: a round is one length test per slice, no index
+	// arithmetic; the top-bit test is folded into the range test's branch
+	// (a byte at or above 0x80 fails it, whatever the carries made of the
+	// others).
+	for len(dst) >= 4 && len(src) >= 8 {
+		w := binary.LittleEndian.Uint64(src)
 		digit := (w + lsb8*(0x80-'0')) &^ (w + lsb8*(0x7f-'9')) & msb8
 		l := w | lsb8*0x20 // 'A'-'F' to 'a'-'f'
 		alpha := (l + lsb8*(0x80-'a')) &^ (l + lsb8*(0x7f-'f')) & msb8
-		if digit|alpha != msb8 {
+		if (digit|alpha)^msb8|w&msb8 != 0 {
 			return false
 		}
 		nib := w&(lsb8*0x0f) + (alpha>>7)*9 // each byte's value, 0 to 15
 		t := (nib<<4 | nib>>8) & 0x00ff00ff00ff00ff
 		t = (t | t>>8) & 0x0000ffff0000ffff
 		t = t | t>>16
-		binary.LittleEndian.PutUint32(dst[k:], uint32(t))
+		binary.LittleEndian.PutUint32(dst, uint32(t))
+		dst, src = dst[4:], src[8:]
 	}
 	return true
 }
