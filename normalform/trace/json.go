@@ -47,11 +47,6 @@ type scanner struct {
 	anyDepth bool
 	tooDeep  bool // the error is about depth (skipNested)
 
-	// Chunks the readers allocate from (newPframe, ints): a block's
-	// frames cost one allocation per chunk rather than one each, and the
-	// chunks are handed out again after each bundle is assembled (reuse),
-	// so that a block of bundles allocates frames for its largest bundle
-	// only.
 	// The last hash read, where its text is (hash): a hash repeated from
 	// the last one is not decoded again.
 	lastHash   normalform.Hash
@@ -60,6 +55,11 @@ type scanner struct {
 	// The last string stepped over by skipSame, where its text is.
 	lastSkipAt, lastSkipLen int
 
+	// Chunks the readers allocate from (newPframe, ints): a block's
+	// frames cost one allocation per chunk rather than one each, and the
+	// chunks are handed out again after each bundle is assembled (reuse),
+	// so that a block of bundles allocates frames for its largest bundle
+	// only.
 	pfChunks [][]pframe
 	pfChunk  int // the chunk newPframe takes from
 	pfNext   int // its next free frame
