@@ -47,6 +47,14 @@ type scanner struct {
 	anyDepth bool
 	tooDeep  bool // the error is about depth (skipNested)
 
+	// The last hash read, where its text is (hash): a hash repeated from
+	// the last one is not decoded again.
+	lastHash   normalform.Hash
+	lastHashAt int
+	hasLast    bool
+	// The last string stepped over by skipSame, where its text is.
+	lastSkipAt, lastSkipLen int
+
 	// Chunks the readers allocate from (newPframe, ints): a block's
 	// frames cost one allocation per chunk rather than one each, and the
 	// chunks are handed out again after each bundle is assembled (reuse),
@@ -233,35 +241,63 @@ func (s *scanner) here() int {
 	return s.i
 }
 
-func (s *scanner) ws() {
-	i, b := s.i, s.buf
+// skipWS returns the offset of the first byte at or after i that is not
+// JSON whitespace, or len(b). Indentation after a newline is measured a
+// word at a time: the first byte of the word that is not a space is found
+// by its trailing zeros, so a run of any length costs one load per eight
+// spaces and no loop per byte.
+func skipWS(b []byte, i int) int {
 	for i < len(b) {
-		switch b[i] {
+		switch c := b[i]; c {
 		case ' ', '\t', '\r':
 			i++
 		case '\n':
-			// Indented JSON: a newline and a run of spaces, eight at a time.
 			i++
-			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == spaces8 {
+			for i+8 <= len(b) {
+				if w := binary.LittleEndian.Uint64(b[i:]) ^ spaces8; w != 0 {
+					i += bits.TrailingZeros64(w) >> 3
+					break
+				}
 				i += 8
 			}
 		default:
-			s.i = i
-			return
+			return i
 		}
 	}
-	s.i = i
+	return i
 }
 
 const spaces8 = 0x2020202020202020
 
-// peek returns the first byte of the next value, or 0 at the end of input.
-func (s *scanner) peek() byte {
-	s.ws()
-	if s.i >= len(s.buf) {
+// peek returns the first byte of the next value, or 0 at the end of input,
+// leaving the position there. A byte above ' ' (no whitespace before the
+// value, the common case once objNext and arrNext have stepped over it) is
+// returned inline; the rest is peekWS's, not inlined, so that peek stays
+// within the inliner's budget.
+func (s *scanner) peek() (c byte) {
+	if s.i < len(s.buf) {
+		if c = s.buf[s.i]; c > ' ' {
+			return
+		}
+	}
+	return s.peekWS()
+}
+
+// at is the byte at the position, 0 at the end of input.
+func (s *scanner) at() byte {
+	if s.i < len(s.buf) {
+		return s.buf[s.i]
+	}
+	return 0
+}
+
+func (s *scanner) peekWS() byte {
+	i := skipWS(s.buf, s.i)
+	s.i = i
+	if i >= len(s.buf) {
 		return 0
 	}
-	return s.buf[s.i]
+	return s.buf[i]
 }
 
 func kindOf(c byte) string {
@@ -332,50 +368,96 @@ func (s *scanner) objBegin() bool {
 }
 
 // objNext returns the next key of the current object, positioned at its
-// value, or false at the closing brace (or on error).
+// value (after the whitespace that precedes it), or false at the closing
+// brace (or on error). The common shape, a comma, indentation, a short key
+// and a colon, is read with a local position: whitespace by skipWS (a word
+// per eight spaces of indentation), the key's first eight bytes in one
+// word.
 func (s *scanner) objNext() ([]byte, bool) {
 	if s.err != nil {
 		return nil, false
 	}
 	top := &s.path[len(s.path)-1]
-	c := s.peek()
+	b, i := s.buf, s.i
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if i >= len(b) {
+		s.i = i
+		if top.n > 0 {
+			s.unexpected("',' or '}'")
+		} else {
+			s.unexpected("an object key")
+		}
+		return nil, false
+	}
+	c := b[i]
 	if c == '}' {
-		s.i++
+		s.i = i + 1
 		s.path = s.path[:len(s.path)-1]
 		return nil, false
 	}
 	if top.n > 0 {
 		if c != ',' {
+			s.i = i
 			s.unexpected("',' or '}'")
 			return nil, false
 		}
-		s.i++
-		c = s.peek()
+		i++
+		if i < len(b) && b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
+		if i >= len(b) {
+			s.i = i
+			s.unexpected("an object key")
+			return nil, false
+		}
+		c = b[i]
 	}
 	if c != '"' {
+		s.i = i
 		s.unexpected("an object key")
 		return nil, false
 	}
 	// The key (rawString's work, the position known to be at '"').
-	b := s.buf
-	top.keyAt = s.i
-	start := s.i + 1
+	top.keyAt = i
+	start := i + 1
+	var k int
+	if start+8 <= len(b) {
+		if m := specialMask(binary.LittleEndian.Uint64(b[start:])); m != 0 {
+			k = start + bits.TrailingZeros64(m)>>3
+		} else {
+			k = scanStr(b, start+8)
+		}
+	} else {
+		k = scanStr(b, start)
+	}
 	var key []byte
-	if k := scanStr(b, start); k < len(b) && b[k] == '"' {
-		key, s.i = b[start:k], k+1
+	if k < len(b) && b[k] == '"' {
+		key, i = b[start:k], k+1
 	} else if key = s.unescape(start, k); s.err != nil {
 		return nil, false
+	} else {
+		i = s.i
 	}
 	top.n++
-	if s.i < len(b) && b[s.i] == ':' { // "key": with no space before the colon
-		s.i++
-		return key, true
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
 	}
-	if s.peek() != ':' {
+	if i >= len(b) || b[i] != ':' {
+		s.i = i
 		s.unexpected("':'")
 		return nil, false
 	}
-	s.i++
+	i++
+	// The value's whitespace: in indented JSON, one space.
+	if i < len(b) && b[i] == ' ' {
+		i++
+	}
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	s.i = i
 	return key, true
 }
 
@@ -397,29 +479,38 @@ func (s *scanner) arrBegin() bool {
 	return true
 }
 
-// arrNext positions the scanner at the next element, or returns false at
-// the closing bracket (or on error).
+// arrNext positions the scanner at the next element (after the
+// whitespace that precedes it), or returns false at the closing bracket
+// (or on error).
 func (s *scanner) arrNext() bool {
 	if s.err != nil {
 		return false
 	}
 	top := &s.path[len(s.path)-1]
-	c := s.peek()
-	if c == ']' {
-		s.i++
+	b, i := s.buf, s.i
+	if i < len(b) && b[i] <= ' ' {
+		i = skipWS(b, i)
+	}
+	if i < len(b) && b[i] == ']' {
+		s.i = i + 1
 		s.path = s.path[:len(s.path)-1]
 		return false
 	}
 	if top.n > 0 {
-		if c != ',' {
+		if i >= len(b) || b[i] != ',' {
+			s.i = i
 			s.unexpected("',' or ']'")
 			return false
 		}
-		s.i++
+		i++
+		if i < len(b) && b[i] <= ' ' {
+			i = skipWS(b, i)
+		}
 	}
+	s.i = i
 	top.idx++
 	top.n++
-	if s.peek(); s.i >= len(s.buf) {
+	if i >= len(b) {
 		s.unexpected("an array element")
 		return false
 	}
@@ -615,6 +706,25 @@ func (s *scanner) skip() {
 	}
 }
 
+// skipSame is skip for a value that usually repeats the one before it (a
+// block's hash in every frame and log): a string whose text is the same
+// as the last string skipSame stepped over is stepped over without being
+// read again. The bytes are the same, up to and including the closing
+// quote, so they are the same string, validated already. Anything else
+// is skipped, and validated, as skip does.
+func (s *scanner) skipSame() {
+	st := s.here()
+	if b, n := s.buf, s.lastSkipLen; n > 0 && s.err == nil && st+n <= len(b) &&
+		string(b[st:st+n]) == string(b[s.lastSkipAt:s.lastSkipAt+n]) {
+		s.i = st + n
+		return
+	}
+	s.skip()
+	if s.err == nil && st < len(s.buf) && s.buf[st] == '"' {
+		s.lastSkipAt, s.lastSkipLen = st, s.i-st
+	}
+}
+
 func (s *scanner) literal(lit string) {
 	if !bytes.HasPrefix(s.buf[s.i:], []byte(lit)) {
 		if rest := s.buf[s.i:]; len(rest) < len(lit) && bytes.HasPrefix([]byte(lit), rest) {
@@ -678,7 +788,8 @@ func (s *scanner) nested() {
 	}
 	// key reads `"key" :` after '{' or ','.
 	key := func() bool {
-		switch c := s.peek(); {
+		s.i = skipWS(s.buf, s.i)
+		switch c := s.at(); {
 		case c == '"':
 			s.skipString()
 			if s.err != nil {
@@ -691,7 +802,8 @@ func (s *scanner) nested() {
 			s.unexpected("an object key")
 			return false
 		}
-		if s.peek() != ':' {
+		s.i = skipWS(s.buf, s.i)
+		if s.at() != ':' {
 			if s.i >= len(s.buf) {
 				eof()
 			} else {
@@ -704,7 +816,8 @@ func (s *scanner) nested() {
 	}
 	for {
 		// A value starts here.
-		c := s.peek()
+		s.i = skipWS(s.buf, s.i)
+		c := s.at()
 		switch {
 		case c == '{' || c == '[':
 			if len(st)+len(s.path) >= maxJSONDepth && !s.anyDepth {
@@ -714,7 +827,8 @@ func (s *scanner) nested() {
 			}
 			st = append(st, c)
 			s.i++
-			if d := s.peek(); d == c+2 { // '{'+2 == '}', '['+2 == ']'
+			s.i = skipWS(s.buf, s.i)
+			if d := s.at(); d == c+2 { // '{'+2 == '}', '['+2 == ']'
 				s.i++
 				st = st[:len(st)-1]
 				break
@@ -756,7 +870,8 @@ func (s *scanner) nested() {
 				return
 			}
 			top := st[len(st)-1]
-			c := s.peek()
+			s.i = skipWS(s.buf, s.i)
+			c := s.at()
 			if c == ',' {
 				s.i++
 				if top == '{' && !key() {
@@ -991,22 +1106,24 @@ func (s *scanner) smallInt(max int) (uint64, bool) {
 // 0x80, checked first), it is in a range [lo, hi] when adding 0x80-lo
 // carries into its top bit and adding 0x7f-hi does not.
 func hexWords(dst, src []byte) bool {
-	for k := 0; k+4 <= len(dst) && 2*k+8 <= len(src); k += 4 {
-		w := binary.LittleEndian.Uint64(src[2*k:])
-		if w&msb8 != 0 {
-			return false
-		}
+	// Shrinking windows: a round is one length test per slice, no index
+	// arithmetic; the top-bit test is folded into the range test's branch
+	// (a byte at or above 0x80 fails it, whatever the carries made of the
+	// others).
+	for len(dst) >= 4 && len(src) >= 8 {
+		w := binary.LittleEndian.Uint64(src)
 		digit := (w + lsb8*(0x80-'0')) &^ (w + lsb8*(0x7f-'9')) & msb8
 		l := w | lsb8*0x20 // 'A'-'F' to 'a'-'f'
 		alpha := (l + lsb8*(0x80-'a')) &^ (l + lsb8*(0x7f-'f')) & msb8
-		if digit|alpha != msb8 {
+		if (digit|alpha)^msb8|w&msb8 != 0 {
 			return false
 		}
 		nib := w&(lsb8*0x0f) + (alpha>>7)*9 // each byte's value, 0 to 15
 		t := (nib<<4 | nib>>8) & 0x00ff00ff00ff00ff
 		t = (t | t>>8) & 0x0000ffff0000ffff
 		t = t | t>>16
-		binary.LittleEndian.PutUint32(dst[k:], uint32(t))
+		binary.LittleEndian.PutUint32(dst, uint32(t))
+		dst, src = dst[4:], src[8:]
 	}
 	return true
 }
@@ -1108,8 +1225,26 @@ func (s *scanner) optAddress() (a normalform.Address, ok bool) {
 	return s.address(), s.err == nil
 }
 
+// hashTok is the length of a hash's JSON text: a quote, 0x, 64 digits and
+// a quote.
+const hashTok = 2 + 2 + 2*len(normalform.Hash{})
+
 func (s *scanner) hash() (h normalform.Hash) {
+	st := s.here()
+	// The same text as the last hash read (every frame of a Parity
+	// transaction names it; a log's event topic repeats): the same bytes,
+	// validated and decoded already.
+	if b := s.buf; s.hasLast && st+hashTok <= len(b) && s.err == nil &&
+		string(b[st:st+hashTok]) == string(b[s.lastHashAt:s.lastHashAt+hashTok]) {
+		s.i = st + hashTok
+		return s.lastHash
+	}
 	s.fixedHex(h[:], "hash")
+	// Only a plain token (no escapes) decodes to a hash in exactly
+	// hashTok bytes.
+	if s.err == nil && s.i == st+hashTok {
+		s.lastHashAt, s.lastHash, s.hasLast = st, h, true
+	}
 	return
 }
 
@@ -1120,7 +1255,13 @@ func (s *scanner) hexBytes() []byte {
 		return nil
 	}
 	out := make([]byte, len(txt)/2)
-	for k := range out {
+	// Whole words of eight digits by hexWords, the rest a byte at a time.
+	n := len(out) &^ 3
+	if !hexWords(out[:n], txt[:2*n]) {
+		s.failf("invalid hex data")
+		return nil
+	}
+	for k := n; k < len(out); k++ {
 		hi, lo := unhex(txt[2*k]), unhex(txt[2*k+1])
 		if hi > 15 || lo > 15 {
 			s.failf("invalid hex data")
@@ -1179,13 +1320,11 @@ func (s *scanner) skipLax() {
 func (s *scanner) laxString() {
 	k := s.i + 1
 	for {
-		j := bytes.IndexByte(s.buf[k:], '"')
-		if j < 0 {
+		if k = quoteAt(s.buf, k); k >= len(s.buf) {
 			s.i = len(s.buf)
 			s.failf("unterminated string (truncated JSON?)")
 			return
 		}
-		k += j
 		// Count the backslashes before the quote: an odd number escapes it.
 		bs := 0
 		for m := k - 1; m > s.i && s.buf[m] == '\\'; m-- {
@@ -1199,12 +1338,38 @@ func (s *scanner) laxString() {
 	}
 }
 
+// quoteAt returns the offset of the first '"' at or after k, or len(b):
+// eight bytes a word (a call to bytes.IndexByte costs more than the short
+// strings of a trace take to scan).
+func quoteAt(b []byte, k int) int {
+	if k < len(b) {
+		rest := b[k:]
+		for len(rest) >= 8 {
+			x := binary.LittleEndian.Uint64(rest) ^ (lsb8 * '"')
+			if m := (x - lsb8) &^ x & msb8; m != 0 {
+				return len(b) - len(rest) + bits.TrailingZeros64(m)>>3
+			}
+			rest = rest[8:]
+		}
+		k = len(b) - len(rest)
+	}
+	for ; k < len(b); k++ {
+		if b[k] == '"' {
+			return k
+		}
+	}
+	return k
+}
+
 func (s *scanner) laxNested() {
 	var stack [64]byte
 	st := stack[:0]
 	for s.i < len(s.buf) {
 		c := s.buf[s.i]
 		switch c {
+		case ' ', '\n', '\t', '\r':
+			s.i = skipWS(s.buf, s.i)
+			continue
 		case '"':
 			s.laxString()
 			if s.err != nil {

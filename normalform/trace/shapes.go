@@ -201,6 +201,8 @@ func readLog(s *scanner, wantPos bool) rlog {
 			}
 			l.txHash = s.hash()
 			l.hasTx = true
+		case "blockHash":
+			s.skipSame()
 		default:
 			s.skip()
 		}
@@ -325,6 +327,8 @@ func parityFrame(s *scanner) *pframe {
 				p.block = s.u64()
 				p.hasBlock = true
 			}
+		case "blockHash":
+			s.skipSame()
 		default:
 			s.skip()
 		}
