@@ -246,18 +246,18 @@ func transferDeltaIn(t *Transfer, buf *[2]DeltaEntry) Delta {
 // join builds the chain whose sequence is a's then b's.
 func join(a, b *Chain, rule Rule, label Label, merged bool) (*Chain, error) {
 	c := new(Chain)
-	if err := joinInto(c, a, b, rule, label, merged); err != nil {
+	if err := joinInto(c, a, b, rule, label, merged, nil); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // joinInto is join writing the chain into c (zero), which the caller
-// allocated.
-func joinInto(c, a, b *Chain, rule Rule, label Label, merged bool) error {
+// allocated, its δ carved from sl when small (nil: allocated on its own).
+func joinInto(c, a, b *Chain, rule Rule, label Label, merged bool, sl *deltaSlab) error {
 	*c = Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
 		First: a.First, Last: b.Last, N: a.N + b.N}
-	if err := c.setBalance(a, b); err != nil {
+	if err := c.setBalanceIn(a, b, sl); err != nil {
 		return err
 	}
 	if b.N >= 2 {

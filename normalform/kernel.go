@@ -70,6 +70,7 @@ type kernel struct {
 	builtSlab []builtNode     // the rest of the block built nodes are carved from
 	leafSlab  []Chain         // the rest of the block leaf chains are carved from
 	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
+	deltas    deltaSlab       // the blocks built chains' small δs are carved from
 	slabN     int             // the size of a new block (reserve's hint; 0: slabSize)
 	opsN      int             // the size of a new block of operands (reserve's hint; 0: 128)
 	texts     strings.Builder // the block the lifts' results are carved from (see text)
@@ -312,7 +313,7 @@ func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 func (k *kernel) build(f *Frame, rule Rule, label Label, merged bool, a, b *Node) *Node {
 	ca, cb := k.asChain(a), k.asChain(b)
 	m := k.newBuilt()
-	if err := joinInto(&m.c, ca, cb, rule, label, merged); err != nil {
+	if err := joinInto(&m.c, ca, cb, rule, label, merged, &k.deltas); err != nil {
 		if k.err == nil {
 			k.err = err
 		}
@@ -1170,6 +1171,7 @@ func (k *kernel) reserve(root *Node) {
 	}
 	count(root)
 	k.slabN = min(max(leaves, 1), slabSize)
+	k.deltas.size = min(4*max(leaves, 1), deltaBlock) // a built chain's δ: about four entries
 	k.opsN = min(frames+2*leaves+2, 128)
 	if need := len(k.steps) + leaves + frames + 8; cap(k.steps) < need {
 		k.steps = append(make([]Step, 0, need), k.steps...)
