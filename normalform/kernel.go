@@ -791,7 +791,8 @@ type rootTracker struct {
 	// Carving space kept for reuse across analyses (see trackerPool).
 	counts []int32
 	arena  []entry
-	peak   int // the most junctions, addresses or tokens held since made
+	more   []entry // the rest of the block grown lists are carved from (see carve)
+	peak   int     // the most junctions, addresses or tokens held since made
 
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
@@ -910,6 +911,7 @@ func releaseRootTracker(tr *rootTracker) {
 	tr.lists = tr.lists[:0]
 	clear(tr.counts)
 	clear(tr.arena)
+	tr.more = nil // its lists are the analysis's (cleared with tr.lists)
 	clear(tr.fresh[:cap(tr.fresh)])
 	clear(tr.freshBuf[:cap(tr.freshBuf)])
 	clear(tr.cands[:cap(tr.cands)])
@@ -1021,6 +1023,11 @@ func (tr *rootTracker) add(n *Node) {
 			clear(l[w:])
 			l = l[:w]
 		}
+		if len(l) == cap(l) {
+			// Still full: move it to room carved from the tracker's
+			// block (one allocation per block, not one per list).
+			l = append(tr.carve(max(4, 2*cap(l))), l...)
+		}
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
@@ -1039,6 +1046,21 @@ func (tr *rootTracker) add(n *Node) {
 		n.rootJ[1] = ins(chainDest, tr.junctionOf(c.Last, true))   // (d(C), τ_out(C))
 	}
 }
+
+// carve returns an empty list with room for c entries, carved from the
+// tracker's current block of grown lists (see add).
+func (tr *rootTracker) carve(c int) []entry {
+	if len(tr.more) < c {
+		tr.more = make([]entry, max(c, listBlock))
+	}
+	l := tr.more[:0:c]
+	tr.more = tr.more[c:]
+	return l
+}
+
+// listBlock is the number of entries of a block grown lists are carved
+// from (4 KB).
+const listBlock = 256
 
 // replace records a rewrite: r takes first's place and number, and first
 // and second leave.
