@@ -280,11 +280,16 @@ func (c *Chain) ownParts() (Delta, *balance, error) {
 // allocation per block instead of one per built chain.
 type deltaSlab struct {
 	rest Delta
-	size int // entries of a new block (0: deltaBlock)
+	size int // entries of the next block: 16 at first, doubling up to deltaBlock
+	sums int // sums made so far, up to deltaAlone
 }
 
-// deltaBlock is the default number of entries of a block (8 KB).
+// deltaBlock is the most entries of a block (8 KB).
 const deltaBlock = 64
+
+// deltaAlone is how many sums a kernel allocates one by one before it
+// carves from blocks.
+const deltaAlone = 8
 
 // sum returns a + b, as Delta.Sum does, carved from the slab when it is
 // summed on the stack.
@@ -300,12 +305,18 @@ func (sl *deltaSlab) sum(a, b Delta) (Delta, error) {
 	if len(out) == 0 {
 		return Delta{}, nil
 	}
+	if sl.sums < deltaAlone {
+		// The first few sums (all of a small tree's) are allocated on
+		// their own, at their length: a block would be mostly unused.
+		sl.sums++
+		r := make(Delta, len(out))
+		copy(r, out)
+		return r, nil
+	}
 	if len(sl.rest) < len(out) {
-		size := sl.size
-		if size <= 0 {
-			size = deltaBlock
-		}
+		size := max(sl.size, 2*sumStack)
 		sl.rest = make(Delta, max(size, len(out)))
+		sl.size = min(2*size, deltaBlock) // the next block larger
 	}
 	r := sl.rest[:len(out):len(out)]
 	sl.rest = sl.rest[len(out):]

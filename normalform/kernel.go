@@ -792,6 +792,7 @@ type rootTracker struct {
 	counts []int32
 	arena  []entry
 	more   []entry // the rest of the block grown lists are carved from (see carve)
+	moreN  int     // the size of the next such block
 	peak   int     // the most junctions, addresses or tokens held since made
 
 	// Scratch reused by nodeStep from call to call.
@@ -911,7 +912,7 @@ func releaseRootTracker(tr *rootTracker) {
 	tr.lists = tr.lists[:0]
 	clear(tr.counts)
 	clear(tr.arena)
-	tr.more = nil // its lists are the analysis's (cleared with tr.lists)
+	tr.more, tr.moreN = nil, 0 // its lists are the analysis's (cleared with tr.lists)
 	clear(tr.fresh[:cap(tr.fresh)])
 	clear(tr.freshBuf[:cap(tr.freshBuf)])
 	clear(tr.cands[:cap(tr.cands)])
@@ -1051,15 +1052,17 @@ func (tr *rootTracker) add(n *Node) {
 // tracker's current block of grown lists (see add).
 func (tr *rootTracker) carve(c int) []entry {
 	if len(tr.more) < c {
-		tr.more = make([]entry, max(c, listBlock))
+		size := max(tr.moreN, 16)
+		tr.more = make([]entry, max(c, size))
+		tr.moreN = min(2*size, listBlock) // blocks double up to listBlock
 	}
 	l := tr.more[:0:c]
 	tr.more = tr.more[c:]
 	return l
 }
 
-// listBlock is the number of entries of a block grown lists are carved
-// from (4 KB).
+// listBlock is the most entries of a block grown lists are carved from
+// (4 KB); the first block of an analysis has 16.
 const listBlock = 256
 
 // replace records a rewrite: r takes first's place and number, and first
@@ -1193,7 +1196,6 @@ func (k *kernel) reserve(root *Node) {
 	}
 	count(root)
 	k.slabN = min(max(leaves, 1), slabSize)
-	k.deltas.size = min(4*max(leaves, 1), deltaBlock) // a built chain's δ: about four entries
 	k.opsN = min(frames+2*leaves+2, 128)
 	if need := len(k.steps) + leaves + frames + 8; cap(k.steps) < need {
 		k.steps = append(make([]Step, 0, need), k.steps...)
