@@ -783,8 +783,12 @@ type rootTracker struct {
 	ids   map[uint64]int32     // (address number, token number) → junction number
 	byPos []posJunctions       // by transfer position
 	lists [][listKinds][]entry // by junction number, then kind
-	fresh []*Node
-	wm    int64 // the watermark (see nodeStep)
+	nj    int                  // junctions numbered
+	// deferLists: lists are not made yet (newRootTracker numbers the
+	// kids' junctions first).
+	deferLists bool
+	fresh      []*Node
+	wm         int64 // the watermark (see nodeStep)
 
 	partners *[2][]partnerList // partnerLists (a test's variant in tests)
 
@@ -818,9 +822,11 @@ func newRootTracker(kids []*Node) *rootTracker {
 	tr, _ := trackerPool.Get().(*rootTracker)
 	if tr == nil {
 		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
-			ids: make(map[uint64]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
-			heap: make([]entry, 0, len(kids))}
+			ids: make(map[uint64]int32, len(kids)), heap: make([]entry, 0, len(kids))}
 	}
+	// The partner lists are made once the kids' junctions are numbered,
+	// at their number (not grown by doubling as they are numbered).
+	tr.deferLists = true
 	tr.partners = &partnerLists
 	// Number the kids' junctions and count each list's entries, so that
 	// the lists are carved from one allocation (a list that grows later
@@ -852,6 +858,12 @@ func newRootTracker(kids []*Node) *rootTracker {
 			tr.junctionOf(n.Chain.Last, true)
 		}
 	}
+	if cap(tr.lists) >= tr.nj {
+		tr.lists = tr.lists[:tr.nj]
+	} else {
+		tr.lists = make([][listKinds][]entry, tr.nj)
+	}
+	tr.deferLists = false
 	counts := tr.counts[:0]
 	if cap(counts) < len(tr.lists)*listKinds {
 		counts = make([]int32, 0, len(tr.lists)*listKinds)
@@ -909,7 +921,7 @@ func releaseRootTracker(tr *rootTracker) {
 	clear(tr.ids)
 	clear(tr.byPos)
 	clear(tr.lists)
-	tr.lists = tr.lists[:0]
+	tr.lists, tr.nj = tr.lists[:0], 0
 	clear(tr.counts)
 	clear(tr.arena)
 	tr.more, tr.moreN = nil, 0 // its lists are the analysis's (cleared with tr.lists)
@@ -965,9 +977,12 @@ func (tr *rootTracker) id(addr Address, tok *Token) int32 {
 	if x, ok := tr.ids[key]; ok {
 		return x
 	}
-	x := int32(len(tr.lists))
+	x := int32(tr.nj)
+	tr.nj++
 	tr.ids[key] = x
-	tr.lists = append(tr.lists, [listKinds][]entry{})
+	if !tr.deferLists {
+		tr.lists = append(tr.lists, [listKinds][]entry{})
+	}
 	return x
 }
 
