@@ -208,7 +208,8 @@ func (s *siblings) init(kids []*Node) {
 	n := len(kids)
 	s.ns = kids
 	if cap(s.next) < n {
-		s.next, s.prev = make([]int32, n, n+n/4), make([]int32, n, n+n/4)
+		// One allocation for both (reserve sizes it for the whole tree).
+		s.grow(n + n/4)
 	}
 	s.next, s.prev = s.next[:n], s.prev[:n]
 	for i := range n {
@@ -220,6 +221,12 @@ func (s *siblings) init(kids []*Node) {
 	} else {
 		s.head = -1
 	}
+}
+
+// grow gives the link arrays room for c slots, in one allocation.
+func (s *siblings) grow(c int) {
+	links := make([]int32, 2*c)
+	s.next, s.prev = links[:0:c], links[c:c:2*c]
 }
 
 // remove unlinks slot j. Its own links keep the neighbours it had, which
@@ -1217,6 +1224,9 @@ func (k *kernel) reserve(root *Node) {
 	}
 	if cap(k.stack) < leaves {
 		k.stack = make([]*Node, 0, leaves)
+	}
+	if cap(k.sib.next) < leaves { // no frame has more children than the tree has leaves
+		k.sib.grow(leaves)
 	}
 }
 
