@@ -137,6 +137,9 @@ func (c *Chain) TokMid() Token {
 
 // Transfers appends the chain's transfers, in order, to dst.
 func (c *Chain) Transfers(dst []*Transfer) []*Transfer {
+	if dst == nil && c.N > 1 {
+		dst = make([]*Transfer, 0, c.N) // one allocation, not one per doubling
+	}
 	if c.Leaf != nil {
 		return append(dst, c.Leaf)
 	}

@@ -629,27 +629,55 @@ func (a *Analysis) distribute(cfg *Config) {
 // what its accounts received from outside it less what they sent out.
 func (a *Analysis) flat() (Delta, error) {
 	inCo := a.coalition()
-	sums := map[Token]*Signed{}
+	// The sums per token, in one slice: found by a scan while the tokens
+	// are few (most transactions), by a map from token to index beyond.
+	var d Delta
+	var at map[Token]int
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
 		in, out := inCo(t.To), inCo(t.From)
 		if in == out || t.Amount.IsZero() {
 			continue
 		}
-		s := sums[t.Token]
-		if s == nil {
-			s = &Signed{}
-			sums[t.Token] = s
+		k := -1
+		if at != nil {
+			if x, ok := at[t.Token]; ok {
+				k = x
+			}
+		} else {
+			for x := range d {
+				if d[x].Token == t.Token {
+					k = x
+					break
+				}
+			}
 		}
-		if s.Add(&t.Amount, out) {
+		if k < 0 {
+			k = len(d)
+			d = append(d, DeltaEntry{Addr: a.Recipient, Token: t.Token})
+			if at != nil {
+				at[t.Token] = k
+			} else if len(d) == 16 {
+				at = make(map[Token]int, 32)
+				for x := range d {
+					at[d[x].Token] = x
+				}
+			}
+		}
+		if d[k].Amount.Add(&t.Amount, out) {
 			return nil, ErrOverflow
 		}
 	}
-	d := make(Delta, 0, len(sums))
-	for tok, s := range sums {
-		if s.Sign() != 0 {
-			d = append(d, DeltaEntry{Addr: a.Recipient, Token: tok, Amount: *s})
+	w := 0
+	for _, e := range d {
+		if e.Amount.Sign() != 0 {
+			d[w] = e
+			w++
 		}
+	}
+	d = d[:w:w]
+	if len(d) == 0 {
+		d = make(Delta, 0)
 	}
 	slices.SortFunc(d, func(x, y DeltaEntry) int { return compareToken(&x.Token, &y.Token) }) // tokens are distinct
 	return d, nil
