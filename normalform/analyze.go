@@ -148,7 +148,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		a.costs(cfg, nil)
 		return a, nil
 	}
-	k := &kernel{cfg: cfg, principal: a.Principal}
+	k := newKernel(cfg, a.Principal)
 	root := tx.Root // read only: the kernel copies the leaves it rewrites
 	kids := k.structuralFixpoint(root)
 	kids, a.Passes = k.annotateAndReduce(root.Frame, kids)
@@ -170,6 +170,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 	if err := a.classify(k, cfg, root.Frame, selfCall); err != nil {
 		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), err)
 	}
+	releaseKernel(k)
 	return a, nil
 }
 

@@ -80,6 +80,37 @@ type kernel struct {
 	leafNames, chainNames, frameNames numNames
 }
 
+// kernelPool keeps kernels between analyses for their scratch (the
+// sibling links and the lift-name buffer): a kernel is otherwise made
+// fresh for every transaction. What a kernel built (steps, chains, nodes,
+// names, texts) is the analysis's and is never kept (releaseKernel).
+var kernelPool sync.Pool
+
+// kernelKeep bounds the scratch a kept kernel holds (sibling slots).
+const kernelKeep = 4096
+
+// newKernel returns an empty kernel for cfg, from the pool when it can.
+func newKernel(cfg *Config, principal func(Address) bool) *kernel {
+	k, _ := kernelPool.Get().(*kernel)
+	if k == nil {
+		k = &kernel{}
+	}
+	k.cfg, k.principal = cfg, principal
+	return k
+}
+
+// releaseKernel empties k and keeps it for the next analysis, with its
+// scratch only; the analysis keeps what k built.
+func releaseKernel(k *kernel) {
+	if cap(k.sib.next) > kernelKeep || k.tr != nil {
+		return
+	}
+	next, prev, buf := k.sib.next[:0], k.sib.prev[:0], k.buf[:0]
+	*k = kernel{}
+	k.sib.next, k.sib.prev, k.buf = next, prev, buf
+	kernelPool.Put(k)
+}
+
 // numNames makes the names prefix+"0", prefix+"1", … for the step log, a
 // block of nameBlockSize at a time in one string (each name a substring of
 // it), instead of two allocations per name (the number, the concatenation).
@@ -1371,7 +1402,9 @@ func Rewrite(tx *Tx, cfg *Config) error {
 	if k == nil {
 		return nil
 	}
-	return k.err
+	err := k.err
+	releaseKernel(k)
+	return err
 }
 
 // rewrite runs the kernel on a copy of tx's tree with the given
@@ -1388,7 +1421,7 @@ func rewrite(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) (*kerne
 	} else {
 		a.Recipient = tx.Root.Frame.To
 	}
-	k := &kernel{cfg: cfg, principal: a.Principal}
+	k := newKernel(cfg, a.Principal)
 	root := tx.Root // read only: reduce copies the leaves it rewrites
 	kids := fixpoint(k, root)
 	kids, _ = k.annotateAndReduce(root.Frame, kids)
