@@ -134,32 +134,46 @@ func seq(parts []*Term) *Term {
 }
 
 // bodyTerm walks a chain's pieces in order; prev is the token of the
-// transfer before, across pieces.
+// transfer before, across pieces (nil before the first).
 func bodyTerm(c *Chain, prev **Token) []*Term {
+	var p Token
+	has := *prev != nil
+	if has {
+		p = **prev
+	}
+	out := bodyInto(c, &p, &has, nil)
+	if has {
+		*prev = &p
+	}
+	return out
+}
+
+// bodyInto is bodyTerm appending to dst, the token before kept by value
+// (has: there is one): no token allocated per transfer, no slice per
+// piece.
+func bodyInto(c *Chain, prev *Token, has *bool, dst []*Term) []*Term {
+	for c.Leaf == nil && !(c.Merged && c.Rule.Parallel()) {
+		dst = bodyInto(c.Left, prev, has, dst)
+		c = c.Right
+	}
 	if c.Leaf != nil {
 		t := c.Leaf
-		var out []*Term
-		if *prev != nil && **prev != t.Token {
-			out = append(out, &Term{Kind: TSwap, At: t.From, In: **prev, Out: t.Token})
+		if *has && *prev != t.Token {
+			dst = append(dst, &Term{Kind: TSwap, At: t.From, In: *prev, Out: t.Token})
 		}
-		tok := t.Token
-		*prev = &tok
-		return out
+		*prev, *has = t.Token, true
+		return dst
 	}
-	if c.Merged && c.Rule.Parallel() {
-		arms := flattenPar(c, nil)
-		sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
-		par := &Term{Kind: TPar}
-		start := *prev
-		for _, arm := range arms {
-			p := start
-			par.Parts = append(par.Parts, seq(bodyTerm(arm, &p)))
-		}
-		out := c.TokOut()
-		*prev = &out
-		return []*Term{par}
+	arms := flattenPar(c, nil)
+	sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
+	par := &Term{Kind: TPar}
+	start, startHas := *prev, *has
+	for _, arm := range arms {
+		p, h := start, startHas
+		par.Parts = append(par.Parts, seq(bodyInto(arm, &p, &h, nil)))
 	}
-	return append(bodyTerm(c.Left, prev), bodyTerm(c.Right, prev)...)
+	*prev, *has = c.TokOut(), true
+	return append(dst, par)
 }
 
 // flattenPar is κ's flattening of nested parallel merges.
