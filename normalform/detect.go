@@ -142,15 +142,18 @@ type detector struct {
 	depth   map[int32]int32 // frame index → depth, for the frames of T0
 	checked []witness.Transfer[Token]
 	senders map[Address]bool // addresses that send something (settle.go)
+	cdBuf   Delta            // classDelta's storage, reused from call to call
 }
 
 // classDelta sums a balance's entries per =_τ class, in the classes'
-// units, dropping zeros (Config.Fold with the addresses left out).
+// units, dropping zeros (Config.Fold with the addresses left out). The
+// result is read before the next call, never kept: its storage is reused.
 func (d *detector) classDelta(bal Delta) (Delta, error) {
-	out := make(Delta, len(bal))
-	for i, e := range bal {
-		out[i] = DeltaEntry{Token: e.Token, Amount: e.Amount}
+	out := d.cdBuf[:0]
+	for _, e := range bal {
+		out = append(out, DeltaEntry{Token: e.Token, Amount: e.Amount})
 	}
+	d.cdBuf = out[:0]
 	return d.cfg.foldOwn(out)
 }
 
