@@ -134,32 +134,46 @@ func seq(parts []*Term) *Term {
 }
 
 // bodyTerm walks a chain's pieces in order; prev is the token of the
-// transfer before, across pieces.
+// transfer before, across pieces (nil before the first).
 func bodyTerm(c *Chain, prev **Token) []*Term {
+	var p Token
+	has := *prev != nil
+	if has {
+		p = **prev
+	}
+	out := bodyInto(c, &p, &has, nil)
+	if has {
+		*prev = &p
+	}
+	return out
+}
+
+// bodyInto is bodyTerm appending to dst, the token before kept by value
+// (has: there is one): no token allocated per transfer, no slice per
+// piece.
+func bodyInto(c *Chain, prev *Token, has *bool, dst []*Term) []*Term {
+	for c.Leaf == nil && !(c.Merged && c.Rule.Parallel()) {
+		dst = bodyInto(c.Left, prev, has, dst)
+		c = c.Right
+	}
 	if c.Leaf != nil {
 		t := c.Leaf
-		var out []*Term
-		if *prev != nil && **prev != t.Token {
-			out = append(out, &Term{Kind: TSwap, At: t.From, In: **prev, Out: t.Token})
+		if *has && *prev != t.Token {
+			dst = append(dst, &Term{Kind: TSwap, At: t.From, In: *prev, Out: t.Token})
 		}
-		tok := t.Token
-		*prev = &tok
-		return out
+		*prev, *has = t.Token, true
+		return dst
 	}
-	if c.Merged && c.Rule.Parallel() {
-		arms := flattenPar(c, nil)
-		sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
-		par := &Term{Kind: TPar}
-		start := *prev
-		for _, arm := range arms {
-			p := start
-			par.Parts = append(par.Parts, seq(bodyTerm(arm, &p)))
-		}
-		out := c.TokOut()
-		*prev = &out
-		return []*Term{par}
+	arms := flattenPar(c, nil)
+	sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
+	par := &Term{Kind: TPar}
+	start, startHas := *prev, *has
+	for _, arm := range arms {
+		p, h := start, startHas
+		par.Parts = append(par.Parts, seq(bodyInto(arm, &p, &h, nil)))
 	}
-	return append(bodyTerm(c.Left, prev), bodyTerm(c.Right, prev)...)
+	*prev, *has = c.TokOut(), true
+	return append(dst, par)
 }
 
 // flattenPar is κ's flattening of nested parallel merges.
@@ -207,6 +221,28 @@ func (n *namer) token(t Token) string {
 	return variable(n.tokens, t, "τ")
 }
 
+// putAddr writes addr(a) to b (the exact level's hex without a string).
+func (n *namer) putAddr(b *textBuf, a Address) {
+	if !n.display && n.level == Exact {
+		b.b = appendHex(b.b, a)
+		return
+	}
+	b.str(n.addr(a))
+}
+
+// putToken writes token(t) to b (a token's key without a string).
+func (n *namer) putToken(b *textBuf, t Token) {
+	if n.cfg == nil && (n.level == Exact || n.level == Tokens) {
+		b.b = appendHex(b.b, t.Addr)
+		if t.HasID() {
+			b.byte1('/')
+			b.str(t.ID.Dec())
+		}
+		return
+	}
+	b.str(n.token(t))
+}
+
 // variable is k's variable: prefix and k's rank of first occurrence in m.
 func variable[K comparable](m map[K]string, k K, prefix string) string {
 	if v, ok := m[k]; ok {
@@ -220,18 +256,18 @@ func variable[K comparable](m map[K]string, k K, prefix string) string {
 var termNames = map[TermKind]string{TStar: "Star", TCycle: "Cycle", TPath: "Path", TLeft: "Left", TCost: "Cost"}
 
 // head writes a term's NAME@AT(IN, without its place at the family level.
-func (n *namer) head(b *strings.Builder, name string, t *Term) {
-	b.WriteString(name)
+func (n *namer) head(b *textBuf, name string, t *Term) {
+	b.str(name)
 	if n.level != Family {
-		b.WriteByte('@')
-		b.WriteString(n.addr(t.At))
+		b.byte1('@')
+		n.putAddr(b, t.At)
 	}
-	b.WriteByte('(')
-	b.WriteString(n.token(t.In))
+	b.byte1('(')
+	n.putToken(b, t.In)
 }
 
 // render writes a term; amounts only at the exact level.
-func (n *namer) render(b *strings.Builder, t *Term) {
+func (n *namer) render(b *textBuf, t *Term) {
 	switch t.Kind {
 	case TStar, TCycle, TPath:
 		name := termNames[t.Kind]
@@ -239,58 +275,60 @@ func (n *namer) render(b *strings.Builder, t *Term) {
 			name = "Cycle:" + t.Label.String()
 		}
 		n.head(b, name, t)
-		b.WriteString(", ")
+		b.str(", ")
 		if len(t.Parts) == 1 && !(t.Parts[0].Kind == TSeq && len(t.Parts[0].Parts) == 0) {
 			n.render(b, t.Parts[0])
 		} else {
-			b.WriteString("ε")
+			b.str("ε")
 		}
-		b.WriteString(", ")
-		b.WriteString(n.token(t.Out))
-		b.WriteByte(')')
+		b.str(", ")
+		n.putToken(b, t.Out)
+		b.byte1(')')
 	case TSwap:
 		n.head(b, "Swap", t)
-		b.WriteByte(',')
-		b.WriteString(n.token(t.Out))
-		b.WriteByte(')')
+		b.byte1(',')
+		n.putToken(b, t.Out)
+		b.byte1(')')
 	case TSeq:
 		for i, p := range t.Parts {
 			if i > 0 {
-				b.WriteString(" ∘ ")
+				b.str(" ∘ ")
 			}
 			n.render(b, p)
 		}
 		if len(t.Parts) == 0 {
-			b.WriteString("ε")
+			b.str("ε")
 		}
 	case TPar:
 		for i, p := range t.Parts {
 			if i > 0 {
-				b.WriteString(" ∥ ")
+				b.str(" ∥ ")
 			}
-			b.WriteByte('(')
+			b.byte1('(')
 			n.render(b, p)
-			b.WriteByte(')')
+			b.byte1(')')
 		}
 	case TLC:
-		b.WriteString("LC@")
-		b.WriteString(n.addr(t.At))
-		b.WriteByte('(')
-		b.WriteString(n.token(t.In))
+		b.str("LC@")
+		n.putAddr(b, t.At)
+		b.byte1('(')
+		n.putToken(b, t.In)
 		if n.level == Exact {
-			b.WriteString(", " + t.Amount)
+			b.str(", ")
+			b.str(t.Amount)
 		}
-		b.WriteByte(')')
+		b.byte1(')')
 	case TLeft, TCost:
-		b.WriteString(termNames[t.Kind])
-		b.WriteByte('@')
-		b.WriteString(n.addr(t.At))
-		b.WriteByte('(')
-		b.WriteString(n.token(t.In))
+		b.str(termNames[t.Kind])
+		b.byte1('@')
+		n.putAddr(b, t.At)
+		b.byte1('(')
+		n.putToken(b, t.In)
 		if n.level == Exact {
-			b.WriteString(", " + t.Amount)
+			b.str(", ")
+			b.str(t.Amount)
 		}
-		b.WriteByte(')')
+		b.byte1(')')
 	}
 }
 
@@ -301,9 +339,9 @@ func (a *Analysis) RenderTerms(cfg *Config) []string {
 	n := &namer{level: Tokens, display: true, cfg: cfg, addrs: map[Address]string{}, tokens: map[Token]string{}}
 	var out []string
 	for _, t := range a.Terms() {
-		var b strings.Builder
+		var b textBuf
 		n.render(&b, t)
-		out = append(out, b.String())
+		out = append(out, string(b.b))
 	}
 	return out
 }
@@ -351,15 +389,20 @@ func sk(t *Term) *Term {
 }
 
 func canonicalText(l Level, ts []*Term) string {
+	var b textBuf
+	writeCanonical(&b, l, ts)
+	return string(b.b)
+}
+
+// writeCanonical writes the canonical text of ts at level l to b.
+func writeCanonical(b *textBuf, l Level, ts []*Term) {
 	n := &namer{level: l, addrs: map[Address]string{}, tokens: map[Token]string{}}
-	var b strings.Builder
 	for i, t := range ts {
 		if i > 0 {
-			b.WriteString(" ; ")
+			b.str(" ; ")
 		}
-		n.render(&b, t)
+		n.render(b, t)
 	}
-	return b.String()
 }
 
 // Canonical returns the canonical form of a level, as text. Exact is the
@@ -380,6 +423,21 @@ func (a *Analysis) Canonical(l Level) string {
 }
 
 func (a *Analysis) familyText(terms []*Term) string {
+	return strings.Join(a.familyKeys(terms), " ; ")
+}
+
+// writeFamily writes familyText to b.
+func (a *Analysis) writeFamily(b *textBuf, terms []*Term) {
+	for i, k := range a.familyKeys(terms) {
+		if i > 0 {
+			b.str(" ; ")
+		}
+		b.str(k)
+	}
+}
+
+// familyKeys are the family level's parts, sorted.
+func (a *Analysis) familyKeys(terms []*Term) []string {
 	var stars, closed, lcs []*Term
 	for _, t := range terms {
 		switch t.Kind {
@@ -408,51 +466,58 @@ func (a *Analysis) familyText(terms []*Term) string {
 		}
 	}
 	sort.Strings(keys)
-	return strings.Join(keys, " ; ")
+	return keys
 }
 
 // exactText serialises the normal form with κ applied: parallel merges
 // flattened and their arms in trace order; trace positions themselves are
 // left out (they locate, they do not define).
 func (a *Analysis) exactText() string {
+	var b textBuf
+	a.writeExact(&b)
+	return string(b.b)
+}
+
+// writeExact writes exactText to b.
+func (a *Analysis) writeExact(b *textBuf) {
 	if a.NF == nil {
-		return "∅"
+		b.str("∅")
+		return
 	}
-	var b strings.Builder
 	for i, n := range a.NF.Children {
 		if i > 0 {
-			b.WriteString(" ; ")
+			b.str(" ; ")
 		}
 		if n.Leaf != nil {
-			writeTransfer(&b, n.Leaf)
+			writeTransfer(b, n.Leaf)
 			continue
 		}
-		b.WriteString(n.Chain.Label.String())
-		b.WriteByte(':')
-		writeChain(&b, n.Chain)
+		b.str(n.Chain.Label.String())
+		b.byte1(':')
+		writeChain(b, n.Chain)
 	}
-	return b.String()
 }
 
-func writeTransfer(b *strings.Builder, t *Transfer) {
+func writeTransfer(b *textBuf, t *Transfer) {
 	var buf [42]byte
-	b.Write(appendHex(buf[:0], t.From))
-	b.WriteByte('>')
-	b.Write(appendHex(buf[:0], t.To))
-	b.WriteByte(':')
-	b.WriteString(t.Amount.Dec())
-	b.WriteByte(':')
-	b.Write(appendHex(buf[:0], t.Token.Addr))
+	b.raw(appendHex(buf[:0], t.From))
+	b.byte1('>')
+	b.raw(appendHex(buf[:0], t.To))
+	b.byte1(':')
+	b.str(t.Amount.Dec())
+	b.byte1(':')
+	b.raw(appendHex(buf[:0], t.Token.Addr))
 	if t.Token.HasID() {
-		b.WriteByte('/')
-		b.WriteString(t.Token.ID.Dec())
+		b.byte1('/')
+		b.str(t.Token.ID.Dec())
 	}
 	if t.Flags&(Mint|Burn) != 0 {
-		b.WriteString(":" + (t.Flags & (Mint | Burn)).String())
+		b.byte1(':')
+		b.str((t.Flags & (Mint | Burn)).String())
 	}
 }
 
-func writeChain(b *strings.Builder, c *Chain) {
+func writeChain(b *textBuf, c *Chain) {
 	if c.Leaf != nil {
 		writeTransfer(b, c.Leaf)
 		return
@@ -460,39 +525,60 @@ func writeChain(b *strings.Builder, c *Chain) {
 	if c.Merged && c.Rule.Parallel() {
 		arms := flattenPar(c, nil)
 		sort.SliceStable(arms, func(i, j int) bool { return arms[i].First.Pos < arms[j].First.Pos })
-		b.WriteString("par(")
+		b.str("par(")
 		for i, arm := range arms {
 			if i > 0 {
-				b.WriteString(" | ")
+				b.str(" | ")
 			}
 			writeChain(b, arm)
 		}
-		b.WriteByte(')')
+		b.byte1(')')
 		return
 	}
-	b.WriteString(c.Rule.String())
-	b.WriteByte('(')
+	b.str(c.Rule.String())
+	b.byte1('(')
 	writeChain(b, c.Left)
-	b.WriteString(", ")
+	b.str(", ")
 	writeChain(b, c.Right)
-	b.WriteByte(')')
+	b.byte1(')')
 }
 
 // Hashes returns the normal form's hashes at the four levels: SHA-256 of
 // "flowq/nf/v<AlgebraVersion>/<level>\x00" and the level's canonical form.
 func (a *Analysis) Hashes() Hashes {
 	terms := a.Terms() // once for the three levels built on them
-	h := func(l Level, canonical string) Hash {
-		d := sha256.New()
-		d.Write([]byte("flowq/nf/v" + strconv.Itoa(AlgebraVersion) + "/" + l.String() + "\x00"))
-		d.Write([]byte(canonical))
-		var out Hash
-		d.Sum(out[:0])
-		return out
+	// The four texts are written, each after its prefix, into one
+	// buffer and hashed in place: no text is kept as a string.
+	b := textBuf{b: make([]byte, 0, 512)}
+	start := func(l Level) {
+		b.b = append(b.b[:0], "flowq/nf/v"...)
+		b.b = strconv.AppendInt(b.b, int64(AlgebraVersion), 10)
+		b.byte1('/')
+		b.str(l.String())
+		b.byte1(0)
 	}
-	return Hashes{Exact: h(Exact, a.exactText()), Shape: h(Shape, canonicalText(Shape, terms)),
-		Tokens: h(Tokens, canonicalText(Tokens, terms)), Family: h(Family, a.familyText(terms))}
+	var h Hashes
+	start(Exact)
+	a.writeExact(&b)
+	h.Exact = sha256.Sum256(b.b)
+	start(Shape)
+	writeCanonical(&b, Shape, terms)
+	h.Shape = sha256.Sum256(b.b)
+	start(Tokens)
+	writeCanonical(&b, Tokens, terms)
+	h.Tokens = sha256.Sum256(b.b)
+	start(Family)
+	a.writeFamily(&b, terms)
+	h.Family = sha256.Sum256(b.b)
+	return h
 }
+
+// textBuf is the buffer canonical texts are written into.
+type textBuf struct{ b []byte }
+
+func (t *textBuf) str(s string) { t.b = append(t.b, s...) }
+func (t *textBuf) byte1(c byte) { t.b = append(t.b, c) }
+func (t *textBuf) raw(p []byte) { t.b = append(t.b, p...) }
 
 // --- families ---------------------------------------------------------------
 

@@ -148,7 +148,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		a.costs(cfg, nil)
 		return a, nil
 	}
-	k := &kernel{cfg: cfg, principal: a.Principal}
+	k := newKernel(cfg, a.Principal)
 	root := tx.Root // read only: the kernel copies the leaves it rewrites
 	kids := k.structuralFixpoint(root)
 	kids, a.Passes = k.annotateAndReduce(root.Frame, kids)
@@ -170,6 +170,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 	if err := a.classify(k, cfg, root.Frame, selfCall); err != nil {
 		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), err)
 	}
+	releaseKernel(k)
 	return a, nil
 }
 
@@ -233,14 +234,21 @@ func (a *Analysis) recover(k *kernel, cfg *Config, root *Frame, kids []*Node) []
 	// partner must have, and each key's list is consumed from its head (a
 	// candidate before the current leftover, or already used, never fits
 	// again), so a pass is linear rather than all pairs.
+	if len(left) < 2 {
+		// Nothing to pair (most transactions): the leftovers as they are.
+		for _, i := range left {
+			a.Leftover = append(a.Leftover, kids[i].Leaf)
+		}
+		return kids
+	}
 	removed := make([]bool, len(kids))
 	avail := func(p int) bool { j := left[p]; return !removed[j] && kids[j].Leaf != nil }
 	pair := func(rule Rule, keysOf, partners func(t *Transfer) ([2]recoverKey, int)) {
 		// The lists, one per key, laid out in one slice (a counting sort
 		// by key): list c is at[start[c]:start[c+1]], positions in left,
 		// increasing; head[c] is its first candidate not yet ruled out.
-		ids := make(map[recoverKey]int32, len(left))
-		keyed := make([]int32, 0, 2*len(left)) // (list, position) pairs
+		ids := make(map[recoverKey]int32, 2*len(left)) // at most two keys a leftover
+		keyed := make([]int32, 0, 2*len(left))         // (list, position) pairs
 		for p, j := range left {
 			if !avail(p) {
 				continue

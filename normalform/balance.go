@@ -31,52 +31,139 @@ const flatMax = 32
 
 // balance is a large δ: entries per address, each list sorted by token,
 // no zero amounts.
+//
+// The lists live in slots carved from chunks without pointers, and the
+// index from address to slot is a map of numbers: neither is scanned by
+// the garbage collector, and neither pays write barriers when it grows (a
+// map of slice headers was both, and one allocation per address). A
+// slot holds up to two entries in place (a route's pool is paid in one
+// token and pays in another); a longer list is kept apart, in ext.
 type balance struct {
 	owner  *Chain
-	byAddr map[Address]Delta
-	n      int // number of entries
+	idx    map[Address]int32 // address → slot reference (chunk<<8 | offset)
+	chunks [][]balSlot       // the slots, in the order their addresses came
+	last   int               // slots used in the last chunk
+	ext    []Delta           // the lists longer than a slot holds
+	n      int               // number of entries
 }
 
+// balSlot is one address's entries: in place (len ≤ 2, ext 0) or in
+// b.ext[ext-1]. An empty slot (len 0, ext 0) is an address whose entries
+// cancelled.
+type balSlot struct {
+	e   [2]DeltaEntry
+	len int32
+	ext int32
+}
+
+// balChunkMax is the most slots a chunk holds (at most 256: a slot
+// reference keeps its offset in 8 bits); chunks start at 16 slots and
+// double, so that a balance just over flatMax stays small.
+const balChunkMax = 120
+
 func newBalance(d Delta) *balance {
-	b := &balance{byAddr: make(map[Address]Delta, len(d)), n: len(d)}
+	b := &balance{idx: make(map[Address]int32, len(d))}
 	for i := 0; i < len(d); {
 		j := i + 1
 		for j < len(d) && d[j].Addr == d[i].Addr {
 			j++
 		}
-		b.byAddr[d[i].Addr] = slices.Clone(d[i:j])
+		b.set(b.newSlot(d[i].Addr), d[i:j])
+		b.n += j - i
 		i = j
 	}
 	return b
 }
 
+// slot returns the slot that ref names.
+func (b *balance) slot(ref int32) *balSlot {
+	return &b.chunks[ref>>8][ref&0xff]
+}
+
+// newSlot indexes a new, empty slot for addr and returns it.
+func (b *balance) newSlot(addr Address) *balSlot {
+	if len(b.chunks) == 0 || b.last == len(b.chunks[len(b.chunks)-1]) {
+		size := 16
+		if len(b.chunks) > 0 {
+			size = min(2*len(b.chunks[len(b.chunks)-1]), balChunkMax)
+		}
+		b.chunks = append(b.chunks, make([]balSlot, size))
+		b.last = 0
+	}
+	ref := int32(len(b.chunks)-1)<<8 | int32(b.last)
+	b.last++
+	b.idx[addr] = ref
+	return b.slot(ref)
+}
+
+// list returns s's entries. Entries held in place are returned capped at
+// the slot's two (add inserts into that room itself).
+func (b *balance) list(s *balSlot) Delta {
+	if s.ext > 0 {
+		return b.ext[s.ext-1]
+	}
+	return s.e[:s.len:2]
+}
+
+// set makes d (sorted by token, no zero amounts) s's entries: copied into
+// the slot when they fit, else d itself is kept (own, when longer than a
+// slot: setOwned).
+func (b *balance) set(s *balSlot, d Delta) {
+	if len(d) > len(s.e) {
+		b.setOwned(s, slices.Clone(d))
+		return
+	}
+	// A list that shrank back into the slot leaves its old ext entry
+	// behind (nothing reads it).
+	copy(s.e[:], d)
+	s.len, s.ext = int32(len(d)), 0
+}
+
+// setOwned makes d, b's own from now on, s's entries.
+func (b *balance) setOwned(s *balSlot, d Delta) {
+	if len(d) <= len(s.e) {
+		copy(s.e[:], d)
+		s.len, s.ext = int32(len(d)), 0
+		return
+	}
+	if s.ext > 0 {
+		b.ext[s.ext-1] = d
+	} else {
+		b.ext = append(b.ext, d)
+		s.ext = int32(len(b.ext))
+	}
+	s.len = int32(len(d))
+}
+
 // add adds the entries of one address (sorted by token) to b.
 //
 // An address's list is b's own (BalanceOf hands it out clipped, so no
-// reader's append reaches its spare room): a new list gets room for one
-// more entry, and entries in tokens the list does not hold yet are
-// inserted in place while there is room (a route's pool is paid in one
-// token and pays in another: two entries, one allocation).
+// reader's append reaches it): entries in tokens the list does not hold
+// yet are inserted in place while the slot has room.
 func (b *balance) add(addr Address, d Delta) error {
-	cur := b.byAddr[addr]
-	if len(cur) == 0 {
-		if len(d) == 0 {
-			return nil
-		}
-		sum := make(Delta, len(d), len(d)+1)
-		copy(sum, d)
-		b.n += len(sum)
-		b.byAddr[addr] = sum
+	if len(d) == 0 {
 		return nil
 	}
-	if len(cur)+len(d) <= cap(cur) && disjointTokens(cur, d) {
-		// Merge from the back into cur's room: nothing cancels, nothing
-		// overflows, the result is cur.Sum(d).
+	var s *balSlot
+	if ref, ok := b.idx[addr]; ok {
+		s = b.slot(ref)
+	} else {
+		s = b.newSlot(addr)
+	}
+	cur := b.list(s)
+	if len(cur) == 0 {
+		b.set(s, d)
+		b.n += len(d)
+		return nil
+	}
+	if s.ext == 0 && len(cur)+len(d) <= len(s.e) && disjointTokens(cur, d) {
+		// Merge from the back into the slot's room: nothing cancels,
+		// nothing overflows, the result is cur.Sum(d).
 		i, j, w := len(cur)-1, len(d)-1, len(cur)+len(d)-1
-		out := cur[:w+1]
+		out := s.e[:w+1]
 		for j >= 0 {
-			if i >= 0 && compareToken(&cur[i].Token, &d[j].Token) > 0 {
-				out[w] = cur[i]
+			if i >= 0 && compareToken(&out[i].Token, &d[j].Token) > 0 {
+				out[w] = out[i]
 				i--
 			} else {
 				out[w] = d[j]
@@ -84,8 +171,20 @@ func (b *balance) add(addr Address, d Delta) error {
 			}
 			w--
 		}
+		s.len = int32(len(out))
 		b.n += len(d)
-		b.byAddr[addr] = out
+		return nil
+	}
+	if s.ext == 0 && len(cur)+len(d) <= sumStack {
+		// Summed on the stack; set copies the result (into the slot when
+		// it fits).
+		var buf [sumStack]DeltaEntry
+		sum, err := sumInto(buf[:0], cur, d)
+		if err != nil {
+			return err
+		}
+		b.n += len(sum) - len(cur)
+		b.set(s, sum)
 		return nil
 	}
 	sum, err := cur.Sum(d)
@@ -93,11 +192,7 @@ func (b *balance) add(addr Address, d Delta) error {
 		return err
 	}
 	b.n += len(sum) - len(cur)
-	if len(sum) == 0 {
-		delete(b.byAddr, addr)
-	} else {
-		b.byAddr[addr] = sum
-	}
+	b.setOwned(s, sum)
 	return nil
 }
 
@@ -120,16 +215,39 @@ func disjointTokens(a, b Delta) bool {
 
 // flat returns b's entries as one sorted Delta.
 func (b *balance) flat() Delta {
-	addrs := make([]Address, 0, len(b.byAddr))
-	for a := range b.byAddr {
-		addrs = append(addrs, a)
-	}
-	slices.SortFunc(addrs, func(x, y Address) int { return bytes.Compare(x[:], y[:]) })
+	lists := make([]Delta, 0, len(b.idx))
+	b.each(func(d Delta) { lists = append(lists, d) })
+	slices.SortFunc(lists, func(x, y Delta) int { return bytes.Compare(x[0].Addr[:], y[0].Addr[:]) })
 	out := make(Delta, 0, b.n)
-	for _, a := range addrs {
-		out = append(out, b.byAddr[a]...)
+	for _, d := range lists {
+		out = append(out, d...)
 	}
 	return out
+}
+
+// each calls f with every address's entries (never empty), in the order
+// the addresses came.
+func (b *balance) each(f func(Delta)) {
+	for _, ch := range b.chunks {
+		for i := range ch {
+			if d := b.list(&ch[i]); len(d) > 0 {
+				f(d)
+			}
+		}
+	}
+}
+
+// of returns addr's entries (nil when it has none).
+func (b *balance) of(addr Address) Delta {
+	ref, ok := b.idx[addr]
+	if !ok {
+		return nil
+	}
+	d := b.list(b.slot(ref))
+	if len(d) == 0 {
+		return nil
+	}
+	return slices.Clip(d)
 }
 
 // balanceParts returns c's δ: the small form, or the large one (owned by c).
@@ -157,8 +275,61 @@ func (c *Chain) ownParts() (Delta, *balance, error) {
 	return nil, c.big, nil
 }
 
+// deltaSlab carves the kernel's small δs from blocks (entries hold no
+// pointers, so a block is one object the collector does not scan): one
+// allocation per block instead of one per built chain.
+type deltaSlab struct {
+	rest Delta
+	size int // entries of the next block: 16 at first, doubling up to deltaBlock
+	sums int // sums made so far, up to deltaAlone
+}
+
+// deltaBlock is the most entries of a block (8 KB).
+const deltaBlock = 64
+
+// deltaAlone is how many sums a kernel allocates one by one before it
+// carves from blocks.
+const deltaAlone = 8
+
+// sum returns a + b, as Delta.Sum does, carved from the slab when it is
+// summed on the stack.
+func (sl *deltaSlab) sum(a, b Delta) (Delta, error) {
+	if sl == nil || len(a)+len(b) > sumStack {
+		return a.Sum(b)
+	}
+	var buf [sumStack]DeltaEntry
+	out, err := sumInto(buf[:0], a, b)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return Delta{}, nil
+	}
+	if sl.sums < deltaAlone {
+		// The first few sums (all of a small tree's) are allocated on
+		// their own, at their length: a block would be mostly unused.
+		sl.sums++
+		r := make(Delta, len(out))
+		copy(r, out)
+		return r, nil
+	}
+	if len(sl.rest) < len(out) {
+		size := max(sl.size, 2*sumStack)
+		sl.rest = make(Delta, max(size, len(out)))
+		sl.size = min(2*size, deltaBlock) // the next block larger
+	}
+	r := sl.rest[:len(out):len(out)]
+	sl.rest = sl.rest[len(out):]
+	copy(r, out)
+	return r, nil
+}
+
 // setBalance sets c's δ to δ_a + δ_b.
-func (c *Chain) setBalance(a, b *Chain) error {
+func (c *Chain) setBalance(a, b *Chain) error { return c.setBalanceIn(a, b, nil) }
+
+// setBalanceIn is setBalance carving a small δ from sl (nil: allocated
+// on its own).
+func (c *Chain) setBalanceIn(a, b *Chain, sl *deltaSlab) error {
 	// A leaf operand's δ is written on the stack (see leafChain).
 	var bufA, bufB [2]DeltaEntry
 	var da, db Delta
@@ -175,7 +346,7 @@ func (c *Chain) setBalance(a, b *Chain) error {
 		return err
 	}
 	if ba == nil && bb == nil && len(da)+len(db) <= flatMax {
-		d, err := da.Sum(db)
+		d, err := sl.sum(da, db)
 		if err != nil {
 			return err
 		}
@@ -200,10 +371,14 @@ func (c *Chain) setBalance(a, b *Chain) error {
 	}
 	target.owner = nil // partly updated until the sum completes
 	if fromBig != nil {
-		for addr, d := range fromBig.byAddr {
-			if err := target.add(addr, d); err != nil {
-				return err
+		var err error
+		fromBig.each(func(d Delta) {
+			if err == nil {
+				err = target.add(d[0].Addr, d)
 			}
+		})
+		if err != nil {
+			return err
 		}
 	} else {
 		for i := 0; i < len(from); {
@@ -241,7 +416,7 @@ func (c *Chain) BalanceOf(addr Address) Delta {
 	if b == nil {
 		return d.OfAddr(addr)
 	}
-	return slices.Clip(b.byAddr[addr])
+	return b.of(addr)
 }
 
 // BalanceAt returns δ_C[addr, tok].

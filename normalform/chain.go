@@ -81,26 +81,30 @@ func (r Rule) String() string {
 // wraps one transfer; an inner chain joins Left's sequence and Right's,
 // by chaining (∘) or by merging parallel branches (∥). Its endpoints,
 // boundary tokens and balance δ are kept as it is assembled.
+//
+// The pointers come first and the small fields last, packed (120 bytes,
+// not 136: the kernel carves thousands of chains per large transaction).
 type Chain struct {
-	ID     int32
-	Label  Label
-	Rule   Rule      // the rule that built it
-	Leaf   *Transfer // a leaf chain's transfer
-	Left   *Chain
-	Right  *Chain
-	Merged bool // built by a merge (∥) rather than by chaining (∘)
+	Leaf  *Transfer // a leaf chain's transfer
+	Left  *Chain
+	Right *Chain
 
 	First, Last *Transfer // t_1 and t_k
 	Mid         *Transfer // t_{k-1}; nil for a single transfer
-	N           int32     // number of transfers
 	// δ_C, small or large (balance.go): read it with Balance, BalanceOf
 	// and BalanceAt.
 	delta Delta
 	big   *balance
+
+	ID int32
+	N  int32 // number of transfers
 	// Frame is the frame where the chain was built, and FrameSender its σ:
 	// σ(C) falls back to it when the leaves at s(C) disagree.
 	Frame       int32
 	FrameSender Address
+	Label       Label
+	Rule        Rule // the rule that built it
+	Merged      bool // built by a merge (∥) rather than by chaining (∘)
 	// Promoted is set when the post-fixpoint promotion path made this
 	// cycle an arbitrage (outside the mechanized core of the paper).
 	Promoted bool
@@ -133,6 +137,9 @@ func (c *Chain) TokMid() Token {
 
 // Transfers appends the chain's transfers, in order, to dst.
 func (c *Chain) Transfers(dst []*Transfer) []*Transfer {
+	if dst == nil && c.N > 1 {
+		dst = make([]*Transfer, 0, c.N) // one allocation, not one per doubling
+	}
 	if c.Leaf != nil {
 		return append(dst, c.Leaf)
 	}
@@ -246,18 +253,18 @@ func transferDeltaIn(t *Transfer, buf *[2]DeltaEntry) Delta {
 // join builds the chain whose sequence is a's then b's.
 func join(a, b *Chain, rule Rule, label Label, merged bool) (*Chain, error) {
 	c := new(Chain)
-	if err := joinInto(c, a, b, rule, label, merged); err != nil {
+	if err := joinInto(c, a, b, rule, label, merged, nil); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // joinInto is join writing the chain into c (zero), which the caller
-// allocated.
-func joinInto(c, a, b *Chain, rule Rule, label Label, merged bool) error {
+// allocated, its δ carved from sl when small (nil: allocated on its own).
+func joinInto(c, a, b *Chain, rule Rule, label Label, merged bool, sl *deltaSlab) error {
 	*c = Chain{Label: label, Rule: rule, Left: a, Right: b, Merged: merged,
 		First: a.First, Last: b.Last, N: a.N + b.N}
-	if err := c.setBalance(a, b); err != nil {
+	if err := c.setBalanceIn(a, b, sl); err != nil {
 		return err
 	}
 	if b.N >= 2 {

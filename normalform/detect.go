@@ -142,15 +142,18 @@ type detector struct {
 	depth   map[int32]int32 // frame index → depth, for the frames of T0
 	checked []witness.Transfer[Token]
 	senders map[Address]bool // addresses that send something (settle.go)
+	cdBuf   Delta            // classDelta's storage, reused from call to call
 }
 
 // classDelta sums a balance's entries per =_τ class, in the classes'
-// units, dropping zeros (Config.Fold with the addresses left out).
+// units, dropping zeros (Config.Fold with the addresses left out). The
+// result is read before the next call, never kept: its storage is reused.
 func (d *detector) classDelta(bal Delta) (Delta, error) {
-	out := make(Delta, len(bal))
-	for i, e := range bal {
-		out[i] = DeltaEntry{Token: e.Token, Amount: e.Amount}
+	out := d.cdBuf[:0]
+	for _, e := range bal {
+		out = append(out, DeltaEntry{Token: e.Token, Amount: e.Amount})
 	}
+	d.cdBuf = out[:0]
 	return d.cfg.foldOwn(out)
 }
 
@@ -629,27 +632,55 @@ func (a *Analysis) distribute(cfg *Config) {
 // what its accounts received from outside it less what they sent out.
 func (a *Analysis) flat() (Delta, error) {
 	inCo := a.coalition()
-	sums := map[Token]*Signed{}
+	// The sums per token, in one slice: found by a scan while the tokens
+	// are few (most transactions), by a map from token to index beyond.
+	var d Delta
+	var at map[Token]int
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
 		in, out := inCo(t.To), inCo(t.From)
 		if in == out || t.Amount.IsZero() {
 			continue
 		}
-		s := sums[t.Token]
-		if s == nil {
-			s = &Signed{}
-			sums[t.Token] = s
+		k := -1
+		if at != nil {
+			if x, ok := at[t.Token]; ok {
+				k = x
+			}
+		} else {
+			for x := range d {
+				if d[x].Token == t.Token {
+					k = x
+					break
+				}
+			}
 		}
-		if s.Add(&t.Amount, out) {
+		if k < 0 {
+			k = len(d)
+			d = append(d, DeltaEntry{Addr: a.Recipient, Token: t.Token})
+			if at != nil {
+				at[t.Token] = k
+			} else if len(d) == 16 {
+				at = make(map[Token]int, 32)
+				for x := range d {
+					at[d[x].Token] = x
+				}
+			}
+		}
+		if d[k].Amount.Add(&t.Amount, out) {
 			return nil, ErrOverflow
 		}
 	}
-	d := make(Delta, 0, len(sums))
-	for tok, s := range sums {
-		if s.Sign() != 0 {
-			d = append(d, DeltaEntry{Addr: a.Recipient, Token: tok, Amount: *s})
+	w := 0
+	for _, e := range d {
+		if e.Amount.Sign() != 0 {
+			d[w] = e
+			w++
 		}
+	}
+	d = d[:w:w]
+	if len(d) == 0 {
+		d = make(Delta, 0)
 	}
 	slices.SortFunc(d, func(x, y DeltaEntry) int { return compareToken(&x.Token, &y.Token) }) // tokens are distinct
 	return d, nil

@@ -70,6 +70,7 @@ type kernel struct {
 	builtSlab []builtNode     // the rest of the block built nodes are carved from
 	leafSlab  []Chain         // the rest of the block leaf chains are carved from
 	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
+	deltas    deltaSlab       // the blocks built chains' small δs are carved from
 	slabN     int             // the size of a new block (reserve's hint; 0: slabSize)
 	opsN      int             // the size of a new block of operands (reserve's hint; 0: 128)
 	texts     strings.Builder // the block the lifts' results are carved from (see text)
@@ -77,6 +78,37 @@ type kernel struct {
 	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
 	// for the step log, made in blocks (see numNames).
 	leafNames, chainNames, frameNames numNames
+}
+
+// kernelPool keeps kernels between analyses for their scratch (the
+// sibling links and the lift-name buffer): a kernel is otherwise made
+// fresh for every transaction. What a kernel built (steps, chains, nodes,
+// names, texts) is the analysis's and is never kept (releaseKernel).
+var kernelPool sync.Pool
+
+// kernelKeep bounds the scratch a kept kernel holds (sibling slots).
+const kernelKeep = 4096
+
+// newKernel returns an empty kernel for cfg, from the pool when it can.
+func newKernel(cfg *Config, principal func(Address) bool) *kernel {
+	k, _ := kernelPool.Get().(*kernel)
+	if k == nil {
+		k = &kernel{}
+	}
+	k.cfg, k.principal = cfg, principal
+	return k
+}
+
+// releaseKernel empties k and keeps it for the next analysis, with its
+// scratch only; the analysis keeps what k built.
+func releaseKernel(k *kernel) {
+	if cap(k.sib.next) > kernelKeep || k.tr != nil {
+		return
+	}
+	next, prev, buf := k.sib.next[:0], k.sib.prev[:0], k.buf[:0]
+	*k = kernel{}
+	k.sib.next, k.sib.prev, k.buf = next, prev, buf
+	kernelPool.Put(k)
 }
 
 // numNames makes the names prefix+"0", prefix+"1", … for the step log, a
@@ -207,7 +239,8 @@ func (s *siblings) init(kids []*Node) {
 	n := len(kids)
 	s.ns = kids
 	if cap(s.next) < n {
-		s.next, s.prev = make([]int32, n, n+n/4), make([]int32, n, n+n/4)
+		// One allocation for both (reserve sizes it for the whole tree).
+		s.grow(n + n/4)
 	}
 	s.next, s.prev = s.next[:n], s.prev[:n]
 	for i := range n {
@@ -219,6 +252,12 @@ func (s *siblings) init(kids []*Node) {
 	} else {
 		s.head = -1
 	}
+}
+
+// grow gives the link arrays room for c slots, in one allocation.
+func (s *siblings) grow(c int) {
+	links := make([]int32, 2*c)
+	s.next, s.prev = links[:0:c], links[c:c:2*c]
 }
 
 // remove unlinks slot j. Its own links keep the neighbours it had, which
@@ -312,7 +351,7 @@ func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 func (k *kernel) build(f *Frame, rule Rule, label Label, merged bool, a, b *Node) *Node {
 	ca, cb := k.asChain(a), k.asChain(b)
 	m := k.newBuilt()
-	if err := joinInto(&m.c, ca, cb, rule, label, merged); err != nil {
+	if err := joinInto(&m.c, ca, cb, rule, label, merged, &k.deltas); err != nil {
 		if k.err == nil {
 			k.err = err
 		}
@@ -782,15 +821,21 @@ type rootTracker struct {
 	ids   map[uint64]int32     // (address number, token number) → junction number
 	byPos []posJunctions       // by transfer position
 	lists [][listKinds][]entry // by junction number, then kind
-	fresh []*Node
-	wm    int64 // the watermark (see nodeStep)
+	nj    int                  // junctions numbered
+	// deferLists: lists are not made yet (newRootTracker numbers the
+	// kids' junctions first).
+	deferLists bool
+	fresh      []*Node
+	wm         int64 // the watermark (see nodeStep)
 
 	partners *[2][]partnerList // partnerLists (a test's variant in tests)
 
 	// Carving space kept for reuse across analyses (see trackerPool).
 	counts []int32
 	arena  []entry
-	peak   int // the most junctions, addresses or tokens held since made
+	more   []entry // the rest of the block grown lists are carved from (see carve)
+	moreN  int     // the size of the next such block
+	peak   int     // the most junctions, addresses or tokens held since made
 
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
@@ -815,9 +860,11 @@ func newRootTracker(kids []*Node) *rootTracker {
 	tr, _ := trackerPool.Get().(*rootTracker)
 	if tr == nil {
 		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
-			ids: make(map[uint64]int32, len(kids)), lists: make([][listKinds][]entry, 0, len(kids)),
-			heap: make([]entry, 0, len(kids))}
+			ids: make(map[uint64]int32, len(kids)), heap: make([]entry, 0, len(kids))}
 	}
+	// The partner lists are made once the kids' junctions are numbered,
+	// at their number (not grown by doubling as they are numbered).
+	tr.deferLists = true
 	tr.partners = &partnerLists
 	// Number the kids' junctions and count each list's entries, so that
 	// the lists are carved from one allocation (a list that grows later
@@ -849,6 +896,12 @@ func newRootTracker(kids []*Node) *rootTracker {
 			tr.junctionOf(n.Chain.Last, true)
 		}
 	}
+	if cap(tr.lists) >= tr.nj {
+		tr.lists = tr.lists[:tr.nj]
+	} else {
+		tr.lists = make([][listKinds][]entry, tr.nj)
+	}
+	tr.deferLists = false
 	counts := tr.counts[:0]
 	if cap(counts) < len(tr.lists)*listKinds {
 		counts = make([]int32, 0, len(tr.lists)*listKinds)
@@ -906,9 +959,10 @@ func releaseRootTracker(tr *rootTracker) {
 	clear(tr.ids)
 	clear(tr.byPos)
 	clear(tr.lists)
-	tr.lists = tr.lists[:0]
+	tr.lists, tr.nj = tr.lists[:0], 0
 	clear(tr.counts)
 	clear(tr.arena)
+	tr.more, tr.moreN = nil, 0 // its lists are the analysis's (cleared with tr.lists)
 	clear(tr.fresh[:cap(tr.fresh)])
 	clear(tr.freshBuf[:cap(tr.freshBuf)])
 	clear(tr.cands[:cap(tr.cands)])
@@ -961,9 +1015,12 @@ func (tr *rootTracker) id(addr Address, tok *Token) int32 {
 	if x, ok := tr.ids[key]; ok {
 		return x
 	}
-	x := int32(len(tr.lists))
+	x := int32(tr.nj)
+	tr.nj++
 	tr.ids[key] = x
-	tr.lists = append(tr.lists, [listKinds][]entry{})
+	if !tr.deferLists {
+		tr.lists = append(tr.lists, [listKinds][]entry{})
+	}
 	return x
 }
 
@@ -1020,6 +1077,11 @@ func (tr *rootTracker) add(n *Node) {
 			clear(l[w:])
 			l = l[:w]
 		}
+		if len(l) == cap(l) {
+			// Still full: move it to room carved from the tracker's
+			// block (one allocation per block, not one per list).
+			l = append(tr.carve(max(4, 2*cap(l))), l...)
+		}
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
@@ -1038,6 +1100,23 @@ func (tr *rootTracker) add(n *Node) {
 		n.rootJ[1] = ins(chainDest, tr.junctionOf(c.Last, true))   // (d(C), τ_out(C))
 	}
 }
+
+// carve returns an empty list with room for c entries, carved from the
+// tracker's current block of grown lists (see add).
+func (tr *rootTracker) carve(c int) []entry {
+	if len(tr.more) < c {
+		size := max(tr.moreN, 16)
+		tr.more = make([]entry, max(c, size))
+		tr.moreN = min(2*size, listBlock) // blocks double up to listBlock
+	}
+	l := tr.more[:0:c]
+	tr.more = tr.more[c:]
+	return l
+}
+
+// listBlock is the most entries of a block grown lists are carved from
+// (4 KB); the first block of an analysis has 16.
+const listBlock = 256
 
 // replace records a rewrite: r takes first's place and number, and first
 // and second leave.
@@ -1176,6 +1255,9 @@ func (k *kernel) reserve(root *Node) {
 	}
 	if cap(k.stack) < leaves {
 		k.stack = make([]*Node, 0, leaves)
+	}
+	if cap(k.sib.next) < leaves { // no frame has more children than the tree has leaves
+		k.sib.grow(leaves)
 	}
 }
 
@@ -1320,7 +1402,9 @@ func Rewrite(tx *Tx, cfg *Config) error {
 	if k == nil {
 		return nil
 	}
-	return k.err
+	err := k.err
+	releaseKernel(k)
+	return err
 }
 
 // rewrite runs the kernel on a copy of tx's tree with the given
@@ -1337,7 +1421,7 @@ func rewrite(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) (*kerne
 	} else {
 		a.Recipient = tx.Root.Frame.To
 	}
-	k := &kernel{cfg: cfg, principal: a.Principal}
+	k := newKernel(cfg, a.Principal)
 	root := tx.Root // read only: reduce copies the leaves it rewrites
 	kids := fixpoint(k, root)
 	kids, _ = k.annotateAndReduce(root.Frame, kids)
