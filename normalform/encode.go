@@ -1055,3 +1055,105 @@ func NFHashAt(b []byte) (int, error) {
 	}
 	return d.i, nil
 }
+
+// Head is where an EncodeNF encoding keeps what a caller storing it beside
+// other copies of the same addresses, tokens and hash may leave out and
+// put back (the index's NF key refers to its record's addresses and
+// tokens): byte offsets into the encoding and the tables read.
+type Head struct {
+	// TablesAt is where the address table's count begins (after the
+	// version, the chain id and the wrapped-native contracts).
+	TablesAt int
+	// Addrs is the address table.
+	Addrs []Address
+	// ToksAt is where the token table's count begins; Toks the table and
+	// TokSpans each entry's bytes [from, to).
+	ToksAt   int
+	Toks     []Token
+	TokSpans [][2]int
+	// BodyAt is where the body begins (after the token table); HashAt is
+	// where the transaction hash (32 bytes) is.
+	BodyAt int
+	HashAt int
+}
+
+// ReadHead reads the head of an EncodeNF encoding (its version, tables
+// and the place of its hash) without decoding the rest.
+func ReadHead(b []byte) (*Head, error) {
+	d := &decoder{b: b}
+	if _, _, err := d.start(); err != nil {
+		return nil, err
+	}
+	h := &Head{}
+	// start read the tables; read them again for their offsets.
+	d2 := &decoder{b: b}
+	d2.byte1()
+	d2.head()
+	h.TablesAt = d2.i
+	for n := d2.small(len(b) / 20); n > 0 && d2.err == nil; n-- {
+		var a Address
+		copy(a[:], d2.raw(20))
+		d2.addrs = append(d2.addrs, a)
+	}
+	h.ToksAt = d2.i
+	for n := d2.small(len(b)); n > 0 && d2.err == nil; n-- {
+		from := d2.i
+		t := Token{Kind: TokenKind(d2.byte1())}
+		t.Addr = d2.addr()
+		if t.HasID() {
+			t.ID = d2.u256()
+		}
+		d2.toks = append(d2.toks, t)
+		h.TokSpans = append(h.TokSpans, [2]int{from, d2.i})
+	}
+	h.BodyAt = d2.i
+	d2.u() // metadata flags
+	h.HashAt = d2.i
+	d2.raw(32)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if d2.err != nil {
+		return nil, d2.err
+	}
+	h.Addrs, h.Toks = d2.addrs, d2.toks
+	return h, nil
+}
+
+// AppendTokenEntry appends a token table entry as EncodeNF writes it: its
+// kind, the index of its contract in the address table addrs, and the id
+// of an ERC-721/1155 token (false when addrs lacks the contract).
+func AppendTokenEntry(b []byte, t Token, addrs []Address) ([]byte, bool) {
+	for i := range addrs {
+		if addrs[i] == t.Addr {
+			b = append(b, byte(t.Kind))
+			b = binary.AppendUvarint(b, uint64(i))
+			if t.HasID() {
+				b = appendU256(b, &t.ID)
+			}
+			return b, true
+		}
+	}
+	return b, false
+}
+
+// TokenEntryLen is the length of the token table entry at the head of b
+// (0 when it does not read).
+func TokenEntryLen(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	t := Token{Kind: TokenKind(b[0])}
+	_, n := binary.Uvarint(b[1:])
+	if n <= 0 {
+		return 0
+	}
+	i := 1 + n
+	if t.HasID() {
+		if i >= len(b) || int(b[i]) > 32 || i+1+int(b[i]) > len(b) {
+			return 0
+		}
+		i += 1 + int(b[i])
+	}
+	return i
+}

@@ -43,7 +43,7 @@ import (
 //	0x18 token   0x18 tag of the token, loc                           (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
-//	0x1b nf      0x1b loc                                             the normal form of the record at loc (record.go: NFValue)
+//	0x1b nf      0x1b loc                                             the normal form of the record at loc (record.go: NFValue; its tables by reference to the record's addresses and tokens)
 //
 // Block findings (issue 18) are a function of every record of a block:
 // a write that changes a record of a known block writes the block's dirty
@@ -116,7 +116,10 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 9: the
+// encodings. Open refuses an index written with another. Version 10:
+// the NF key's value refers to its record's addresses and tokens instead
+// of writing out the NF's address and token tables (record.go, appendNF;
+// issue 22). Version 9: the
 // normal form out of the record under its own key (0x1b), record
 // version 6 (issue 22). Version 8: block
 // findings in a binary form without the Txs and Swaps lists the records
@@ -131,7 +134,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // Kind is a key's first byte.
 type Kind uint8
