@@ -13,9 +13,13 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// EncodingVersion versions EncodeNF's format. Version 5: token kind
-// Multi6909 and event EvERC6909Transfer (ERC-6909 transfers, issue 17).
-const EncodingVersion = 5
+// EncodingVersion versions EncodeNF's format. Version 6: reasons as
+// one-byte codes, signed amounts with their sign in the length byte, step
+// names and notes in fewer bytes (a name's kind and number in one
+// varint, a detection's path by its code, a gist note without a suffix in
+// one byte; issue 22). Version 5: token kind Multi6909 and event
+// EvERC6909Transfer (ERC-6909 transfers, issue 17).
+const EncodingVersion = 6
 
 // EncodeNF encodes an analysis compactly: the transaction's metadata, its
 // transfers, the normal form (chains as their rule trees), the verdict,
@@ -162,6 +166,33 @@ func appendU256(b []byte, v *uint256.Int) []byte {
 	return append(b, bs...)
 }
 
+// appendSigned writes a signed amount: a byte holding the magnitude's
+// length (0..32) and, in its high bit, the sign; then the magnitude's
+// minimal big-endian bytes.
+func appendSigned(b []byte, neg bool, v *uint256.Int) []byte {
+	bs := v.Bytes()
+	l := byte(len(bs))
+	if neg {
+		l |= 0x80
+	}
+	return append(append(b, l), bs...)
+}
+
+// reasonTable gives the reasons their one-byte codes (index; 0: the
+// reason written out); append only.
+var reasonTable = [...]Reason{"", ReasonNoCycles, ReasonLeftovers, ReasonFinalNeg, ReasonFinalMixed, ReasonCostsUnknown,
+	ReasonInnerCycle, ReasonBalanceMixed, ReasonNegProfit, ReasonPromoted, ReasonSelfCall, ReasonBuilder, ReasonPayout,
+	ReasonUnexplained, ReasonUnwitnessed, ReasonReceiptsOnly, ReasonV4Netted}
+
+func reasonCodeOf(r Reason) byte {
+	for i := 1; i < len(reasonTable); i++ {
+		if reasonTable[i] == r {
+			return byte(i)
+		}
+	}
+	return 0
+}
+
 func appendBool(b []byte, v bool) []byte {
 	if v {
 		return append(b, 1)
@@ -231,8 +262,12 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	u(uint64(a.Passes))
 	b = append(b, byte(a.Verdict), byte(a.Tier))
 	u(uint64(len(a.Reasons)))
-	for _, r := range a.Reasons {
-		b = append(b, []byte(string(r)+"\x00")...)
+	for _, r := range a.Reasons { // its code, or 0 and the text (NUL-terminated)
+		c := reasonCodeOf(r)
+		b = append(b, c)
+		if c == 0 {
+			b = append(b, []byte(string(r)+"\x00")...)
+		}
 	}
 	for _, ts := range [][]*Transfer{a.Leftover, a.Builder} {
 		u(uint64(len(ts)))
@@ -275,8 +310,7 @@ func (e *encoder) detections(b []byte, a *Analysis) []byte {
 			u(uint64(t.Pos))
 		}
 		u(uint64(det.Start + 1))
-		b = appendBool(b, det.Gain.Neg)
-		b = appendU256(b, &det.Gain.Abs)
+		b = appendSigned(b, det.Gain.Neg, &det.Gain.Abs)
 		w := det.Witness
 		u(e.ti(w.Token))
 		u(uint64(len(w.Pieces)))
@@ -286,8 +320,7 @@ func (e *encoder) detections(b []byte, a *Analysis) []byte {
 				u(uint64(pos))
 			}
 		}
-		b = appendBool(b, w.Gain.Neg)
-		b = appendU256(b, &w.Gain.Abs)
+		b = appendSigned(b, w.Gain.Neg, &w.Gain.Abs)
 	}
 	for _, ts := range [][]*Transfer{a.Payouts, a.Internal} {
 		u(uint64(len(ts)))
@@ -332,7 +365,7 @@ func (d *decoder) detections(a *Analysis) {
 			return
 		}
 		det.Start = int32(d.small(nt+1)) - 1
-		det.Gain.Neg, det.Gain.Abs = d.bool1(), d.u256()
+		det.Gain.Neg, det.Gain.Abs = d.signed()
 		w := &witness.Witness[Token]{V: det.Origin}
 		if wi := d.small(len(d.toks)); wi < len(d.toks) {
 			w.Token = d.toks[wi]
@@ -352,7 +385,7 @@ func (d *decoder) detections(a *Analysis) {
 			}
 			w.Pieces = append(w.Pieces, p)
 		}
-		w.Gain.Neg, w.Gain.Abs = d.bool1(), d.u256()
+		w.Gain.Neg, w.Gain.Abs = d.signed()
 		det.Witness = w
 		a.Detections = append(a.Detections, det)
 	}
@@ -371,8 +404,7 @@ func (e *encoder) delta(b []byte, d Delta) []byte {
 	for _, x := range d {
 		b = binary.AppendUvarint(b, e.ai(x.Addr))
 		b = binary.AppendUvarint(b, e.ti(x.Token))
-		b = appendBool(b, x.Amount.Neg)
-		b = appendU256(b, &x.Amount.Abs)
+		b = appendSigned(b, x.Amount.Neg, &x.Amount.Abs)
 	}
 	return b
 }
@@ -544,6 +576,19 @@ func (d *decoder) u256() uint256.Int {
 	return v
 }
 
+// signed reads appendSigned's bytes.
+func (d *decoder) signed() (bool, uint256.Int) {
+	l := d.byte1()
+	n := int(l & 0x7f)
+	if n > 32 {
+		d.fail(errors.New("amount longer than 32 bytes"))
+		return false, uint256.Int{}
+	}
+	var v uint256.Int
+	v.SetBytes(d.raw(n))
+	return l&0x80 != 0, v
+}
+
 func (d *decoder) addr() Address {
 	i := d.small(len(d.addrs))
 	if i >= len(d.addrs) {
@@ -621,7 +666,19 @@ func DecodeNF(b []byte) (*Analysis, error) {
 		d.fail(errors.New("verdict or tier out of range"))
 	}
 	for n := d.small(64); n > 0; n-- {
-		a.Reasons = append(a.Reasons, Reason(d.str()))
+		c := d.byte1()
+		switch {
+		case c == 0:
+			r := d.str()
+			if reasonCodeOf(Reason(r)) != 0 {
+				d.fail(errors.New("a reason written out that has a code"))
+			}
+			a.Reasons = append(a.Reasons, Reason(r))
+		case int(c) < len(reasonTable):
+			a.Reasons = append(a.Reasons, reasonTable[c])
+		default:
+			d.fail(fmt.Errorf("unknown reason code %d", c))
+		}
 	}
 	for _, ts := range []*[]*Transfer{&a.Leftover, &a.Builder} {
 		for n := d.small(nt); n > 0 && d.err == nil; n-- {
@@ -673,8 +730,7 @@ func (d *decoder) delta() Delta {
 		if ti < len(d.toks) {
 			e.Token = d.toks[ti]
 		}
-		e.Amount.Neg = d.bool1()
-		e.Amount.Abs = d.u256()
+		e.Amount.Neg, e.Amount.Abs = d.signed()
 		out = append(out, e)
 	}
 	return out
@@ -719,15 +775,18 @@ func (d *decoder) chain(depth int) *Chain {
 // A step is its rule byte, its frame, its operands, its result and its
 // note. The kernel writes operands and results as names ("#3" a transfer,
 // "C5" a chain, "frame 12" a lifted frame, a lift's result the names of
-// what it lifted, space-separated) and notes as the gist of the chain it
-// built or relabelled (label, endpoints, tokens), sometimes with a
-// suffix. The encoding predicts those texts and keeps a literal only when
-// the prediction fails, so any text round-trips:
+// what it lifted, space-separated, a detection's result the path it was
+// found by) and notes as the gist of the chain it built or relabelled
+// (label, endpoints, tokens), sometimes with a suffix. The encoding
+// predicts those texts and keeps a literal only when the prediction
+// fails, so any text round-trips:
 //
-//	name: 0 literal (uvarint length, bytes), 1 "#n", 2 "Cn", 3 "frame n"
-//	      (uvarint n), 4 a list (uvarint count, each a name of kind 1 or 2)
-//	note: 0 literal, 1 empty, 2 the gist of the result's chain with a
-//	      label byte, then a literal suffix
+//	name: uvarint kind | n<<3: kind 0 literal (n bytes follow), 1 "#n",
+//	      2 "Cn", 3 "frame n", 4 a list of n names (each of kind 1 or 2),
+//	      5 the path name n (pathNames)
+//	note: uvarint 0 literal, 1 empty, 2 the gist of the result's chain
+//	      with a label byte, then a literal suffix; 3+l the gist under
+//	      label l without a suffix
 //
 // The gist is rendered with the configuration DecodeNF builds (chain id
 // and wrapped-native contracts), so encoder and decoder agree on it.
@@ -738,12 +797,14 @@ const (
 	nameChain
 	nameFrame
 	nameList
+	namePath
 )
 
 const (
 	noteLit = iota
 	noteEmpty
 	noteGist
+	noteGistOnly // + label
 )
 
 // number parses prefix followed by a decimal written the way %d writes it.
@@ -763,29 +824,37 @@ func appendLit(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
+func appendNameTag(b []byte, tag byte, n uint64) []byte {
+	return binary.AppendUvarint(b, n<<3|uint64(tag))
+}
+
 func appendName(b []byte, s string) []byte {
 	if n, ok := number(s, "#"); ok {
-		return binary.AppendUvarint(append(b, nameTransfer), n)
+		return appendNameTag(b, nameTransfer, n)
 	}
 	if n, ok := number(s, "C"); ok {
-		return binary.AppendUvarint(append(b, nameChain), n)
+		return appendNameTag(b, nameChain, n)
 	}
 	if n, ok := number(s, "frame "); ok {
-		return binary.AppendUvarint(append(b, nameFrame), n)
+		return appendNameTag(b, nameFrame, n)
+	}
+	for i := 1; i < len(pathNames); i++ {
+		if s == pathNames[i] {
+			return appendNameTag(b, namePath, uint64(i))
+		}
 	}
 	var parts []string
 	if s != "" {
 		parts = strings.Split(s, " ")
 	}
-	list := append(b, nameList)
-	list = binary.AppendUvarint(list, uint64(len(parts)))
+	list := appendNameTag(b, nameList, uint64(len(parts)))
 	for _, p := range parts {
 		if n, ok := number(p, "#"); ok {
-			list = binary.AppendUvarint(append(list, nameTransfer), n)
+			list = appendNameTag(list, nameTransfer, n)
 		} else if n, ok := number(p, "C"); ok {
-			list = binary.AppendUvarint(append(list, nameChain), n)
+			list = appendNameTag(list, nameChain, n)
 		} else {
-			return appendLit(append(b, nameLit), s)
+			return append(appendNameTag(b, nameLit, uint64(len(s))), s...)
 		}
 	}
 	return list
@@ -857,7 +926,7 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 		b = appendName(b, st.Result)
 		note := st.NoteText()
 		if note == "" {
-			b = append(b, noteEmpty)
+			b = binary.AppendUvarint(b, noteEmpty)
 			continue
 		}
 		if id, ok := number(st.Result, "C"); ok {
@@ -867,13 +936,17 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 			}
 			if c := chains[int32(id)]; c != nil {
 				if l, ok := gistLabel(cfg, c, note); ok {
-					b = append(b, noteGist, byte(l))
-					b = appendLit(b, note[len(stepGist(cfg, c, l)):])
+					if suffix := note[len(stepGist(cfg, c, l)):]; suffix != "" {
+						b = append(binary.AppendUvarint(b, noteGist), byte(l))
+						b = appendLit(b, suffix)
+					} else {
+						b = binary.AppendUvarint(b, noteGistOnly+uint64(l))
+					}
 					continue
 				}
 			}
 		}
-		b = appendLit(append(b, noteLit), note)
+		b = appendLit(binary.AppendUvarint(b, noteLit), note)
 	}
 	return b
 }
@@ -898,19 +971,39 @@ func (d *decoder) lit() string {
 }
 
 func (d *decoder) name(inList bool) string {
-	switch tag := d.byte1(); {
+	x := d.u()
+	tag, n := x&7, x>>3
+	if n > math.MaxInt32 {
+		d.fail(fmt.Errorf("name number %d over its bound", n))
+		return ""
+	}
+	switch {
+	case d.err != nil:
 	case tag == nameTransfer:
-		return "#" + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+		return "#" + strconv.FormatUint(n, 10)
 	case tag == nameChain:
-		return "C" + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+		return "C" + strconv.FormatUint(n, 10)
 	case inList:
 		d.fail(errors.New("bad name in a list"))
 	case tag == nameLit:
-		return d.lit()
+		if n > uint64(len(d.b)-d.i) {
+			d.fail(errShort)
+			return ""
+		}
+		return string(d.raw(int(n)))
 	case tag == nameFrame:
-		return "frame " + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+		return "frame " + strconv.FormatUint(n, 10)
+	case tag == namePath:
+		if n == 0 || n >= uint64(len(pathNames)) {
+			d.fail(fmt.Errorf("unknown path name %d", n))
+			return ""
+		}
+		return pathNames[n]
 	case tag == nameList:
-		n := d.small(len(d.b) - d.i)
+		if n > uint64(len(d.b)-d.i) {
+			d.fail(errShort)
+			return ""
+		}
 		parts := make([]string, 0, n)
 		for ; n > 0 && d.err == nil; n-- {
 			parts = append(parts, d.name(true))
@@ -930,12 +1023,18 @@ func (d *decoder) steps(a *Analysis) {
 			st.Operands = append(st.Operands, d.name(false))
 		}
 		st.Result = d.name(false)
-		switch tag := d.byte1(); tag {
-		case noteEmpty:
-		case noteLit:
+		switch tag := d.u(); {
+		case d.err != nil:
+		case tag == noteEmpty:
+		case tag == noteLit:
 			st.Note = d.lit()
-		case noteGist:
-			l := Label(d.byte1())
+		case tag == noteGist, tag >= noteGistOnly && tag < noteGistOnly+uint64(len(labelNames)):
+			var l Label
+			if tag == noteGist {
+				l = Label(d.byte1())
+			} else {
+				l = Label(tag - noteGistOnly)
+			}
 			id, ok := number(st.Result, "C")
 			if chains == nil {
 				chains = chainsByID(a.NF)
@@ -945,7 +1044,10 @@ func (d *decoder) steps(a *Analysis) {
 				d.fail(errors.New("step note names no chain of the normal form"))
 				break
 			}
-			st.Note = stepGist(a.cfg, c, l) + d.lit()
+			st.Note = stepGist(a.cfg, c, l)
+			if tag == noteGist {
+				st.Note += d.lit()
+			}
 		default:
 			d.fail(fmt.Errorf("bad note tag %d", tag))
 		}
