@@ -205,7 +205,12 @@ func TestRecordSharesNF(t *testing.T) {
 		if c := bytes.Count(nfv, rec.Hash[:]); c != 0 {
 			t.Fatalf("tx %s: the NF value holds the hash %d times", rec.Hash.Hex(), c)
 		}
-		// Nothing twice (schema 10): the NF value refers to the record's
+		// Nothing twice (schema 10): the NF value leaves out its balances
+		// when they are the record's gross and net (form bit 4)...
+		if nfv[0]&4 == 0 && rec.CostsKnown == (a.Net != nil) {
+			t.Fatalf("tx %s: the NF value writes out the balances the record holds (form %d)", rec.Hash.Hex(), nfv[0])
+		}
+		// ... and refers to the record's
 		// addresses and its tokens' contracts, never writes them out.
 		for _, ad := range rec.Addresses {
 			if c := bytes.Count(nfv, ad[:]); c != 0 {

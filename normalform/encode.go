@@ -63,6 +63,11 @@ func EncodeNF(a *Analysis) []byte {
 			out = appendU256(out, &t.ID)
 		}
 	}
+	// the balances, right after the tables (Head.BalancesAt): a reader
+	// that holds them elsewhere finds them without decoding the body
+	out = e.delta(out, a.Gross)
+	out = appendBool(out, a.Net != nil)
+	out = e.delta(out, a.Net)
 	return append(out, body...)
 }
 
@@ -193,6 +198,13 @@ func reasonCodeOf(r Reason) byte {
 	return 0
 }
 
+// The costs' flags.
+const (
+	costKnown = 1 << iota
+	costSum
+	costGas
+)
+
 func appendBool(b []byte, v bool) []byte {
 	if v {
 		return append(b, 1)
@@ -275,14 +287,31 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 			u(uint64(t.Pos))
 		}
 	}
-	b = e.delta(b, a.Gross)
-	b = appendBool(b, a.Net != nil)
-	b = e.delta(b, a.Net)
+	// costs: a flags byte (1 known, 2 the total is the sum of the
+	// others and left out, 4 the gas used is the receipt's and left out)
 	c := &a.Costs
-	b = appendBool(b, c.Known)
-	u(c.GasUsed)
-	for _, v := range []*uint256.Int{&c.BaseFee, &c.Priority, &c.Builder, &c.Total} {
+	var cf byte
+	if c.Known {
+		cf |= costKnown
+	}
+	var sum uint256.Int
+	if _, o1 := sum.AddOverflow(&c.BaseFee, &c.Priority); !o1 {
+		if _, o2 := sum.AddOverflow(&sum, &c.Builder); !o2 && sum == c.Total {
+			cf |= costSum
+		}
+	}
+	if c.GasUsed == m.GasUsed {
+		cf |= costGas
+	}
+	b = append(b, cf)
+	if cf&costGas == 0 {
+		u(c.GasUsed)
+	}
+	for _, v := range []*uint256.Int{&c.BaseFee, &c.Priority, &c.Builder} {
 		b = appendU256(b, v)
+	}
+	if cf&costSum == 0 {
+		b = appendU256(b, &c.Total)
 	}
 	b = e.detections(b, a)
 	// steps
@@ -612,6 +641,12 @@ func DecodeNF(b []byte) (*Analysis, error) {
 	tx := &Tx{}
 	d.tx = tx
 	a := &Analysis{Tx: tx, cfg: cfg}
+	a.Gross = d.delta()
+	hasNet := d.bool1()
+	a.Net = d.delta()
+	if !hasNet {
+		a.Net = nil
+	}
 	m := &tx.Meta
 	flags := d.u()
 	for i, p := range []*bool{&m.HasHash, &m.HasBlock, &m.HasIndex, &m.HasFrom, &m.HasTo, &m.HasReceipt, &m.HasHeader, &m.HasBaseFee} {
@@ -685,16 +720,27 @@ func DecodeNF(b []byte) (*Analysis, error) {
 			*ts = append(*ts, d.transfer())
 		}
 	}
-	a.Gross = d.delta()
-	hasNet := d.bool1()
-	a.Net = d.delta()
-	if !hasNet {
-		a.Net = nil
-	}
 	c := &a.Costs
-	c.Known = d.bool1()
-	c.GasUsed = d.u()
-	c.BaseFee, c.Priority, c.Builder, c.Total = d.u256(), d.u256(), d.u256(), d.u256()
+	cf := d.byte1()
+	if cf >= costGas<<1 {
+		d.fail(fmt.Errorf("costs flags %#x", cf))
+	}
+	c.Known = cf&costKnown != 0
+	if cf&costGas != 0 {
+		c.GasUsed = m.GasUsed
+	} else {
+		c.GasUsed = d.u()
+	}
+	c.BaseFee, c.Priority, c.Builder = d.u256(), d.u256(), d.u256()
+	if cf&costSum != 0 {
+		if _, o := c.Total.AddOverflow(&c.BaseFee, &c.Priority); o {
+			d.fail(errors.New("costs: the sum left out overflows"))
+		} else if _, o := c.Total.AddOverflow(&c.Total, &c.Builder); o {
+			d.fail(errors.New("costs: the sum left out overflows"))
+		}
+	} else {
+		c.Total = d.u256()
+	}
 	d.detections(a)
 	d.steps(a)
 	if d.err == nil && d.i != len(b) {
@@ -1137,25 +1183,11 @@ func (d *decoder) head() (uint64, []Address) {
 // encoding without them and put them back. Only the bytes before the
 // hash are read.
 func NFHashAt(b []byte) (int, error) {
-	d := &decoder{b: b}
-	if v := d.byte1(); d.err == nil && v != EncodingVersion {
-		return 0, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+	h, err := ReadHead(b)
+	if err != nil {
+		return 0, err
 	}
-	d.head()
-	n := d.small(len(b) / 20)
-	d.raw(20 * n)
-	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
-		t := Token{Kind: TokenKind(d.byte1())}
-		d.u() // its address
-		if t.HasID() {
-			d.u256()
-		}
-	}
-	d.u() // metadata flags
-	if d.err != nil {
-		return 0, d.err
-	}
-	return d.i, nil
+	return h.HashAt, nil
 }
 
 // Head is where an EncodeNF encoding keeps what a caller storing it beside
@@ -1173,10 +1205,12 @@ type Head struct {
 	ToksAt   int
 	Toks     []Token
 	TokSpans [][2]int
-	// BodyAt is where the body begins (after the token table); HashAt is
-	// where the transaction hash (32 bytes) is.
-	BodyAt int
-	HashAt int
+	// BodyAt is where the body begins (after the token table): with the
+	// balances (gross, whether net, net: AppendBalances), which end at
+	// BalancesEnd; HashAt is where the transaction hash (32 bytes) is.
+	BodyAt      int
+	BalancesEnd int
+	HashAt      int
 }
 
 // ReadHead reads the head of an EncodeNF encoding (its version, tables
@@ -1209,6 +1243,10 @@ func ReadHead(b []byte) (*Head, error) {
 		h.TokSpans = append(h.TokSpans, [2]int{from, d2.i})
 	}
 	h.BodyAt = d2.i
+	d2.delta()
+	d2.bool1()
+	d2.delta()
+	h.BalancesEnd = d2.i
 	d2.u() // metadata flags
 	h.HashAt = d2.i
 	d2.raw(32)
@@ -1239,23 +1277,52 @@ func AppendTokenEntry(b []byte, t Token, addrs []Address) ([]byte, bool) {
 	return b, false
 }
 
-// TokenEntryLen is the length of the token table entry at the head of b
-// (0 when it does not read).
-func TokenEntryLen(b []byte) int {
-	if len(b) == 0 {
-		return 0
-	}
-	t := Token{Kind: TokenKind(b[0])}
-	_, n := binary.Uvarint(b[1:])
-	if n <= 0 {
-		return 0
-	}
-	i := 1 + n
+// ParseTokenEntry reads the token table entry at the head of b (as
+// AppendTokenEntry writes it, its contract an index into addrs) and its
+// length (0 when it does not read).
+func ParseTokenEntry(b []byte, addrs []Address) (Token, int) {
+	d := &decoder{b: b, addrs: addrs}
+	t := Token{Kind: TokenKind(d.byte1())}
+	t.Addr = d.addr()
 	if t.HasID() {
-		if i >= len(b) || int(b[i]) > 32 || i+1+int(b[i]) > len(b) {
-			return 0
-		}
-		i += 1 + int(b[i])
+		t.ID = d.u256()
 	}
-	return i
+	if d.err != nil || t.Kind > Multi6909 {
+		return Token{}, 0
+	}
+	return t, d.i
+}
+
+// AppendBalances appends the balances as an encoding holds them at
+// Head.BodyAt: gross, whether net, net, each entry's address and token
+// an index into the tables addrs and toks (false when one lacks an entry's).
+func AppendBalances(b []byte, addrs []Address, toks []Token, gross Delta, hasNet bool, net Delta) ([]byte, bool) {
+	e := &encoder{addrs: table[Address]{keys: addrs}, toks: table[Token]{keys: toks}}
+	for _, d := range []Delta{gross, net} {
+		for _, x := range d {
+			if _, ok := e.addrs.index(x.Addr); !ok {
+				return b, false
+			}
+			if _, ok := e.toks.index(x.Token); !ok {
+				return b, false
+			}
+		}
+	}
+	b = e.delta(b, gross)
+	b = appendBool(b, hasNet)
+	return e.delta(b, net), true
+}
+
+// BalancesLen is the length of the balances at the head of b (an
+// encoding's bytes from Head.BodyAt, its tables addrs and toks); 0 when
+// they do not read.
+func BalancesLen(b []byte, addrs []Address, toks []Token) int {
+	d := &decoder{b: b, addrs: addrs, toks: toks}
+	d.delta()
+	d.bool1()
+	d.delta()
+	if d.err != nil {
+		return 0
+	}
+	return d.i
 }

@@ -213,6 +213,14 @@ func TestNFVersion6Compact(t *testing.T) {
 	odd.Steps = append([]Step(nil), a.Steps...)
 	odd.Steps[0].Result = "fixpoint2"
 	roundTrip(t, &odd)
+	// costs whose total is not the sum of the others, and gas used not
+	// the receipt's: written out
+	implied := len(EncodeNF(&odd))
+	odd.Costs.Total.AddUint64(&odd.Costs.Total, 7)
+	odd.Costs.GasUsed++
+	if n := len(roundTrip(t, &odd)); n < implied+3 {
+		t.Errorf("costs not implied cost nothing (%d bytes, %d implied)", n, implied)
+	}
 	// a reason code past the table: where two encodings differing in
 	// their one reason differ
 	c := *a

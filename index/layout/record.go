@@ -430,11 +430,13 @@ func (r *Record) SetNF(v []byte) error {
 	return nil
 }
 
-// The forms of an NF value (its first byte).
+// The forms of an NF value (its first byte): nfRaw, or nfShared with
+// the bits nfCut and nfBalances.
 const (
-	nfRaw       = 0 // uvarint length and the NF's bytes (an NF whose head does not read)
-	nfShared    = 2 // the NF's tables by reference to the record's, the hash as written
-	nfSharedCut = 3 // nfShared, the transaction hash left out (the record's)
+	nfRaw      = 0 // uvarint length and the NF's bytes (an NF whose head does not read)
+	nfCut      = 1 // the transaction hash left out (the record's)
+	nfShared   = 2 // the NF's tables by reference to the record's
+	nfBalances = 4 // the NF's balances left out (the record's gross and net at its recipient)
 )
 
 // nfAddrs are the addresses an NF value's address table refers to: the
@@ -452,7 +454,9 @@ func (r *Record) nfAddrs() []normalform.Address {
 // appendNF writes a record's NF (normalform.EncodeNF's bytes, read with
 // normalform.ReadHead) without what the record holds:
 //
-//	u8      form: 2, or 3 when the NF's transaction hash is the record's
+//	u8      form: 2, plus 1 when the NF's transaction hash is the
+//	        record's, plus 4 when its balances are the record's gross and
+//	        net at the record's recipient (normalform.AppendBalances)
 //	bytes   the NF's bytes before its tables (version, chain, wrapped native)
 //	uvarint number of addresses of the NF's table, each: uvarint i > 0,
 //	        the record's i-th (nfAddrs), or 0 and the address (20 bytes)
@@ -460,7 +464,8 @@ func (r *Record) nfAddrs() []normalform.Address {
 //	        record's j-th token (its table entry rebuilt: kind, the index
 //	        of its contract in the NF's address table, id), or 0 and the
 //	        entry's bytes as the NF has them
-//	        the rest of the NF, without the hash for form 3
+//	        the rest of the NF, without the balances (form bit 4) and
+//	        the hash (form bit 1)
 //
 // An NF whose head does not read is form 0: bytes.
 func appendNF(b, nf []byte, r *Record) []byte {
@@ -468,12 +473,17 @@ func appendNF(b, nf []byte, r *Record) []byte {
 	if err != nil {
 		return appendBytes(append(b, nfRaw), nf)
 	}
+	form := byte(nfShared)
 	cut := bytes.Equal(nf[h.HashAt:h.HashAt+32], r.Hash[:])
 	if cut {
-		b = append(b, nfSharedCut)
-	} else {
-		b = append(b, nfShared)
+		form |= nfCut
 	}
+	gross, hasNet, net := r.balances()
+	bal, ok := normalform.AppendBalances(nil, h.Addrs, h.Toks, gross, hasNet, net)
+	if ok && bytes.Equal(bal, nf[h.BodyAt:h.BalancesEnd]) {
+		form |= nfBalances
+	}
+	b = append(b, form)
 	b = appendBytes(b, nf[:h.TablesAt])
 	univ := r.nfAddrs()
 	b = binary.AppendUvarint(b, uint64(len(h.Addrs)))
@@ -499,11 +509,28 @@ func appendNF(b, nf []byte, r *Record) []byte {
 		}
 		b = append(append(b, 0), raw...)
 	}
+	from := h.BodyAt
+	if form&nfBalances != 0 {
+		from = h.BalancesEnd
+	}
 	if cut {
-		b = append(b, nf[h.BodyAt:h.HashAt]...)
+		b = append(b, nf[from:h.HashAt]...)
 		return append(b, nf[h.HashAt+32:]...)
 	}
-	return append(b, nf[h.BodyAt:]...)
+	return append(b, nf[from:]...)
+}
+
+// balances are the record's gross and net as an NF holds them: at the
+// recipient, net when costs are known.
+func (r *Record) balances() (gross normalform.Delta, hasNet bool, net normalform.Delta) {
+	at := func(as []Amount) normalform.Delta {
+		d := make(normalform.Delta, 0, len(as))
+		for _, a := range as {
+			d = append(d, normalform.DeltaEntry{Addr: r.Recipient, Token: a.Token, Amount: a.Amount})
+		}
+		return d
+	}
+	return at(r.Gross), r.CostsKnown, at(r.Net)
 }
 
 func indexAddr(as []normalform.Address, a normalform.Address) int {
@@ -532,7 +559,7 @@ func (r *recReader) nf(rec *Record) []byte {
 		return nil
 	case form == nfRaw:
 		return append([]byte(nil), r.take(r.count(1))...)
-	case form != nfShared && form != nfSharedCut:
+	case form&^(nfCut|nfBalances) != nfShared:
 		r.fail()
 		return nil
 	}
@@ -558,16 +585,19 @@ func (r *recReader) nf(rec *Record) []byte {
 	}
 	n = r.count(1)
 	out = binary.AppendUvarint(out, uint64(n))
+	toks := make([]normalform.Token, 0, n)
 	for k := 0; k < n && r.err == nil; k++ {
 		switch j := r.uvarint(); {
 		case j == 0:
-			l := normalform.TokenEntryLen(r.b)
+			t, l := normalform.ParseTokenEntry(r.b, addrs)
 			if l == 0 {
 				r.fail()
 			}
+			toks = append(toks, t)
 			out = append(out, r.take(l)...)
 		case j <= uint64(len(rec.Tokens)):
 			var ok bool
+			toks = append(toks, rec.Tokens[j-1])
 			if out, ok = normalform.AppendTokenEntry(out, rec.Tokens[j-1], addrs); !ok {
 				r.fail()
 			}
@@ -578,7 +608,23 @@ func (r *recReader) nf(rec *Record) []byte {
 	if r.err != nil {
 		return nil
 	}
-	if form == nfSharedCut {
+	if form&nfBalances != 0 {
+		gross, hasNet, net := rec.balances()
+		var ok bool
+		if out, ok = normalform.AppendBalances(out, addrs, toks, gross, hasNet, net); !ok {
+			r.fail()
+			return nil
+		}
+	}
+	if form&nfBalances == 0 {
+		l := normalform.BalancesLen(r.b, addrs, toks)
+		if l == 0 {
+			r.fail()
+			return nil
+		}
+		out = append(out, r.take(l)...)
+	}
+	if form&nfCut != 0 {
 		_, k := binary.Uvarint(r.b) // the metadata's flags, before the hash
 		if k <= 0 {
 			r.fail()

@@ -46,7 +46,8 @@ func run(blocks int, scen string) error {
 	order := []string{"value", "pre (versions, latency, hash, flags, counts)", "ids", "post: exact hash", "post: reasons",
 		"post: NF checksum (XXH3-64)", "post: from/to/recipient, gross, net, gas, costs (what a row reads)", "post: addresses, tokens",
 		"NF key's value (key 9 bytes more)", "NF key: its address and token tables (references to the record's)",
-		"NF (EncodeNF) bytes", "NF: step log", "NF: address table", "NF: token table", "NF: the rest (meta, transfers, tree, analysis)",
+		"NF (EncodeNF) bytes", "NF: step log", "NF: address table", "NF: token table", "NF: balances (left out of the NF key when they are the record's gross and net)",
+		"NF: the rest (meta, transfers, tree, analysis)",
 		"steps (count)", "transfers (count)", "NF addresses not in the record (count)"}
 	for i := 0; i < blocks; i++ {
 		b := gen.Block()
@@ -83,8 +84,11 @@ func run(blocks int, scen string) error {
 			if err != nil {
 				return err
 			}
-			// the value: form, the head's length and bytes, the tables, the body without the hash
+			// the value: form, the head's length and bytes, the tables, the body without the hash (and the balances)
 			body := len(rec.NF) - h.BodyAt - 32
+			if nfv[0]&4 != 0 {
+				body -= h.BalancesEnd - h.BodyAt
+			}
 			sum[order[9]] += len(nfv) - 1 - varintLen(uint64(h.TablesAt)) - h.TablesAt - body
 			sum[order[10]] += len(rec.NF)
 			steps := a.Steps
@@ -94,9 +98,10 @@ func run(blocks int, scen string) error {
 			sum[order[11]] += len(rec.NF) - noSteps
 			sum[order[12]] += h.ToksAt - h.TablesAt
 			sum[order[13]] += h.BodyAt - h.ToksAt
-			sum[order[14]] += noSteps - h.BodyAt
-			sum[order[15]] += len(steps)
-			sum[order[16]] += len(a.Tx.Transfers)
+			sum[order[14]] += h.BalancesEnd - h.BodyAt
+			sum[order[15]] += noSteps - h.BalancesEnd
+			sum[order[16]] += len(steps)
+			sum[order[17]] += len(a.Tx.Transfers)
 			in := map[normalform.Address]bool{}
 			for _, x := range rec.Addresses {
 				in[x] = true
@@ -106,7 +111,7 @@ func run(blocks int, scen string) error {
 			}
 			for _, x := range h.Addrs {
 				if !in[x] {
-					sum[order[17]]++
+					sum[order[18]]++
 				}
 			}
 			n++
