@@ -55,7 +55,7 @@ import (
 //
 // Records are keyed by position, so a block range or a full scan reads
 // them in order with one iterator. A record's normal form (its encoded
-// analysis with the step log, about four fifths of its bytes) is not in
+// analysis with the step log, the larger part of its bytes) is not in
 // the record but under its own key at the same position (0x1b): scans,
 // which filter and show the record's fields, copy and decode about 300
 // bytes a record instead of 750; readers that show the analysis (show,
@@ -63,9 +63,14 @@ import (
 // with one more point read in the same read transaction (or, walking a
 // range, with a second iterator in step with the first). The record and
 // its NF key are written and deleted together in one Badger transaction,
-// and the record holds a 64-bit XXH3 of the NF value, so a reader checks
+// and the record holds a 64-bit XXH3 of the NF, so a reader checks
 // that the two belong together and a re-ingest whose NF changed is not
-// taken for the same content. The secondary keys 0x12 to 0x18 (but
+// taken for the same content. Nothing is stored twice (schema 10): the
+// NF key's value refers to the record's addresses and tokens instead of
+// holding the NF's own address and token tables, and leaves out the
+// transaction hash and, when they are the record's gross and net, the
+// NF's balances (record.go, appendNF); it is read back with its whole
+// record (SetNF). The secondary keys 0x12 to 0x18 (but
 // 0x14) carry no value: their transaction is the record at their loc.
 // The txhash key finds a transaction by hash with one point read (then
 // the record's).
