@@ -1217,47 +1217,62 @@ type Head struct {
 // and the place of its hash) without decoding the rest.
 func ReadHead(b []byte) (*Head, error) {
 	d := &decoder{b: b}
-	if _, _, err := d.start(); err != nil {
-		return nil, err
+	if v := d.byte1(); d.err == nil && v != EncodingVersion {
+		return nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
 	}
-	h := &Head{}
-	// start read the tables; read them again for their offsets.
-	d2 := &decoder{b: b}
-	d2.byte1()
-	d2.head()
-	h.TablesAt = d2.i
-	for n := d2.small(len(b) / 20); n > 0 && d2.err == nil; n-- {
-		var a Address
-		copy(a[:], d2.raw(20))
-		d2.addrs = append(d2.addrs, a)
-	}
-	h.ToksAt = d2.i
-	for n := d2.small(len(b)); n > 0 && d2.err == nil; n-- {
-		from := d2.i
-		t := Token{Kind: TokenKind(d2.byte1())}
-		t.Addr = d2.addr()
-		if t.HasID() {
-			t.ID = d2.u256()
+	d.head()
+	h := &Head{TablesAt: d.i}
+	n := d.small(len(b) / 20)
+	if d.err == nil {
+		d.addrs = make([]Address, n)
+		for i := range d.addrs {
+			copy(d.addrs[i][:], d.raw(20))
 		}
-		d2.toks = append(d2.toks, t)
-		h.TokSpans = append(h.TokSpans, [2]int{from, d2.i})
 	}
-	h.BodyAt = d2.i
-	d2.delta()
-	d2.bool1()
-	d2.delta()
-	h.BalancesEnd = d2.i
-	d2.u() // metadata flags
-	h.HashAt = d2.i
-	d2.raw(32)
+	h.ToksAt = d.i
+	if n := d.small(len(b)); d.err == nil {
+		d.toks = make([]Token, 0, n)
+		h.TokSpans = make([][2]int, 0, n)
+		for ; n > 0 && d.err == nil; n-- {
+			from := d.i
+			t := Token{Kind: TokenKind(d.byte1())}
+			t.Addr = d.addr()
+			if t.HasID() {
+				t.ID = d.u256()
+			}
+			d.toks = append(d.toks, t)
+			h.TokSpans = append(h.TokSpans, [2]int{from, d.i})
+		}
+	}
+	h.BodyAt = d.i
+	d.skipDelta()
+	d.bool1()
+	d.skipDelta()
+	h.BalancesEnd = d.i
+	d.u() // metadata flags
+	h.HashAt = d.i
+	d.raw(32)
 	if d.err != nil {
 		return nil, d.err
 	}
-	if d2.err != nil {
-		return nil, d2.err
-	}
-	h.Addrs, h.Toks = d2.addrs, d2.toks
+	h.Addrs, h.Toks = d.addrs, d.toks
 	return h, nil
+}
+
+// skipDelta reads past a delta, checking its indexes, without keeping it.
+func (d *decoder) skipDelta() {
+	for n := d.small(len(d.b)); n > 0 && d.err == nil; n-- {
+		if d.small(len(d.addrs)) >= len(d.addrs) || d.small(len(d.toks)) >= len(d.toks) {
+			d.fail(errors.New("balance entry's address or token out of range"))
+			return
+		}
+		l := int(d.byte1() & 0x7f)
+		if l > 32 {
+			d.fail(errors.New("amount longer than 32 bytes"))
+			return
+		}
+		d.raw(l)
+	}
 }
 
 // AppendTokenEntry appends a token table entry as EncodeNF writes it: its
@@ -1318,9 +1333,9 @@ func AppendBalances(b []byte, addrs []Address, toks []Token, gross Delta, hasNet
 // they do not read.
 func BalancesLen(b []byte, addrs []Address, toks []Token) int {
 	d := &decoder{b: b, addrs: addrs, toks: toks}
-	d.delta()
+	d.skipDelta()
 	d.bool1()
-	d.delta()
+	d.skipDelta()
 	if d.err != nil {
 		return 0
 	}

@@ -479,16 +479,16 @@ func appendNF(b, nf []byte, r *Record) []byte {
 		form |= nfCut
 	}
 	gross, hasNet, net := r.balances()
-	bal, ok := normalform.AppendBalances(nil, h.Addrs, h.Toks, gross, hasNet, net)
+	var buf [256]byte
+	bal, ok := normalform.AppendBalances(buf[:0], h.Addrs, h.Toks, gross, hasNet, net)
 	if ok && bytes.Equal(bal, nf[h.BodyAt:h.BalancesEnd]) {
 		form |= nfBalances
 	}
 	b = append(b, form)
 	b = appendBytes(b, nf[:h.TablesAt])
-	univ := r.nfAddrs()
 	b = binary.AppendUvarint(b, uint64(len(h.Addrs)))
 	for _, a := range h.Addrs {
-		i := indexAddr(univ, a)
+		i := r.nfAddrIndex(a)
 		if i < 0 {
 			b = append(append(b, 0), a[:]...)
 			continue
@@ -533,10 +533,17 @@ func (r *Record) balances() (gross normalform.Delta, hasNet bool, net normalform
 	return at(r.Gross), r.CostsKnown, at(r.Net)
 }
 
-func indexAddr(as []normalform.Address, a normalform.Address) int {
-	for i := range as {
-		if as[i] == a {
+// nfAddrIndex is the place of a in nfAddrs (-1: not there), without
+// building it.
+func (r *Record) nfAddrIndex(a normalform.Address) int {
+	for i := range r.Addresses {
+		if r.Addresses[i] == a {
 			return i
+		}
+	}
+	for i := range r.Tokens {
+		if r.Tokens[i].Addr == a {
+			return len(r.Addresses) + i
 		}
 	}
 	return -1
