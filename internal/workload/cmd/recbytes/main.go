@@ -48,7 +48,7 @@ func run(blocks int, scen string) error {
 		"NF key's value (key 9 bytes more)", "NF key: its address and token tables (references to the record's)",
 		"NF (EncodeNF) bytes", "NF: step log", "NF: address table", "NF: token table", "NF: balances (left out of the NF key when they are the record's gross and net)",
 		"NF: the rest (meta, transfers, tree, analysis)",
-		"steps (count)", "transfers (count)", "NF addresses not in the record (count)"}
+		"steps (count)", "transfers (count)", "NF addresses not in the record (count)", "NF values without their balances (the record's; share)"}
 	for i := 0; i < blocks; i++ {
 		b := gen.Block()
 		res := trace.Decode(b.Bundle, trace.Options{Config: cfg, Source: "synthetic"})
@@ -88,6 +88,7 @@ func run(blocks int, scen string) error {
 			body := len(rec.NF) - h.BodyAt - 32
 			if nfv[0]&4 != 0 {
 				body -= h.BalancesEnd - h.BodyAt
+				sum[order[19]]++
 			}
 			sum[order[9]] += len(nfv) - 1 - varintLen(uint64(h.TablesAt)) - h.TablesAt - body
 			sum[order[10]] += len(rec.NF)
