@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,7 +70,7 @@ func TestNFKey(t *testing.T) {
 	}
 	for _, rec := range recs {
 		v, ok := rawGet(t, ix, NFKey(rec.Loc).Bytes())
-		if !ok || !bytes.Equal(v, layout.NFValue(rec.NF, rec.Hash)) {
+		if !ok || !bytes.Equal(v, rec.NFValue()) {
 			t.Fatalf("tx %s: NF key %v, value %d bytes", rec.Hash.Hex(), ok, len(v))
 		}
 		rv, _ := rawGet(t, ix, TxKey(rec.Loc).Bytes())
@@ -148,7 +150,7 @@ func TestNFKey(t *testing.T) {
 		}
 	}
 	a, b, c := recs[2], recs[3], recs[4]
-	set(NFKey(a.Loc).Bytes(), layout.NFValue(b.NF, b.Hash))
+	set(NFKey(a.Loc).Bytes(), b.NFValue())
 	if _, err := ix.Get(a.Hash); !errors.Is(err, layout.ErrNFMismatch) {
 		t.Fatalf("Get with another record's NF: %v", err)
 	}
@@ -161,7 +163,7 @@ func TestNFKey(t *testing.T) {
 	}
 	orphan := c.Loc
 	orphan.Index += 5000
-	set(NFKey(orphan).Bytes(), layout.NFValue(c.NF, c.Hash))
+	set(NFKey(orphan).Bytes(), c.NFValue())
 	err = ix.Verify(ctx)
 	for _, want := range []string{a.Hash.Hex(), c.Hash.Hex(), "nf key"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -180,12 +182,25 @@ func TestSchema8Refused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 8), 5)
-	if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(SchemaKey().Bytes(), old) }); err != nil {
-		t.Fatal(err)
-	}
 	ix.Close()
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "has schema 8 (records v5); this flowq uses schema 9 (records v6): ingest into a new directory") {
-		t.Fatalf("open a schema 8 index: %v", err)
+	// schema 8: the NF in the record; schema 9: the NF key's value with its own tables
+	for _, v := range [][2]uint32{{8, 5}, {9, 6}} {
+		ix, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, v[0]), v[1])
+		if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(SchemaKey().Bytes(), old) }); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+		want := fmt.Sprintf("has schema %d (records v%d); this flowq uses schema 10 (records v6): ingest into a new directory", v[0], v[1])
+		if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("open a schema %d index: %v", v[0], err)
+		}
+		// back to this schema for the next turn
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +66,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		if got.NF != nil {
 			t.Fatalf("tx %s: a record's value gave its NF, which is under its own key", rec.Hash.Hex())
 		}
-		if err := got.SetNF(layout.NFValue(rec.NF, rec.Hash)); err != nil {
+		if err := got.SetNF(rec.NFValue()); err != nil {
 			t.Fatalf("tx %s: its NF value: %v", rec.Hash.Hex(), err)
 		}
 		if !reflect.DeepEqual(got, rec) {
@@ -131,7 +132,7 @@ func TestRecordEdgeCases(t *testing.T) {
 		}
 		if rec.NF != nil {
 			rec.NFSum = xxh3.Hash(rec.NF)
-			if err := got.SetNF(layout.NFValue(rec.NF, rec.Hash)); err != nil {
+			if err := got.SetNF(rec.NFValue()); err != nil {
 				t.Fatalf("%x: %v", rec.Hash[:2], err)
 			}
 		}
@@ -176,7 +177,7 @@ func TestRecordCorrupt(t *testing.T) {
 
 // TestRecordSharesNF: a record writes each address and its hash once,
 // and holds no NF; its NF value (the NF key's) leaves out the NF's copy
-// of the transaction hash, and gives the NF back only to its own record;
+// of the transaction hash and of the record's addresses and tokens, and gives the NF back only to its own record;
 // a record whose key's unknown position names another hash does not
 // decode.
 func TestRecordSharesNF(t *testing.T) {
@@ -200,9 +201,26 @@ func TestRecordSharesNF(t *testing.T) {
 		if len(enc) >= len(rec.NF) {
 			t.Fatalf("tx %s: the record's value is %d bytes, its NF %d: is the NF in it?", rec.Hash.Hex(), len(enc), len(rec.NF))
 		}
-		nfv := layout.NFValue(rec.NF, rec.Hash)
+		nfv := rec.NFValue()
 		if c := bytes.Count(nfv, rec.Hash[:]); c != 0 {
 			t.Fatalf("tx %s: the NF value holds the hash %d times", rec.Hash.Hex(), c)
+		}
+		// Nothing twice (schema 10): the NF value leaves out its balances
+		// when they are the record's gross and net (form bit 4)...
+		if nfv[0]&4 == 0 && rec.CostsKnown == (a.Net != nil) {
+			t.Fatalf("tx %s: the NF value writes out the balances the record holds (form %d)", rec.Hash.Hex(), nfv[0])
+		}
+		// ... and refers to the record's
+		// addresses and its tokens' contracts, never writes them out.
+		for _, ad := range rec.Addresses {
+			if c := bytes.Count(nfv, ad[:]); c != 0 {
+				t.Fatalf("tx %s: the NF value writes out the record's address %x (%d times)", rec.Hash.Hex(), ad, c)
+			}
+		}
+		for _, tok := range rec.Tokens {
+			if c := bytes.Count(nfv, tok.Addr[:]); c != 0 {
+				t.Fatalf("tx %s: the NF value writes out the record's token contract %x (%d times)", rec.Hash.Hex(), tok.Addr, c)
+			}
 		}
 		got, err := DecodeRecord(rec.Loc, enc, td.resolve)
 		if err == nil {
@@ -210,6 +228,18 @@ func TestRecordSharesNF(t *testing.T) {
 		}
 		if err != nil || !bytes.Equal(got.NF, rec.NF) {
 			t.Fatalf("tx %s: NF does not come back: %v", rec.Hash.Hex(), err)
+		}
+		// A damaged NF value (cut short, a byte changed) is an error
+		// naming the transaction, never a panic or another NF.
+		if n%7 == 0 {
+			for i := 0; i < len(nfv); i++ {
+				for _, bad := range [][]byte{nfv[:i], append(append(append([]byte(nil), nfv[:i]...), nfv[i]^0x5a), nfv[i+1:]...)} {
+					dam, _ := DecodeRecord(rec.Loc, enc, td.resolve)
+					if err := dam.SetNF(bad); err == nil || !strings.Contains(err.Error(), rec.Hash.Hex()) {
+						t.Fatalf("tx %s: NF value damaged at byte %d of %d: %v", rec.Hash.Hex(), i, len(nfv), err)
+					}
+				}
+			}
 		}
 		// Another transaction's NF is refused.
 		if n > 0 {

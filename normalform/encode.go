@@ -13,9 +13,13 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// EncodingVersion versions EncodeNF's format. Version 5: token kind
-// Multi6909 and event EvERC6909Transfer (ERC-6909 transfers, issue 17).
-const EncodingVersion = 5
+// EncodingVersion versions EncodeNF's format. Version 6: reasons as
+// one-byte codes, signed amounts with their sign in the length byte, step
+// names and notes in fewer bytes (a name's kind and number in one
+// varint, a detection's path by its code, a gist note without a suffix in
+// one byte; issue 22). Version 5: token kind Multi6909 and event
+// EvERC6909Transfer (ERC-6909 transfers, issue 17).
+const EncodingVersion = 6
 
 // EncodeNF encodes an analysis compactly: the transaction's metadata, its
 // transfers, the normal form (chains as their rule trees), the verdict,
@@ -59,6 +63,11 @@ func EncodeNF(a *Analysis) []byte {
 			out = appendU256(out, &t.ID)
 		}
 	}
+	// the balances, right after the tables (Head.BalancesAt): a reader
+	// that holds them elsewhere finds them without decoding the body
+	out = e.delta(out, a.Gross)
+	out = appendBool(out, a.Net != nil)
+	out = e.delta(out, a.Net)
 	return append(out, body...)
 }
 
@@ -162,6 +171,40 @@ func appendU256(b []byte, v *uint256.Int) []byte {
 	return append(b, bs...)
 }
 
+// appendSigned writes a signed amount: a byte holding the magnitude's
+// length (0..32) and, in its high bit, the sign; then the magnitude's
+// minimal big-endian bytes.
+func appendSigned(b []byte, neg bool, v *uint256.Int) []byte {
+	bs := v.Bytes()
+	l := byte(len(bs))
+	if neg {
+		l |= 0x80
+	}
+	return append(append(b, l), bs...)
+}
+
+// reasonTable gives the reasons their one-byte codes (index; 0: the
+// reason written out); append only.
+var reasonTable = [...]Reason{"", ReasonNoCycles, ReasonLeftovers, ReasonFinalNeg, ReasonFinalMixed, ReasonCostsUnknown,
+	ReasonInnerCycle, ReasonBalanceMixed, ReasonNegProfit, ReasonPromoted, ReasonSelfCall, ReasonBuilder, ReasonPayout,
+	ReasonUnexplained, ReasonUnwitnessed, ReasonReceiptsOnly, ReasonV4Netted}
+
+func reasonCodeOf(r Reason) byte {
+	for i := 1; i < len(reasonTable); i++ {
+		if reasonTable[i] == r {
+			return byte(i)
+		}
+	}
+	return 0
+}
+
+// The costs' flags.
+const (
+	costKnown = 1 << iota
+	costSum
+	costGas
+)
+
 func appendBool(b []byte, v bool) []byte {
 	if v {
 		return append(b, 1)
@@ -231,8 +274,12 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	u(uint64(a.Passes))
 	b = append(b, byte(a.Verdict), byte(a.Tier))
 	u(uint64(len(a.Reasons)))
-	for _, r := range a.Reasons {
-		b = append(b, []byte(string(r)+"\x00")...)
+	for _, r := range a.Reasons { // its code, or 0 and the text (NUL-terminated)
+		c := reasonCodeOf(r)
+		b = append(b, c)
+		if c == 0 {
+			b = append(b, []byte(string(r)+"\x00")...)
+		}
 	}
 	for _, ts := range [][]*Transfer{a.Leftover, a.Builder} {
 		u(uint64(len(ts)))
@@ -240,14 +287,31 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 			u(uint64(t.Pos))
 		}
 	}
-	b = e.delta(b, a.Gross)
-	b = appendBool(b, a.Net != nil)
-	b = e.delta(b, a.Net)
+	// costs: a flags byte (1 known, 2 the total is the sum of the
+	// others and left out, 4 the gas used is the receipt's and left out)
 	c := &a.Costs
-	b = appendBool(b, c.Known)
-	u(c.GasUsed)
-	for _, v := range []*uint256.Int{&c.BaseFee, &c.Priority, &c.Builder, &c.Total} {
+	var cf byte
+	if c.Known {
+		cf |= costKnown
+	}
+	var sum uint256.Int
+	if _, o1 := sum.AddOverflow(&c.BaseFee, &c.Priority); !o1 {
+		if _, o2 := sum.AddOverflow(&sum, &c.Builder); !o2 && sum == c.Total {
+			cf |= costSum
+		}
+	}
+	if c.GasUsed == m.GasUsed {
+		cf |= costGas
+	}
+	b = append(b, cf)
+	if cf&costGas == 0 {
+		u(c.GasUsed)
+	}
+	for _, v := range []*uint256.Int{&c.BaseFee, &c.Priority, &c.Builder} {
 		b = appendU256(b, v)
+	}
+	if cf&costSum == 0 {
+		b = appendU256(b, &c.Total)
 	}
 	b = e.detections(b, a)
 	// steps
@@ -275,8 +339,7 @@ func (e *encoder) detections(b []byte, a *Analysis) []byte {
 			u(uint64(t.Pos))
 		}
 		u(uint64(det.Start + 1))
-		b = appendBool(b, det.Gain.Neg)
-		b = appendU256(b, &det.Gain.Abs)
+		b = appendSigned(b, det.Gain.Neg, &det.Gain.Abs)
 		w := det.Witness
 		u(e.ti(w.Token))
 		u(uint64(len(w.Pieces)))
@@ -286,8 +349,7 @@ func (e *encoder) detections(b []byte, a *Analysis) []byte {
 				u(uint64(pos))
 			}
 		}
-		b = appendBool(b, w.Gain.Neg)
-		b = appendU256(b, &w.Gain.Abs)
+		b = appendSigned(b, w.Gain.Neg, &w.Gain.Abs)
 	}
 	for _, ts := range [][]*Transfer{a.Payouts, a.Internal} {
 		u(uint64(len(ts)))
@@ -332,7 +394,7 @@ func (d *decoder) detections(a *Analysis) {
 			return
 		}
 		det.Start = int32(d.small(nt+1)) - 1
-		det.Gain.Neg, det.Gain.Abs = d.bool1(), d.u256()
+		det.Gain.Neg, det.Gain.Abs = d.signed()
 		w := &witness.Witness[Token]{V: det.Origin}
 		if wi := d.small(len(d.toks)); wi < len(d.toks) {
 			w.Token = d.toks[wi]
@@ -352,7 +414,7 @@ func (d *decoder) detections(a *Analysis) {
 			}
 			w.Pieces = append(w.Pieces, p)
 		}
-		w.Gain.Neg, w.Gain.Abs = d.bool1(), d.u256()
+		w.Gain.Neg, w.Gain.Abs = d.signed()
 		det.Witness = w
 		a.Detections = append(a.Detections, det)
 	}
@@ -371,8 +433,7 @@ func (e *encoder) delta(b []byte, d Delta) []byte {
 	for _, x := range d {
 		b = binary.AppendUvarint(b, e.ai(x.Addr))
 		b = binary.AppendUvarint(b, e.ti(x.Token))
-		b = appendBool(b, x.Amount.Neg)
-		b = appendU256(b, &x.Amount.Abs)
+		b = appendSigned(b, x.Amount.Neg, &x.Amount.Abs)
 	}
 	return b
 }
@@ -544,6 +605,19 @@ func (d *decoder) u256() uint256.Int {
 	return v
 }
 
+// signed reads appendSigned's bytes.
+func (d *decoder) signed() (bool, uint256.Int) {
+	l := d.byte1()
+	n := int(l & 0x7f)
+	if n > 32 {
+		d.fail(errors.New("amount longer than 32 bytes"))
+		return false, uint256.Int{}
+	}
+	var v uint256.Int
+	v.SetBytes(d.raw(n))
+	return l&0x80 != 0, v
+}
+
 func (d *decoder) addr() Address {
 	i := d.small(len(d.addrs))
 	if i >= len(d.addrs) {
@@ -567,6 +641,12 @@ func DecodeNF(b []byte) (*Analysis, error) {
 	tx := &Tx{}
 	d.tx = tx
 	a := &Analysis{Tx: tx, cfg: cfg}
+	a.Gross = d.delta()
+	hasNet := d.bool1()
+	a.Net = d.delta()
+	if !hasNet {
+		a.Net = nil
+	}
 	m := &tx.Meta
 	flags := d.u()
 	for i, p := range []*bool{&m.HasHash, &m.HasBlock, &m.HasIndex, &m.HasFrom, &m.HasTo, &m.HasReceipt, &m.HasHeader, &m.HasBaseFee} {
@@ -621,23 +701,46 @@ func DecodeNF(b []byte) (*Analysis, error) {
 		d.fail(errors.New("verdict or tier out of range"))
 	}
 	for n := d.small(64); n > 0; n-- {
-		a.Reasons = append(a.Reasons, Reason(d.str()))
+		c := d.byte1()
+		switch {
+		case c == 0:
+			r := d.str()
+			if reasonCodeOf(Reason(r)) != 0 {
+				d.fail(errors.New("a reason written out that has a code"))
+			}
+			a.Reasons = append(a.Reasons, Reason(r))
+		case int(c) < len(reasonTable):
+			a.Reasons = append(a.Reasons, reasonTable[c])
+		default:
+			d.fail(fmt.Errorf("unknown reason code %d", c))
+		}
 	}
 	for _, ts := range []*[]*Transfer{&a.Leftover, &a.Builder} {
 		for n := d.small(nt); n > 0 && d.err == nil; n-- {
 			*ts = append(*ts, d.transfer())
 		}
 	}
-	a.Gross = d.delta()
-	hasNet := d.bool1()
-	a.Net = d.delta()
-	if !hasNet {
-		a.Net = nil
-	}
 	c := &a.Costs
-	c.Known = d.bool1()
-	c.GasUsed = d.u()
-	c.BaseFee, c.Priority, c.Builder, c.Total = d.u256(), d.u256(), d.u256(), d.u256()
+	cf := d.byte1()
+	if cf >= costGas<<1 {
+		d.fail(fmt.Errorf("costs flags %#x", cf))
+	}
+	c.Known = cf&costKnown != 0
+	if cf&costGas != 0 {
+		c.GasUsed = m.GasUsed
+	} else {
+		c.GasUsed = d.u()
+	}
+	c.BaseFee, c.Priority, c.Builder = d.u256(), d.u256(), d.u256()
+	if cf&costSum != 0 {
+		if _, o := c.Total.AddOverflow(&c.BaseFee, &c.Priority); o {
+			d.fail(errors.New("costs: the sum left out overflows"))
+		} else if _, o := c.Total.AddOverflow(&c.Total, &c.Builder); o {
+			d.fail(errors.New("costs: the sum left out overflows"))
+		}
+	} else {
+		c.Total = d.u256()
+	}
 	d.detections(a)
 	d.steps(a)
 	if d.err == nil && d.i != len(b) {
@@ -673,8 +776,7 @@ func (d *decoder) delta() Delta {
 		if ti < len(d.toks) {
 			e.Token = d.toks[ti]
 		}
-		e.Amount.Neg = d.bool1()
-		e.Amount.Abs = d.u256()
+		e.Amount.Neg, e.Amount.Abs = d.signed()
 		out = append(out, e)
 	}
 	return out
@@ -719,15 +821,18 @@ func (d *decoder) chain(depth int) *Chain {
 // A step is its rule byte, its frame, its operands, its result and its
 // note. The kernel writes operands and results as names ("#3" a transfer,
 // "C5" a chain, "frame 12" a lifted frame, a lift's result the names of
-// what it lifted, space-separated) and notes as the gist of the chain it
-// built or relabelled (label, endpoints, tokens), sometimes with a
-// suffix. The encoding predicts those texts and keeps a literal only when
-// the prediction fails, so any text round-trips:
+// what it lifted, space-separated, a detection's result the path it was
+// found by) and notes as the gist of the chain it built or relabelled
+// (label, endpoints, tokens), sometimes with a suffix. The encoding
+// predicts those texts and keeps a literal only when the prediction
+// fails, so any text round-trips:
 //
-//	name: 0 literal (uvarint length, bytes), 1 "#n", 2 "Cn", 3 "frame n"
-//	      (uvarint n), 4 a list (uvarint count, each a name of kind 1 or 2)
-//	note: 0 literal, 1 empty, 2 the gist of the result's chain with a
-//	      label byte, then a literal suffix
+//	name: uvarint kind | n<<3: kind 0 literal (n bytes follow), 1 "#n",
+//	      2 "Cn", 3 "frame n", 4 a list of n names (each of kind 1 or 2),
+//	      5 the path name n (pathNames)
+//	note: uvarint 0 literal, 1 empty, 2 the gist of the result's chain
+//	      with a label byte, then a literal suffix; 3+l the gist under
+//	      label l without a suffix
 //
 // The gist is rendered with the configuration DecodeNF builds (chain id
 // and wrapped-native contracts), so encoder and decoder agree on it.
@@ -738,12 +843,14 @@ const (
 	nameChain
 	nameFrame
 	nameList
+	namePath
 )
 
 const (
 	noteLit = iota
 	noteEmpty
 	noteGist
+	noteGistOnly // + label
 )
 
 // number parses prefix followed by a decimal written the way %d writes it.
@@ -763,29 +870,37 @@ func appendLit(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
+func appendNameTag(b []byte, tag byte, n uint64) []byte {
+	return binary.AppendUvarint(b, n<<3|uint64(tag))
+}
+
 func appendName(b []byte, s string) []byte {
 	if n, ok := number(s, "#"); ok {
-		return binary.AppendUvarint(append(b, nameTransfer), n)
+		return appendNameTag(b, nameTransfer, n)
 	}
 	if n, ok := number(s, "C"); ok {
-		return binary.AppendUvarint(append(b, nameChain), n)
+		return appendNameTag(b, nameChain, n)
 	}
 	if n, ok := number(s, "frame "); ok {
-		return binary.AppendUvarint(append(b, nameFrame), n)
+		return appendNameTag(b, nameFrame, n)
+	}
+	for i := 1; i < len(pathNames); i++ {
+		if s == pathNames[i] {
+			return appendNameTag(b, namePath, uint64(i))
+		}
 	}
 	var parts []string
 	if s != "" {
 		parts = strings.Split(s, " ")
 	}
-	list := append(b, nameList)
-	list = binary.AppendUvarint(list, uint64(len(parts)))
+	list := appendNameTag(b, nameList, uint64(len(parts)))
 	for _, p := range parts {
 		if n, ok := number(p, "#"); ok {
-			list = binary.AppendUvarint(append(list, nameTransfer), n)
+			list = appendNameTag(list, nameTransfer, n)
 		} else if n, ok := number(p, "C"); ok {
-			list = binary.AppendUvarint(append(list, nameChain), n)
+			list = appendNameTag(list, nameChain, n)
 		} else {
-			return appendLit(append(b, nameLit), s)
+			return append(appendNameTag(b, nameLit, uint64(len(s))), s...)
 		}
 	}
 	return list
@@ -857,7 +972,7 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 		b = appendName(b, st.Result)
 		note := st.NoteText()
 		if note == "" {
-			b = append(b, noteEmpty)
+			b = binary.AppendUvarint(b, noteEmpty)
 			continue
 		}
 		if id, ok := number(st.Result, "C"); ok {
@@ -867,13 +982,17 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 			}
 			if c := chains[int32(id)]; c != nil {
 				if l, ok := gistLabel(cfg, c, note); ok {
-					b = append(b, noteGist, byte(l))
-					b = appendLit(b, note[len(stepGist(cfg, c, l)):])
+					if suffix := note[len(stepGist(cfg, c, l)):]; suffix != "" {
+						b = append(binary.AppendUvarint(b, noteGist), byte(l))
+						b = appendLit(b, suffix)
+					} else {
+						b = binary.AppendUvarint(b, noteGistOnly+uint64(l))
+					}
 					continue
 				}
 			}
 		}
-		b = appendLit(append(b, noteLit), note)
+		b = appendLit(binary.AppendUvarint(b, noteLit), note)
 	}
 	return b
 }
@@ -898,19 +1017,39 @@ func (d *decoder) lit() string {
 }
 
 func (d *decoder) name(inList bool) string {
-	switch tag := d.byte1(); {
+	x := d.u()
+	tag, n := x&7, x>>3
+	if n > math.MaxInt32 {
+		d.fail(fmt.Errorf("name number %d over its bound", n))
+		return ""
+	}
+	switch {
+	case d.err != nil:
 	case tag == nameTransfer:
-		return "#" + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+		return "#" + strconv.FormatUint(n, 10)
 	case tag == nameChain:
-		return "C" + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+		return "C" + strconv.FormatUint(n, 10)
 	case inList:
 		d.fail(errors.New("bad name in a list"))
 	case tag == nameLit:
-		return d.lit()
+		if n > uint64(len(d.b)-d.i) {
+			d.fail(errShort)
+			return ""
+		}
+		return string(d.raw(int(n)))
 	case tag == nameFrame:
-		return "frame " + strconv.FormatUint(uint64(d.small(math.MaxInt32)), 10)
+		return "frame " + strconv.FormatUint(n, 10)
+	case tag == namePath:
+		if n == 0 || n >= uint64(len(pathNames)) {
+			d.fail(fmt.Errorf("unknown path name %d", n))
+			return ""
+		}
+		return pathNames[n]
 	case tag == nameList:
-		n := d.small(len(d.b) - d.i)
+		if n > uint64(len(d.b)-d.i) {
+			d.fail(errShort)
+			return ""
+		}
 		parts := make([]string, 0, n)
 		for ; n > 0 && d.err == nil; n-- {
 			parts = append(parts, d.name(true))
@@ -930,12 +1069,18 @@ func (d *decoder) steps(a *Analysis) {
 			st.Operands = append(st.Operands, d.name(false))
 		}
 		st.Result = d.name(false)
-		switch tag := d.byte1(); tag {
-		case noteEmpty:
-		case noteLit:
+		switch tag := d.u(); {
+		case d.err != nil:
+		case tag == noteEmpty:
+		case tag == noteLit:
 			st.Note = d.lit()
-		case noteGist:
-			l := Label(d.byte1())
+		case tag == noteGist, tag >= noteGistOnly && tag < noteGistOnly+uint64(len(labelNames)):
+			var l Label
+			if tag == noteGist {
+				l = Label(d.byte1())
+			} else {
+				l = Label(tag - noteGistOnly)
+			}
 			id, ok := number(st.Result, "C")
 			if chains == nil {
 				chains = chainsByID(a.NF)
@@ -945,7 +1090,10 @@ func (d *decoder) steps(a *Analysis) {
 				d.fail(errors.New("step note names no chain of the normal form"))
 				break
 			}
-			st.Note = stepGist(a.cfg, c, l) + d.lit()
+			st.Note = stepGist(a.cfg, c, l)
+			if tag == noteGist {
+				st.Note += d.lit()
+			}
 		default:
 			d.fail(fmt.Errorf("bad note tag %d", tag))
 		}
@@ -1035,23 +1183,161 @@ func (d *decoder) head() (uint64, []Address) {
 // encoding without them and put them back. Only the bytes before the
 // hash are read.
 func NFHashAt(b []byte) (int, error) {
+	h, err := ReadHead(b)
+	if err != nil {
+		return 0, err
+	}
+	return h.HashAt, nil
+}
+
+// Head is where an EncodeNF encoding keeps what a caller storing it beside
+// other copies of the same addresses, tokens and hash may leave out and
+// put back (the index's NF key refers to its record's addresses and
+// tokens): byte offsets into the encoding and the tables read.
+type Head struct {
+	// TablesAt is where the address table's count begins (after the
+	// version, the chain id and the wrapped-native contracts).
+	TablesAt int
+	// Addrs is the address table.
+	Addrs []Address
+	// ToksAt is where the token table's count begins; Toks the table and
+	// TokSpans each entry's bytes [from, to).
+	ToksAt   int
+	Toks     []Token
+	TokSpans [][2]int
+	// BodyAt is where the body begins (after the token table): with the
+	// balances (gross, whether net, net: AppendBalances), which end at
+	// BalancesEnd; HashAt is where the transaction hash (32 bytes) is.
+	BodyAt      int
+	BalancesEnd int
+	HashAt      int
+}
+
+// ReadHead reads the head of an EncodeNF encoding (its version, tables
+// and the place of its hash) without decoding the rest.
+func ReadHead(b []byte) (*Head, error) {
 	d := &decoder{b: b}
 	if v := d.byte1(); d.err == nil && v != EncodingVersion {
-		return 0, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+		return nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
 	}
 	d.head()
+	h := &Head{TablesAt: d.i}
 	n := d.small(len(b) / 20)
-	d.raw(20 * n)
-	for n := d.small(len(b)); n > 0 && d.err == nil; n-- {
-		t := Token{Kind: TokenKind(d.byte1())}
-		d.u() // its address
-		if t.HasID() {
-			d.u256()
+	if d.err == nil {
+		d.addrs = make([]Address, n)
+		for i := range d.addrs {
+			copy(d.addrs[i][:], d.raw(20))
 		}
 	}
-	d.u() // metadata flags
-	if d.err != nil {
-		return 0, d.err
+	h.ToksAt = d.i
+	if n := d.small(len(b)); d.err == nil {
+		d.toks = make([]Token, 0, n)
+		h.TokSpans = make([][2]int, 0, n)
+		for ; n > 0 && d.err == nil; n-- {
+			from := d.i
+			t := Token{Kind: TokenKind(d.byte1())}
+			t.Addr = d.addr()
+			if t.HasID() {
+				t.ID = d.u256()
+			}
+			d.toks = append(d.toks, t)
+			h.TokSpans = append(h.TokSpans, [2]int{from, d.i})
+		}
 	}
-	return d.i, nil
+	h.BodyAt = d.i
+	d.skipDelta()
+	d.bool1()
+	d.skipDelta()
+	h.BalancesEnd = d.i
+	d.u() // metadata flags
+	h.HashAt = d.i
+	d.raw(32)
+	if d.err != nil {
+		return nil, d.err
+	}
+	h.Addrs, h.Toks = d.addrs, d.toks
+	return h, nil
+}
+
+// skipDelta reads past a delta, checking its indexes, without keeping it.
+func (d *decoder) skipDelta() {
+	for n := d.small(len(d.b)); n > 0 && d.err == nil; n-- {
+		if d.small(len(d.addrs)) >= len(d.addrs) || d.small(len(d.toks)) >= len(d.toks) {
+			d.fail(errors.New("balance entry's address or token out of range"))
+			return
+		}
+		l := int(d.byte1() & 0x7f)
+		if l > 32 {
+			d.fail(errors.New("amount longer than 32 bytes"))
+			return
+		}
+		d.raw(l)
+	}
+}
+
+// AppendTokenEntry appends a token table entry as EncodeNF writes it: its
+// kind, the index of its contract in the address table addrs, and the id
+// of an ERC-721/1155 token (false when addrs lacks the contract).
+func AppendTokenEntry(b []byte, t Token, addrs []Address) ([]byte, bool) {
+	for i := range addrs {
+		if addrs[i] == t.Addr {
+			b = append(b, byte(t.Kind))
+			b = binary.AppendUvarint(b, uint64(i))
+			if t.HasID() {
+				b = appendU256(b, &t.ID)
+			}
+			return b, true
+		}
+	}
+	return b, false
+}
+
+// ParseTokenEntry reads the token table entry at the head of b (as
+// AppendTokenEntry writes it, its contract an index into addrs) and its
+// length (0 when it does not read).
+func ParseTokenEntry(b []byte, addrs []Address) (Token, int) {
+	d := &decoder{b: b, addrs: addrs}
+	t := Token{Kind: TokenKind(d.byte1())}
+	t.Addr = d.addr()
+	if t.HasID() {
+		t.ID = d.u256()
+	}
+	if d.err != nil || t.Kind > Multi6909 {
+		return Token{}, 0
+	}
+	return t, d.i
+}
+
+// AppendBalances appends the balances as an encoding holds them at
+// Head.BodyAt: gross, whether net, net, each entry's address and token
+// an index into the tables addrs and toks (false when one lacks an entry's).
+func AppendBalances(b []byte, addrs []Address, toks []Token, gross Delta, hasNet bool, net Delta) ([]byte, bool) {
+	e := &encoder{addrs: table[Address]{keys: addrs}, toks: table[Token]{keys: toks}}
+	for _, d := range []Delta{gross, net} {
+		for _, x := range d {
+			if _, ok := e.addrs.index(x.Addr); !ok {
+				return b, false
+			}
+			if _, ok := e.toks.index(x.Token); !ok {
+				return b, false
+			}
+		}
+	}
+	b = e.delta(b, gross)
+	b = appendBool(b, hasNet)
+	return e.delta(b, net), true
+}
+
+// BalancesLen is the length of the balances at the head of b (an
+// encoding's bytes from Head.BodyAt, its tables addrs and toks); 0 when
+// they do not read.
+func BalancesLen(b []byte, addrs []Address, toks []Token) int {
+	d := &decoder{b: b, addrs: addrs, toks: toks}
+	d.skipDelta()
+	d.bool1()
+	d.skipDelta()
+	if d.err != nil {
+		return 0
+	}
+	return d.i
 }

@@ -176,3 +176,68 @@ func TestNFHeads(t *testing.T) {
 		t.Errorf("mainnet's default wrapped native written out (byte %d)", def[2])
 	}
 }
+
+// TestNFVersion6Compact: encoding version 6 writes no reason's text, no
+// detection's path word (a step's result), and each step of the kernel's
+// in at most 8 bytes on tx_R; odd reasons and results still round-trip
+// as literals, and a reason code past the table is an error.
+func TestNFVersion6Compact(t *testing.T) {
+	b := &gen.Builder{}
+	a := analyze(t, b.Tx("EOA", "SC", 100000, gen.TxR(b, txRArms, "BEAN", "BEAN/WETH")))
+	a.Reasons = append(a.Reasons, ReasonNoCycles, ReasonPayout)
+	enc := roundTrip(t, a)
+	for _, r := range a.Reasons {
+		if bytes.Contains(enc, []byte(r)) {
+			t.Errorf("the encoding holds the reason %q as text", r)
+		}
+	}
+	detects := 0
+	for _, s := range a.Steps {
+		if s.Rule == Detect {
+			detects++
+			if bytes.Contains(enc, []byte(s.Result)) {
+				t.Errorf("the encoding holds the detection step's result %q as text", s.Result)
+			}
+		}
+	}
+	if detects == 0 {
+		t.Fatal("tx_R has no detection step; the test needs one")
+	}
+	noSteps := *a
+	noSteps.Steps = nil
+	if per := float64(len(enc)-len(EncodeNF(&noSteps))) / float64(len(a.Steps)); per > 8 {
+		t.Errorf("%.1f bytes a step (%d steps)", per, len(a.Steps))
+	}
+	odd := *a
+	odd.Reasons = []Reason{"a reason of no code", ReasonLeftovers}
+	odd.Steps = append([]Step(nil), a.Steps...)
+	odd.Steps[0].Result = "fixpoint2"
+	roundTrip(t, &odd)
+	// costs whose total is not the sum of the others, and gas used not
+	// the receipt's: written out
+	implied := len(EncodeNF(&odd))
+	odd.Costs.Total.AddUint64(&odd.Costs.Total, 7)
+	odd.Costs.GasUsed++
+	if n := len(roundTrip(t, &odd)); n < implied+3 {
+		t.Errorf("costs not implied cost nothing (%d bytes, %d implied)", n, implied)
+	}
+	// a reason code past the table: where two encodings differing in
+	// their one reason differ
+	c := *a
+	c.Reasons = []Reason{ReasonV4Netted}
+	ce := EncodeNF(&c)
+	c.Reasons = []Reason{ReasonLeftovers}
+	ce2 := EncodeNF(&c)
+	i := 0
+	for i < len(ce) && i < len(ce2) && ce[i] == ce2[i] {
+		i++
+	}
+	if len(ce) != len(ce2) || i == len(ce) || ce[i] != 16 {
+		t.Fatalf("the reason is not one byte (%d and %d bytes, differ at %d)", len(ce), len(ce2), i)
+	}
+	bad := append([]byte(nil), ce...)
+	bad[i] = 200
+	if _, err := DecodeNF(bad); err == nil {
+		t.Error("a reason code past the table decoded")
+	}
+}

@@ -43,7 +43,7 @@ import (
 //	0x18 token   0x18 tag of the token, loc                           (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
-//	0x1b nf      0x1b loc                                             the normal form of the record at loc (record.go: NFValue)
+//	0x1b nf      0x1b loc                                             the normal form of the record at loc (record.go: NFValue; its tables by reference to the record's addresses and tokens)
 //
 // Block findings (issue 18) are a function of every record of a block:
 // a write that changes a record of a known block writes the block's dirty
@@ -55,7 +55,7 @@ import (
 //
 // Records are keyed by position, so a block range or a full scan reads
 // them in order with one iterator. A record's normal form (its encoded
-// analysis with the step log, about four fifths of its bytes) is not in
+// analysis with the step log, the larger part of its bytes) is not in
 // the record but under its own key at the same position (0x1b): scans,
 // which filter and show the record's fields, copy and decode about 300
 // bytes a record instead of 750; readers that show the analysis (show,
@@ -63,9 +63,14 @@ import (
 // with one more point read in the same read transaction (or, walking a
 // range, with a second iterator in step with the first). The record and
 // its NF key are written and deleted together in one Badger transaction,
-// and the record holds a 64-bit XXH3 of the NF value, so a reader checks
+// and the record holds a 64-bit XXH3 of the NF, so a reader checks
 // that the two belong together and a re-ingest whose NF changed is not
-// taken for the same content. The secondary keys 0x12 to 0x18 (but
+// taken for the same content. Nothing is stored twice (schema 10): the
+// NF key's value refers to the record's addresses and tokens instead of
+// holding the NF's own address and token tables, and leaves out the
+// transaction hash and, when they are the record's gross and net, the
+// NF's balances (record.go, appendNF); it is read back with its whole
+// record (SetNF). The secondary keys 0x12 to 0x18 (but
 // 0x14) carry no value: their transaction is the record at their loc.
 // The txhash key finds a transaction by hash with one point read (then
 // the record's).
@@ -116,7 +121,10 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 9: the
+// encodings. Open refuses an index written with another. Version 10:
+// the NF key's value refers to its record's addresses and tokens instead
+// of writing out the NF's address and token tables (record.go, appendNF;
+// issue 22). Version 9: the
 // normal form out of the record under its own key (0x1b), record
 // version 6 (issue 22). Version 8: block
 // findings in a binary form without the Txs and Swaps lists the records
@@ -131,7 +139,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // Kind is a key's first byte.
 type Kind uint8

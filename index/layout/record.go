@@ -178,7 +178,7 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 	out := make([]KV, 0, 8+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
 	add := func(k Key) { out = append(out, KV{k.Bytes(), nil}) }
 	out = append(out, KV{TxKey(r.Loc).Bytes(), enc})
-	out = append(out, KV{NFKey(r.Loc).Bytes(), r.nfValue()})
+	out = append(out, KV{NFKey(r.Loc).Bytes(), r.NFValue()})
 	for l := normalform.Exact; l <= normalform.Family; l++ {
 		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc))
 	}
@@ -385,17 +385,14 @@ func (r *Record) Parts() *Encoded {
 // ids.
 func (r *Record) Encode(id IDs) []byte { return r.Parts().Join(id) }
 
-// NFValue is the value of a record's NF key: appendNF's bytes.
-func NFValue(nf []byte, hash normalform.Hash) []byte {
-	return appendNF(make([]byte, 0, len(nf)+4), nf, hash)
-}
-
-// nfValue is the record's NF value (nil without an NF).
-func (r *Record) nfValue() []byte {
+// NFValue is the value of a record's NF key (appendNF's bytes; nil
+// without an NF). It refers to the record's addresses and tokens, so it
+// is read back with the record it was written with (SetNF).
+func (r *Record) NFValue() []byte {
 	if r.NF == nil {
 		return nil
 	}
-	return NFValue(r.NF, r.Hash)
+	return appendNF(make([]byte, 0, len(r.NF)/2+16), r.NF, r)
 }
 
 // sum is the XXH3-64 of the record's NF: of NF when it is set, else the
@@ -411,15 +408,20 @@ func (r *Record) sum() uint64 {
 var ErrNFMismatch = errors.New("the normal form stored beside the record is not the one the record was written with")
 
 // SetNF sets the record's NF from its NF key's value v, which must give
-// the NF the record was written with (its XXH3-64); v is not kept.
+// the NF the record was written with (its XXH3-64); v is not kept. The
+// record must be whole (decoded to DepthFull): the value refers to its
+// addresses and tokens.
 func (r *Record) SetNF(v []byte) error {
+	if r.Partial {
+		return fmt.Errorf("tx %s at %s: its normal form is read with the whole record, not a partial one", r.Hash.Hex(), r.Loc)
+	}
 	rd := &recReader{b: v}
-	nf := rd.nf(r.Hash)
+	nf := rd.nf(r)
 	if rd.err == nil && len(rd.b) != 0 {
 		rd.fail()
 	}
-	if rd.err != nil {
-		return fmt.Errorf("tx %s at %s: its normal form: %w", r.Hash.Hex(), r.Loc, rd.err)
+	if rd.err != nil { // a value that does not read against this record: another record's, or damaged
+		return fmt.Errorf("tx %s at %s: its normal form: %w (%w)", r.Hash.Hex(), r.Loc, ErrNFMismatch, rd.err)
 	}
 	if xxh3.Hash(nf) != r.NFSum {
 		return fmt.Errorf("tx %s at %s: %w", r.Hash.Hex(), r.Loc, ErrNFMismatch)
@@ -428,42 +430,220 @@ func (r *Record) SetNF(v []byte) error {
 	return nil
 }
 
-// appendNF writes the NF: u8 1 and the NF without the transaction hash
-// when it holds the record's hash (normalform.NFHashAt), else u8 0 and the
-// NF; as bytes.
-func appendNF(b, nf []byte, hash normalform.Hash) []byte {
-	if at, err := normalform.NFHashAt(nf); err == nil && at+32 <= len(nf) && bytes.Equal(nf[at:at+32], hash[:]) {
-		b = append(b, 1)
-		b = binary.AppendUvarint(b, uint64(len(nf)-32))
-		b = append(b, nf[:at]...)
-		return append(b, nf[at+32:]...)
+// The forms of an NF value (its first byte): nfRaw, or nfShared with
+// the bits nfCut and nfBalances.
+const (
+	nfRaw      = 0 // uvarint length and the NF's bytes (an NF whose head does not read)
+	nfCut      = 1 // the transaction hash left out (the record's)
+	nfShared   = 2 // the NF's tables by reference to the record's
+	nfBalances = 4 // the NF's balances left out (the record's gross and net at its recipient)
+)
+
+// nfAddrs are the addresses an NF value's address table refers to: the
+// record's addresses, then its tokens' contracts (uvarint i > 0 is the
+// i-th of them).
+func (r *Record) nfAddrs() []normalform.Address {
+	out := make([]normalform.Address, 0, len(r.Addresses)+len(r.Tokens))
+	out = append(out, r.Addresses...)
+	for _, t := range r.Tokens {
+		out = append(out, t.Addr)
 	}
-	return appendBytes(append(b, 0), nf)
+	return out
 }
 
-// nf reads what appendNF wrote.
-func (r *recReader) nf(hash normalform.Hash) []byte {
-	cut, b := r.nfRaw()
-	if r.err != nil || cut == 0 {
-		return append([]byte(nil), b...)
+// appendNF writes a record's NF (normalform.EncodeNF's bytes, read with
+// normalform.ReadHead) without what the record holds:
+//
+//	u8      form: 2, plus 1 when the NF's transaction hash is the
+//	        record's, plus 4 when its balances are the record's gross and
+//	        net at the record's recipient (normalform.AppendBalances)
+//	bytes   the NF's bytes before its tables (version, chain, wrapped native)
+//	uvarint number of addresses of the NF's table, each: uvarint i > 0,
+//	        the record's i-th (nfAddrs), or 0 and the address (20 bytes)
+//	uvarint number of tokens of the NF's table, each: uvarint j > 0, the
+//	        record's j-th token (its table entry rebuilt: kind, the index
+//	        of its contract in the NF's address table, id), or 0 and the
+//	        entry's bytes as the NF has them
+//	        the rest of the NF, without the balances (form bit 4) and
+//	        the hash (form bit 1)
+//
+// An NF whose head does not read is form 0: bytes.
+func appendNF(b, nf []byte, r *Record) []byte {
+	h, err := normalform.ReadHead(nf)
+	if err != nil {
+		return appendBytes(append(b, nfRaw), nf)
 	}
-	at, err := normalform.NFHashAt(b)
-	if err != nil || at > len(b) {
+	form := byte(nfShared)
+	cut := bytes.Equal(nf[h.HashAt:h.HashAt+32], r.Hash[:])
+	if cut {
+		form |= nfCut
+	}
+	gross, hasNet, net := r.balances()
+	var buf [256]byte
+	bal, ok := normalform.AppendBalances(buf[:0], h.Addrs, h.Toks, gross, hasNet, net)
+	if ok && bytes.Equal(bal, nf[h.BodyAt:h.BalancesEnd]) {
+		form |= nfBalances
+	}
+	b = append(b, form)
+	b = appendBytes(b, nf[:h.TablesAt])
+	b = binary.AppendUvarint(b, uint64(len(h.Addrs)))
+	for _, a := range h.Addrs {
+		i := r.nfAddrIndex(a)
+		if i < 0 {
+			b = append(append(b, 0), a[:]...)
+			continue
+		}
+		b = binary.AppendUvarint(b, uint64(i+1))
+	}
+	b = binary.AppendUvarint(b, uint64(len(h.Toks)))
+	var scratch []byte
+	for k, t := range h.Toks {
+		raw := nf[h.TokSpans[k][0]:h.TokSpans[k][1]]
+		if j := indexToken(r.Tokens, NormalToken(t)); j >= 0 {
+			var ok bool
+			scratch, ok = normalform.AppendTokenEntry(scratch[:0], r.Tokens[j], h.Addrs)
+			if ok && bytes.Equal(scratch, raw) {
+				b = binary.AppendUvarint(b, uint64(j+1))
+				continue
+			}
+		}
+		b = append(append(b, 0), raw...)
+	}
+	from := h.BodyAt
+	if form&nfBalances != 0 {
+		from = h.BalancesEnd
+	}
+	if cut {
+		b = append(b, nf[from:h.HashAt]...)
+		return append(b, nf[h.HashAt+32:]...)
+	}
+	return append(b, nf[from:]...)
+}
+
+// balances are the record's gross and net as an NF holds them: at the
+// recipient, net when costs are known.
+func (r *Record) balances() (gross normalform.Delta, hasNet bool, net normalform.Delta) {
+	at := func(as []Amount) normalform.Delta {
+		d := make(normalform.Delta, 0, len(as))
+		for _, a := range as {
+			d = append(d, normalform.DeltaEntry{Addr: r.Recipient, Token: a.Token, Amount: a.Amount})
+		}
+		return d
+	}
+	return at(r.Gross), r.CostsKnown, at(r.Net)
+}
+
+// nfAddrIndex is the place of a in nfAddrs (-1: not there), without
+// building it.
+func (r *Record) nfAddrIndex(a normalform.Address) int {
+	for i := range r.Addresses {
+		if r.Addresses[i] == a {
+			return i
+		}
+	}
+	for i := range r.Tokens {
+		if r.Tokens[i].Addr == a {
+			return len(r.Addresses) + i
+		}
+	}
+	return -1
+}
+
+func indexToken(ts []normalform.Token, t normalform.Token) int {
+	for i := range ts {
+		if ts[i] == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// nf reads what appendNF wrote for rec, and returns the NF's bytes.
+func (r *recReader) nf(rec *Record) []byte {
+	form := r.u8()
+	switch {
+	case r.err != nil:
+		return nil
+	case form == nfRaw:
+		return append([]byte(nil), r.take(r.count(1))...)
+	case form&^(nfCut|nfBalances) != nfShared:
 		r.fail()
 		return nil
 	}
-	out := make([]byte, 0, len(b)+32)
-	return append(append(append(out, b[:at]...), hash[:]...), b[at:]...)
-}
-
-// nfRaw reads the NF's bytes as stored, without copying them.
-func (r *recReader) nfRaw() (byte, []byte) {
-	cut := r.u8()
-	b := r.take(r.count(1))
-	if cut > 1 {
-		r.fail()
+	head := r.take(r.count(1))
+	out := make([]byte, 0, 3*len(r.b)+64)
+	out = append(out, head...)
+	n := r.count(1)
+	out = binary.AppendUvarint(out, uint64(n))
+	univ := rec.nfAddrs()
+	addrs := make([]normalform.Address, 0, n)
+	for k := 0; k < n && r.err == nil; k++ {
+		var a normalform.Address
+		switch i := r.uvarint(); {
+		case i == 0:
+			a = r.addr()
+		case i <= uint64(len(univ)):
+			a = univ[i-1]
+		default:
+			r.fail()
+		}
+		addrs = append(addrs, a)
+		out = append(out, a[:]...)
 	}
-	return cut, b
+	n = r.count(1)
+	out = binary.AppendUvarint(out, uint64(n))
+	toks := make([]normalform.Token, 0, n)
+	for k := 0; k < n && r.err == nil; k++ {
+		switch j := r.uvarint(); {
+		case j == 0:
+			t, l := normalform.ParseTokenEntry(r.b, addrs)
+			if l == 0 {
+				r.fail()
+			}
+			toks = append(toks, t)
+			out = append(out, r.take(l)...)
+		case j <= uint64(len(rec.Tokens)):
+			var ok bool
+			toks = append(toks, rec.Tokens[j-1])
+			if out, ok = normalform.AppendTokenEntry(out, rec.Tokens[j-1], addrs); !ok {
+				r.fail()
+			}
+		default:
+			r.fail()
+		}
+	}
+	if r.err != nil {
+		return nil
+	}
+	if form&nfBalances != 0 {
+		gross, hasNet, net := rec.balances()
+		var ok bool
+		if out, ok = normalform.AppendBalances(out, addrs, toks, gross, hasNet, net); !ok {
+			r.fail()
+			return nil
+		}
+	}
+	if form&nfBalances == 0 {
+		l := normalform.BalancesLen(r.b, addrs, toks)
+		if l == 0 {
+			r.fail()
+			return nil
+		}
+		out = append(out, r.take(l)...)
+	}
+	if form&nfCut != 0 {
+		_, k := binary.Uvarint(r.b) // the metadata's flags, before the hash
+		if k <= 0 {
+			r.fail()
+			return nil
+		}
+		out = append(out, r.b[:k]...)
+		out = append(out, rec.Hash[:]...)
+		r.b = r.b[k:]
+	}
+	out = append(out, r.b...)
+	r.b = nil
+	return out
 }
 
 func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }

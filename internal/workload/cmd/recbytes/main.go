@@ -2,9 +2,10 @@
 // it generates SYNTHETIC blocks (package workload), decodes and analyses
 // every transaction as the ingest does, builds its record and its value,
 // and prints the mean bytes per transaction of the value's parts, of the
-// NF key's value (the normal form is under its own key since schema 9)
-// and of the normal form's encoding (EncodeNF) with and without its step
-// log, its addresses and tokens tables.
+// NF key's value (the normal form is under its own key since schema 9;
+// since schema 10 its tables refer to the record's addresses and tokens)
+// and of the normal form's encoding (EncodeNF): its tables, its step log,
+// the rest.
 //
 //	go run ./internal/workload/cmd/recbytes --blocks 20
 package main
@@ -44,8 +45,10 @@ func run(blocks int, scen string) error {
 	sum := map[string]int{}
 	order := []string{"value", "pre (versions, latency, hash, flags, counts)", "ids", "post: exact hash", "post: reasons",
 		"post: NF checksum (XXH3-64)", "post: from/to/recipient, gross, net, gas, costs (what a row reads)", "post: addresses, tokens",
-		"NF key's value (hash left out; key 9 bytes more)",
-		"NF: step log", "NF: address table", "NF: token table", "NF: the rest (meta, transfers, tree, analysis)", "steps (count)", "transfers (count)"}
+		"NF key's value (key 9 bytes more)", "NF key: its address and token tables (references to the record's)",
+		"NF (EncodeNF) bytes", "NF: step log", "NF: address table", "NF: token table", "NF: balances (left out of the NF key when they are the record's gross and net)",
+		"NF: the rest (meta, transfers, tree, analysis)",
+		"steps (count)", "transfers (count)", "NF addresses not in the record (count)", "NF values without their balances (the record's; share)"}
 	for i := 0; i < blocks; i++ {
 		b := gen.Block()
 		res := trace.Decode(b.Bundle, trace.Options{Config: cfg, Source: "synthetic"})
@@ -75,25 +78,43 @@ func run(blocks int, scen string) error {
 			rowPost := len(row.Parts().Post)
 			sum[order[6]] += rowPost - 2 - 32 - reasons - 8 // the two empty lists' counts
 			sum[order[7]] += len(e.Post) - rowPost + 2
-			sum[order[8]] += len(layout.NFValue(rec.NF, rec.Hash))
+			nfv := rec.NFValue()
+			sum[order[8]] += len(nfv)
+			h, err := normalform.ReadHead(rec.NF)
+			if err != nil {
+				return err
+			}
+			// the value: form, the head's length and bytes, the tables, the body without the hash (and the balances)
+			body := len(rec.NF) - h.BodyAt - 32
+			if nfv[0]&4 != 0 {
+				body -= h.BalancesEnd - h.BodyAt
+				sum[order[19]]++
+			}
+			sum[order[9]] += len(nfv) - 1 - varintLen(uint64(h.TablesAt)) - h.TablesAt - body
+			sum[order[10]] += len(rec.NF)
 			steps := a.Steps
 			a.Steps = nil
 			noSteps := len(normalform.EncodeNF(a))
 			a.Steps = steps
-			sum[order[9]] += len(rec.NF) - noSteps
-			addrs, toks, _ := normalform.NFTables(rec.NF)
-			sum[order[10]] += 1 + 20*len(addrs)
-			tb := 1
-			for _, t := range toks {
-				tb += 21
-				if t.HasID() {
-					tb += 33
+			sum[order[11]] += len(rec.NF) - noSteps
+			sum[order[12]] += h.ToksAt - h.TablesAt
+			sum[order[13]] += h.BodyAt - h.ToksAt
+			sum[order[14]] += h.BalancesEnd - h.BodyAt
+			sum[order[15]] += noSteps - h.BalancesEnd
+			sum[order[16]] += len(steps)
+			sum[order[17]] += len(a.Tx.Transfers)
+			in := map[normalform.Address]bool{}
+			for _, x := range rec.Addresses {
+				in[x] = true
+			}
+			for _, x := range rec.Tokens {
+				in[x.Addr] = true
+			}
+			for _, x := range h.Addrs {
+				if !in[x] {
+					sum[order[18]]++
 				}
 			}
-			sum[order[11]] += tb
-			sum[order[12]] += noSteps - 1 - 20*len(addrs) - tb
-			sum[order[13]] += len(steps)
-			sum[order[14]] += len(a.Tx.Transfers)
 			n++
 		}
 	}
