@@ -22,8 +22,10 @@ import (
 
 // SchemaVersion is written into every file's key-value metadata
 // (flowq.lake.schema); a change of columns bumps it.
-// Version 2 added the token's standard (Amount.Kind) to gross and net.
-const SchemaVersion = "2"
+// Version 2 added the token's standard (Amount.Kind) to gross and net;
+// version 3 holds normal forms in normalform's encoding version 6 (the nf
+// column; issue 22), which a flowq reading version 5 cannot decode.
+const SchemaVersion = "3"
 
 // Row is one analysed transaction: one row of a range file. Hashes and
 // addresses are strings: 0x and lower-case hex, as flowq prints them (66 and

@@ -64,7 +64,7 @@ func (e *SchemaError) Error() string {
 	if e.Schema == "" {
 		return fmt.Sprintf("lake file %s%s: its metadata names no flowq.lake.schema (not written by flowq ingest --lake): this flowq reads lake schema %s", e.Path, more, lake.SchemaVersion)
 	}
-	return fmt.Sprintf("lake file %s%s has lake schema %s; this flowq reads schema %s (balances name each token's standard since schema 2): write the lake again with flowq ingest --lake (or flowq export --format parquet)", e.Path, more, e.Schema, lake.SchemaVersion)
+	return fmt.Sprintf("lake file %s%s has lake schema %s; this flowq reads schema %s (schema 3: normal forms in encoding version 6; schema 2: balances name each token's standard): write the lake again with flowq ingest --lake (or flowq export --format parquet)", e.Path, more, e.Schema, lake.SchemaVersion)
 }
 
 // FileError is a range file DuckDB could not read.
