@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -38,6 +39,11 @@ type Index struct {
 	// hookSpace, when set (tests), is called by roomFor before it
 	// measures the free space; an error is returned as roomFor's.
 	hookSpace func(batch uint64) error
+	// recMu serialises the writes of records (PutRecord, Delete, a
+	// batch's transaction); recWrites counts PutRecord's and Delete's,
+	// which a batch writing without reads watches (absent.go).
+	recMu     sync.Mutex
+	recWrites uint64
 }
 
 // Open opens the index at path, creating it when missing. It refuses
@@ -260,6 +266,9 @@ func (ix *Index) PutRecord(rec *Record) error {
 	if err := ix.roomFor(writeSize(rec, e)); err != nil {
 		return err
 	}
+	ix.recMu.Lock()
+	defer ix.recMu.Unlock()
+	ix.recWrites++
 	var err error
 	for range 10 {
 		var w *wtx
@@ -317,7 +326,11 @@ func (e *PositionError) Error() string {
 // whether anything changed. A record that knows less than the one the
 // index holds for the transaction (knowsLess) is not written: put
 // reports no change, and sets w.kept.
-func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
+func (w *wtx) put(rec *Record, e *encoded) (bool, error) { return w.putAbsent(rec, e, nil) }
+
+// putAbsent is put, without the reads that abs says can only miss
+// (absent.go; nil: every read made), and noting in abs what it writes.
+func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 	ix, txn := w.ix, w.txn
 	w.kept, w.wrote = false, nil
 	// The record at this position, or this transaction's elsewhere.
@@ -325,11 +338,17 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	var oldLoc Loc
 	var locs []Loc // the txhash key's positions, when read
 	samePos := false
-	item, err := txn.Get(TxKey(rec.Loc).Bytes())
+	var item *badger.Item
+	err := badger.ErrKeyNotFound
+	if !abs.posAbsent(rec.Loc) {
+		item, err = txn.Get(TxKey(rec.Loc).Bytes())
+	}
 	switch {
 	case errors.Is(err, badger.ErrKeyNotFound):
-		if locs, err = locsOf(txn, rec.Hash); err != nil {
-			return false, err
+		if !abs.hashAbsent(rec.Hash) {
+			if locs, err = locsOf(txn, rec.Hash); err != nil {
+				return false, err
+			}
 		}
 		if locs == nil {
 			locs = []Loc{} // read, and none: txHashAdd need not read them again
@@ -372,6 +391,7 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		return false, nil
 	}
 	kvs := keysOf(rec, enc, id)
+	abs.wrote(rec.Hash, rec.Loc) // before any write: a key written is never taken for absent
 	var old *Record
 	var oldID ids
 	if oldEnc != nil {
@@ -601,6 +621,9 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 	if err := ix.roomFor(64 << 10); err != nil {
 		return err
 	}
+	ix.recMu.Lock()
+	defer ix.recMu.Unlock()
+	ix.recWrites++
 	return ix.db.Update(func(txn *badger.Txn) error {
 		w := ix.newWtx(txn)
 		old, id, enc, err := w.find(tx)
