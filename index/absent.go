@@ -30,11 +30,67 @@ import (
 type absent struct {
 	blocks map[uint64]struct{} // blocks of the positions written
 	tags   map[uint64]struct{} // txhash tags written (Short, 6 bytes)
-	skips  int                 // reads not made (tests)
+	// first holds the value of every first-seen key (bot, shape) as these
+	// batches' last committed transaction left it (a key not there is
+	// absent); pending, the current transaction's, until it commits.
+	// Every first-seen write of a fresh index's batches goes through
+	// them, but a recomputation from the bot keys (refreshFirst: a
+	// replaced record), after which noFirst reads the keys again.
+	first, pending map[string]Ref
+	noFirst        bool
+	skips          int // reads not made (tests)
 }
 
 func newAbsent() *absent {
-	return &absent{blocks: map[uint64]struct{}{}, tags: map[uint64]struct{}{}}
+	return &absent{blocks: map[uint64]struct{}{}, tags: map[uint64]struct{}{},
+		first: map[string]Ref{}, pending: map[string]Ref{}}
+}
+
+// firstOf is the value of a first-seen key (found: the key is there),
+// known when the batches know it without reading.
+func (a *absent) firstOf(key []byte) (r Ref, found, known bool) {
+	if a == nil || a.noFirst {
+		return Ref{}, false, false
+	}
+	a.skips++
+	if r, ok := a.pending[string(key)]; ok {
+		return r, true, true
+	}
+	r, ok := a.first[string(key)]
+	return r, ok, true
+}
+
+// setFirst notes a first-seen key written in the current transaction.
+func (a *absent) setFirst(key []byte, r Ref) {
+	if a != nil && !a.noFirst {
+		a.pending[string(key)] = r
+	}
+}
+
+// forgetFirst: a first-seen key was recomputed from the bot keys; read
+// them all from now on.
+func (a *absent) forgetFirst() {
+	if a != nil {
+		a.noFirst, a.first, a.pending = true, nil, nil
+	}
+}
+
+// begin starts a transaction: what an earlier one that did not commit
+// wrote is forgotten.
+func (a *absent) begin() {
+	if a != nil && !a.noFirst {
+		clear(a.pending)
+	}
+}
+
+// committed: the current transaction committed.
+func (a *absent) committed() {
+	if a != nil && !a.noFirst {
+		for k, r := range a.pending {
+			a.first[k] = r
+		}
+		clear(a.pending)
+	}
 }
 
 func tagOf(tx normalform.Hash) uint64 {
@@ -79,10 +135,10 @@ func (a *absent) wrote(tx normalform.Hash, l Loc) {
 	a.tags[tagOf(tx)] = struct{}{}
 }
 
-// holdsRecords reports whether the index holds a record or a txhash
-// key.
+// holdsRecords reports whether the index holds a record, a txhash key
+// or a first-seen key.
 func holdsRecords(txn *badger.Txn) bool {
-	for _, k := range []Kind{KindTx, KindTxHash} {
+	for _, k := range []Kind{KindTx, KindTxHash, KindFirst} {
 		prefix := []byte{byte(k)}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		it.Seek(prefix)

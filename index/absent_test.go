@@ -43,6 +43,13 @@ func records(t *testing.T, ix *Index) int {
 	return n
 }
 
+func verify(t *testing.T, ix *Index) {
+	t.Helper()
+	if err := ix.Verify(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func writeOne(t *testing.T, b *Batches, rec *Record) *Finish {
 	t.Helper()
 	fin := &Finish{Name: "test:" + rec.Loc.String(), Txs: 1}
@@ -78,9 +85,10 @@ func TestFreshBatchesSkipReads(t *testing.T) {
 	if front.Loc.Block != victim.Loc.Block {
 		t.Fatal("the sandwich's front and victim are in one block")
 	}
-	if b.abs == nil || b.abs.skips != 3 {
-		t.Fatalf("two new transactions of one block in an empty index: %+v, want 3 reads skipped (both txhash keys, the first position)", b.abs)
+	if b.abs == nil || b.abs.skips != 5 {
+		t.Fatalf("two new transactions of one block in an empty index: %+v, want 5 reads skipped (both txhash and first-seen keys, the first position)", b.abs)
 	}
+	verify(t, ix)
 
 	// The front again, in a block not written: its position's read is
 	// skipped, its txhash's is not, and it moves.
@@ -96,6 +104,7 @@ func TestFreshBatchesSkipReads(t *testing.T) {
 	if n := records(t, ix); n != 2 {
 		t.Fatalf("%d records, want 2", n)
 	}
+	verify(t, ix)
 
 	// Another transaction at the victim's position: refused.
 	other := *victim
@@ -124,6 +133,7 @@ func TestFreshBatchesSkipReads(t *testing.T) {
 	if n := records(t, ix); n != 2 {
 		t.Fatalf("%d records after another writer's put, want 2 (the victim moved, not duplicated)", n)
 	}
+	verify(t, ix)
 
 	// Batches on an index holding records read everything.
 	b2, err := ix.Batches(ctx, normalform.DefaultConfig())
@@ -133,4 +143,47 @@ func TestFreshBatchesSkipReads(t *testing.T) {
 	if b2.abs != nil {
 		t.Fatal("batches on an index with records skip reads")
 	}
+}
+
+// TestFreshBatchesFirstSeenRollback: the first-seen values the batches
+// keep in memory are those of committed transactions: a write that
+// failed after lowering a bot's first-seen key leaves nothing behind, so
+// a later transaction of that bot and shape writes the key.
+func TestFreshBatchesFirstSeenRollback(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	b, err := ix.Batches(ctx, normalform.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := scenarioRecord(t, "sandwich_front")
+	a := *front
+	a.Loc.Block += 5000
+	fail := errors.New("injected")
+	ix.hook = func(op string, key []byte) error {
+		if op == "set" && Kind(key[0]) == KindDirty {
+			return fail // after the record's first-seen key was written
+		}
+		return nil
+	}
+	fin := &Finish{Name: "a", Txs: 1}
+	if err := b.Write([]Op{{Entry: NewEntry(&a), Owner: fin}, {Fin: fin}}); !errors.Is(err, fail) {
+		t.Fatalf("write: %v, want the injected failure", err)
+	}
+	ix.hook = nil
+	c := *front
+	c.Hash[0] ^= 0xff
+	c.Loc.Block += 6000
+	writeOne(t, b, &c)
+	if b.abs == nil || b.abs.noFirst {
+		t.Fatal("the batches stopped keeping first-seen keys")
+	}
+	if n := records(t, ix); n != 1 {
+		t.Fatalf("%d records, want 1", n)
+	}
+	verify(t, ix) // c's first-seen key is there, naming c
 }

@@ -174,6 +174,7 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 	}
 	w.ix.recWrites++
 	w.seen = w.ix.recWrites
+	w.abs.begin()
 	txn := w.ix.db.NewTransaction(true)
 	defer txn.Discard()
 	wt := w.ix.newWtx(txn)
@@ -215,6 +216,7 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 	if err := txn.Commit(); err != nil {
 		return wt, err
 	}
+	w.abs.committed()
 	for _, f := range facts {
 		w.memo.add(f)
 	}

@@ -422,7 +422,7 @@ func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 			return false, err
 		}
 	}
-	if err := w.firstAfter(old, oldID[normalform.Shape], rec, id[normalform.Shape]); err != nil {
+	if err := w.firstAfter(old, oldID[normalform.Shape], rec, id[normalform.Shape], abs); err != nil {
 		return false, err
 	}
 	if err := w.markDirty(rec.Loc); err != nil { // blocks.go
@@ -600,11 +600,13 @@ func (w *wtx) setLocs(tx normalform.Hash, locs []Loc) error {
 
 // firstAfter maintains the first-seen keys after old (nil: none) was
 // replaced by rec (nil: deleted).
-// oldShape and shape are their shapes' ids.
-func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32) error {
+// oldShape and shape are their shapes' ids. abs, when set, knows the
+// keys' values without reading them (absent.go).
+func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32, abs *absent) error {
 	// The bot's first-seen key: the least location under bot|shape. A new
 	// transaction can only lower it; a replaced one may have been it.
 	if old != nil && (rec == nil || old.Recipient != rec.Recipient || oldShape != shape) {
+		abs.forgetFirst()
 		if err := w.refreshFirst(old.Recipient, oldShape, old.Hash); err != nil {
 			return err
 		}
@@ -612,7 +614,7 @@ func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32
 	if rec == nil {
 		return nil
 	}
-	return w.lowerFirst(rec, shape)
+	return w.lowerFirst(rec, shape, abs)
 }
 
 // Delete removes a transaction's record and all its keys (ErrNotFound
@@ -644,7 +646,7 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 		if err := w.markDirty(old.Loc); err != nil { // blocks.go
 			return err
 		}
-		return w.firstAfter(old, id[normalform.Shape], nil, 0)
+		return w.firstAfter(old, id[normalform.Shape], nil, 0, nil)
 	})
 }
 
@@ -668,24 +670,29 @@ func parseFirstValue(v []byte) (Ref, error) {
 	return r, nil
 }
 
-func (w *wtx) lowerFirst(rec *Record, shape uint32) error {
+func (w *wtx) lowerFirst(rec *Record, shape uint32, abs *absent) error {
 	key := FirstKey(rec.Recipient, shape).Bytes()
-	item, err := w.txn.Get(key)
-	switch {
-	case errors.Is(err, badger.ErrKeyNotFound):
-		return w.ix.set(w.txn, key, firstValue(rec.Loc, rec.Hash))
-	case err != nil:
-		return err
+	cur, found, known := abs.firstOf(key)
+	if !known {
+		item, err := w.txn.Get(key)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+		case err != nil:
+			return err
+		default:
+			found = true
+			if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstValue(v); return }); err != nil {
+				return err
+			}
+		}
 	}
-	var cur Ref
-	if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstValue(v); return }); err != nil {
-		return err
-	}
-	if cur.Hash == rec.Hash && cur.Loc != rec.Loc {
+	if found && cur.Hash == rec.Hash && cur.Loc != rec.Loc {
 		// This transaction was the first and has moved: recompute.
+		abs.forgetFirst()
 		return w.refreshFirst(rec.Recipient, shape, rec.Hash)
 	}
-	if rec.Loc.Less(cur.Loc) {
+	if !found || rec.Loc.Less(cur.Loc) {
+		abs.setFirst(key, Ref{Hash: rec.Hash, Loc: rec.Loc})
 		return w.ix.set(w.txn, key, firstValue(rec.Loc, rec.Hash))
 	}
 	return nil
