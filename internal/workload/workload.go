@@ -433,6 +433,16 @@ type Block struct {
 
 // Block returns the next synthetic block.
 func (g *Generator) Block() Block {
+	blk := g.BlockAppend(g.scratch[:0])
+	g.scratch = blk.Bundle
+	blk.Bundle = append([]byte(nil), blk.Bundle...)
+	return blk
+}
+
+// BlockAppend returns the next synthetic block, its bundle appended to
+// dst[:0] (a buffer given back by a consumer done with an earlier
+// bundle: no allocation once it is large enough).
+func (g *Generator) BlockAppend(dst []byte) Block {
 	number := g.block
 	g.block++
 	n := g.opt.BlockTxs
@@ -482,7 +492,7 @@ func (g *Generator) Block() Block {
 	}
 	hdr["transactions"] = hashes
 	hj, _ := json.Marshal(hdr)
-	out := g.scratch[:0]
+	out := dst[:0]
 	out = append(out, `{"block":`...)
 	out = append(out, hj...)
 	out = append(out, `,"receipts":[`...)
@@ -504,8 +514,7 @@ func (g *Generator) Block() Block {
 		out = append(out, '}')
 	}
 	out = append(out, "]}"...)
-	g.scratch = out
-	blk := Block{Number: number, Bundle: append([]byte(nil), out...)}
+	blk := Block{Number: number, Bundle: out}
 	for _, t := range states {
 		blk.Scenarios = append(blk.Scenarios, t.name)
 	}
