@@ -29,7 +29,7 @@ import (
 // record when they began.
 type absent struct {
 	blocks map[uint64]struct{} // blocks of the positions written
-	tags   map[uint64]struct{} // txhash tags written (Short, 6 bytes)
+	tags   map[uint64]struct{} // txhash tags written (Short, 6 bytes; ~36 MB at 1M)
 	// first holds the value of every first-seen key (bot, shape) as these
 	// batches' last committed transaction left it (a key not there is
 	// absent); pending, the current transaction's, until it commits.
