@@ -73,6 +73,12 @@ type Batches struct {
 	// (some before the end, when the memo grew to memoLimit).
 	memo      factsMemo
 	refreshed map[uint64]bool
+	// abs: what these batches wrote, while the index held no record
+	// before them and no other writer has written one since (absent.go);
+	// nil: every write reads. seen is Index.recWrites after their last
+	// transaction.
+	abs  *absent
+	seen uint64
 }
 
 // memoLimit bounds the facts an ingest keeps (about 1 kB each): past it,
@@ -86,7 +92,16 @@ func (ix *Index) Batches(ctx context.Context, cfg *normalform.Config) (*Batches,
 	if err != nil {
 		return nil, err
 	}
-	return &Batches{ix: ix, ctx: ctx, cfg: cfg, fp: ConfigFingerprint(cfg), failing: f, memo: factsMemo{}}, nil
+	w := &Batches{ix: ix, ctx: ctx, cfg: cfg, fp: ConfigFingerprint(cfg), failing: f, memo: factsMemo{}}
+	ix.recMu.Lock()
+	defer ix.recMu.Unlock()
+	w.seen = ix.recWrites
+	txn := ix.db.NewTransaction(false)
+	defer txn.Discard()
+	if !holdsRecords(txn) {
+		w.abs = newAbsent()
+	}
+	return w, nil
 }
 
 // RefreshBlocks computes the findings of every dirty block
@@ -145,6 +160,21 @@ func (w *Batches) commit(ops []Op) error {
 // try writes ops in one Badger transaction; it returns the transaction's
 // state after its commit (nil when a split or retry wrote the batch).
 func (w *Batches) try(ops []Op) (*wtx, error) {
+	w.ix.recMu.Lock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			w.ix.recMu.Unlock()
+		}
+	}
+	defer unlock()
+	if w.ix.recWrites != w.seen {
+		w.abs = nil // another writer wrote records: read them
+	}
+	w.ix.recWrites++
+	w.seen = w.ix.recWrites
+	w.abs.begin()
 	txn := w.ix.db.NewTransaction(true)
 	defer txn.Discard()
 	wt := w.ix.newWtx(txn)
@@ -161,10 +191,12 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 		case errors.As(err, &pe) && ops[i].Entry != nil:
 			// Not this transaction; the batch again without it.
 			txn.Discard()
+			unlock()
 			w.drop(&ops[i], pe.Error())
 			return nil, w.commit(ops)
 		case errors.Is(err, badger.ErrTxnTooBig):
 			txn.Discard()
+			unlock()
 			if len(ops) > 1 {
 				half := len(ops) / 2
 				if err := w.commit(ops[:half]); err != nil {
@@ -184,6 +216,7 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 	if err := txn.Commit(); err != nil {
 		return wt, err
 	}
+	w.abs.committed()
 	for _, f := range facts {
 		w.memo.add(f)
 	}
@@ -201,7 +234,7 @@ func (w *Batches) drop(o *Op, msg string) {
 func (w *Batches) apply(wt *wtx, o *Op) error {
 	ix, txn := w.ix, wt.txn
 	if o.Entry != nil {
-		changed, err := wt.put(o.Entry.Rec, o.Entry.enc)
+		changed, err := wt.putAbsent(o.Entry.Rec, o.Entry.enc, w.abs)
 		o.Changed, o.Kept = changed, wt.kept
 		if err != nil {
 			return err

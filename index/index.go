@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -38,6 +39,11 @@ type Index struct {
 	// hookSpace, when set (tests), is called by roomFor before it
 	// measures the free space; an error is returned as roomFor's.
 	hookSpace func(batch uint64) error
+	// recMu serialises the writes of records (PutRecord, Delete, a
+	// batch's transaction); recWrites counts PutRecord's and Delete's,
+	// which a batch writing without reads watches (absent.go).
+	recMu     sync.Mutex
+	recWrites uint64
 }
 
 // Open opens the index at path, creating it when missing. It refuses
@@ -260,6 +266,9 @@ func (ix *Index) PutRecord(rec *Record) error {
 	if err := ix.roomFor(writeSize(rec, e)); err != nil {
 		return err
 	}
+	ix.recMu.Lock()
+	defer ix.recMu.Unlock()
+	ix.recWrites++
 	var err error
 	for range 10 {
 		var w *wtx
@@ -317,7 +326,11 @@ func (e *PositionError) Error() string {
 // whether anything changed. A record that knows less than the one the
 // index holds for the transaction (knowsLess) is not written: put
 // reports no change, and sets w.kept.
-func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
+func (w *wtx) put(rec *Record, e *encoded) (bool, error) { return w.putAbsent(rec, e, nil) }
+
+// putAbsent is put, without the reads that abs says can only miss
+// (absent.go; nil: every read made), and noting in abs what it writes.
+func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 	ix, txn := w.ix, w.txn
 	w.kept, w.wrote = false, nil
 	// The record at this position, or this transaction's elsewhere.
@@ -325,11 +338,17 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 	var oldLoc Loc
 	var locs []Loc // the txhash key's positions, when read
 	samePos := false
-	item, err := txn.Get(TxKey(rec.Loc).Bytes())
+	var item *badger.Item
+	err := badger.ErrKeyNotFound
+	if !abs.posAbsent(rec.Loc) {
+		item, err = txn.Get(TxKey(rec.Loc).Bytes())
+	}
 	switch {
 	case errors.Is(err, badger.ErrKeyNotFound):
-		if locs, err = locsOf(txn, rec.Hash); err != nil {
-			return false, err
+		if !abs.hashAbsent(rec.Hash) {
+			if locs, err = locsOf(txn, rec.Hash); err != nil {
+				return false, err
+			}
 		}
 		if locs == nil {
 			locs = []Loc{} // read, and none: txHashAdd need not read them again
@@ -372,6 +391,7 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 		return false, nil
 	}
 	kvs := keysOf(rec, enc, id)
+	abs.wrote(rec.Hash, rec.Loc) // before any write: a key written is never taken for absent
 	var old *Record
 	var oldID ids
 	if oldEnc != nil {
@@ -402,7 +422,7 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) {
 			return false, err
 		}
 	}
-	if err := w.firstAfter(old, oldID[normalform.Shape], rec, id[normalform.Shape]); err != nil {
+	if err := w.firstAfter(old, oldID[normalform.Shape], rec, id[normalform.Shape], abs); err != nil {
 		return false, err
 	}
 	if err := w.markDirty(rec.Loc); err != nil { // blocks.go
@@ -580,11 +600,13 @@ func (w *wtx) setLocs(tx normalform.Hash, locs []Loc) error {
 
 // firstAfter maintains the first-seen keys after old (nil: none) was
 // replaced by rec (nil: deleted).
-// oldShape and shape are their shapes' ids.
-func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32) error {
+// oldShape and shape are their shapes' ids. abs, when set, knows the
+// keys' values without reading them (absent.go).
+func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32, abs *absent) error {
 	// The bot's first-seen key: the least location under bot|shape. A new
 	// transaction can only lower it; a replaced one may have been it.
 	if old != nil && (rec == nil || old.Recipient != rec.Recipient || oldShape != shape) {
+		abs.forgetFirst()
 		if err := w.refreshFirst(old.Recipient, oldShape, old.Hash); err != nil {
 			return err
 		}
@@ -592,7 +614,7 @@ func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32
 	if rec == nil {
 		return nil
 	}
-	return w.lowerFirst(rec, shape)
+	return w.lowerFirst(rec, shape, abs)
 }
 
 // Delete removes a transaction's record and all its keys (ErrNotFound
@@ -601,6 +623,9 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 	if err := ix.roomFor(64 << 10); err != nil {
 		return err
 	}
+	ix.recMu.Lock()
+	defer ix.recMu.Unlock()
+	ix.recWrites++
 	return ix.db.Update(func(txn *badger.Txn) error {
 		w := ix.newWtx(txn)
 		old, id, enc, err := w.find(tx)
@@ -621,7 +646,7 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 		if err := w.markDirty(old.Loc); err != nil { // blocks.go
 			return err
 		}
-		return w.firstAfter(old, id[normalform.Shape], nil, 0)
+		return w.firstAfter(old, id[normalform.Shape], nil, 0, nil)
 	})
 }
 
@@ -645,24 +670,29 @@ func parseFirstValue(v []byte) (Ref, error) {
 	return r, nil
 }
 
-func (w *wtx) lowerFirst(rec *Record, shape uint32) error {
+func (w *wtx) lowerFirst(rec *Record, shape uint32, abs *absent) error {
 	key := FirstKey(rec.Recipient, shape).Bytes()
-	item, err := w.txn.Get(key)
-	switch {
-	case errors.Is(err, badger.ErrKeyNotFound):
-		return w.ix.set(w.txn, key, firstValue(rec.Loc, rec.Hash))
-	case err != nil:
-		return err
+	cur, found, known := abs.firstOf(key)
+	if !known {
+		item, err := w.txn.Get(key)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+		case err != nil:
+			return err
+		default:
+			found = true
+			if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstValue(v); return }); err != nil {
+				return err
+			}
+		}
 	}
-	var cur Ref
-	if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstValue(v); return }); err != nil {
-		return err
-	}
-	if cur.Hash == rec.Hash && cur.Loc != rec.Loc {
+	if found && cur.Hash == rec.Hash && cur.Loc != rec.Loc {
 		// This transaction was the first and has moved: recompute.
+		abs.forgetFirst()
 		return w.refreshFirst(rec.Recipient, shape, rec.Hash)
 	}
-	if rec.Loc.Less(cur.Loc) {
+	if !found || rec.Loc.Less(cur.Loc) {
+		abs.setFirst(key, Ref{Hash: rec.Hash, Loc: rec.Loc})
 		return w.ix.set(w.txn, key, firstValue(rec.Loc, rec.Hash))
 	}
 	return nil

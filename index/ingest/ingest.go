@@ -31,6 +31,11 @@ type Input struct {
 	// in memory whatever stat says; bytes already in memory may be
 	// returned as they are (the decoder refuses them when over the limit).
 	Load func(max int) ([]byte, error)
+	// Release, when set, is called once the ingest no longer reads the
+	// bytes Load returned (decoded, skipped, or refused): their owner may
+	// reuse them. Nothing decoded from them refers to them
+	// (TestReleasedBytesNotRetained).
+	Release func()
 }
 
 // FileInput is a file named by the user, by its absolute path: read with
@@ -363,11 +368,13 @@ func (g *Ingester) decoder() {
 	defer g.decWG.Done()
 	for j := range g.jobs {
 		if g.ctx.Err() != nil {
+			release(j.in)
 			continue // drain
 		}
 		h := &header{seq: j.seq, name: j.in.Name}
 		data, err := j.in.Load(g.maxBytes())
 		if err != nil {
+			release(j.in)
 			h.readFail = true
 			h.failures = []index.Failure{{Source: j.in.Name, Stage: index.StageRead, Msg: err.Error()}}
 			g.send(h)
@@ -379,6 +386,7 @@ func (g *Ingester) decoder() {
 			if err == nil && ok && m.Content == h.content && m.Schema == index.SchemaVersion &&
 				m.Algebra == normalform.AlgebraVersion && m.Config == g.fp {
 				h.skip = &m
+				release(j.in)
 				g.send(h)
 				continue
 			}
@@ -390,6 +398,8 @@ func (g *Ingester) decoder() {
 		for _, e := range res.Errors {
 			h.failures = append(h.failures, index.Failure{Source: j.in.Name, Stage: index.StageDecode, Tx: e.Tx, HasTx: e.HasTx, Msg: e.Error()})
 		}
+		data = nil
+		release(j.in) // the transactions decoded hold nothing of the bytes
 		if !g.send(h) {
 			continue
 		}
@@ -399,6 +409,13 @@ func (g *Ingester) decoder() {
 			case <-g.ctx.Done():
 			}
 		}
+	}
+}
+
+// release gives an input's bytes back to their owner (Input.Release).
+func release(in Input) {
+	if in.Release != nil {
+		in.Release()
 	}
 }
 

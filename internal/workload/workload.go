@@ -118,6 +118,8 @@ type Generator struct {
 	block   uint64
 	tx      uint64
 	scratch []byte
+	// bots and eoas: the addresses of the bots and senders drawn so far.
+	bots, eoas map[uint64][20]byte
 }
 
 // New builds a generator from scenario bundles (name → file content).
@@ -134,7 +136,8 @@ func New(scenarios map[string][]byte, opt Options) (*Generator, error) {
 	if opt.Senders <= 0 {
 		opt.Senders = 20000
 	}
-	g := &Generator{opt: opt, rng: rand.New(rand.NewSource(opt.Seed)), block: opt.FirstBlock}
+	g := &Generator{opt: opt, rng: rand.New(rand.NewSource(opt.Seed)), block: opt.FirstBlock,
+		bots: map[uint64][20]byte{}, eoas: map[uint64][20]byte{}}
 	names := make([]string, 0, len(scenarios))
 	for n := range scenarios {
 		names = append(names, n)
@@ -399,14 +402,25 @@ func (g *Generator) skewed(n int) int {
 }
 
 func (g *Generator) derive(kind string, n uint64) (a [20]byte) {
-	var b [8]byte
-	h := sha256.New()
+	// SHA-256 of seed, kind and n, in a buffer on the stack (sha256.New
+	// and Sum allocate; issue 22 counts the generator's CPU).
+	var b [8 + 16 + 8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(g.opt.Seed))
-	h.Write(b[:])
-	h.Write([]byte(kind))
-	binary.BigEndian.PutUint64(b[:], n)
-	h.Write(b[:])
-	copy(a[:], h.Sum(nil))
+	m := 8 + copy(b[8:8+16], kind)
+	binary.BigEndian.PutUint64(b[m:], n)
+	sum := sha256.Sum256(b[:m+8])
+	copy(a[:], sum[:])
+	return a
+}
+
+// derived is derive(kind, i) for the bots and senders, which repeat:
+// computed once each.
+func (g *Generator) derived(memo map[uint64][20]byte, kind string, i uint64) [20]byte {
+	if a, ok := memo[i]; ok {
+		return a
+	}
+	a := g.derive(kind, i)
+	memo[i] = a
 	return a
 }
 
@@ -419,6 +433,16 @@ type Block struct {
 
 // Block returns the next synthetic block.
 func (g *Generator) Block() Block {
+	blk := g.BlockAppend(g.scratch[:0])
+	g.scratch = blk.Bundle
+	blk.Bundle = append([]byte(nil), blk.Bundle...)
+	return blk
+}
+
+// BlockAppend returns the next synthetic block, its bundle appended to
+// dst[:0] (a buffer given back by a consumer done with an earlier
+// bundle: no allocation once it is large enough).
+func (g *Generator) BlockAppend(dst []byte) Block {
 	number := g.block
 	g.block++
 	n := g.opt.BlockTxs
@@ -443,9 +467,9 @@ func (g *Generator) Block() Block {
 			case t.keep[j]:
 				hex.Decode(s.addrs[j][:], []byte(a[2:]))
 			case j == t.bot:
-				s.addrs[j] = g.derive("bot", uint64(g.skewed(g.opt.Bots)))
+				s.addrs[j] = g.derived(g.bots, "bot", uint64(g.skewed(g.opt.Bots)))
 			case j == t.sender:
-				s.addrs[j] = g.derive("eoa", uint64(g.skewed(g.opt.Senders)))
+				s.addrs[j] = g.derived(g.eoas, "eoa", uint64(g.skewed(g.opt.Senders)))
 			default:
 				s.addrs[j] = g.derive("addr", g.tx<<8|uint64(j))
 			}
@@ -468,7 +492,7 @@ func (g *Generator) Block() Block {
 	}
 	hdr["transactions"] = hashes
 	hj, _ := json.Marshal(hdr)
-	out := g.scratch[:0]
+	out := dst[:0]
 	out = append(out, `{"block":`...)
 	out = append(out, hj...)
 	out = append(out, `,"receipts":[`...)
@@ -490,8 +514,7 @@ func (g *Generator) Block() Block {
 		out = append(out, '}')
 	}
 	out = append(out, "]}"...)
-	g.scratch = out
-	blk := Block{Number: number, Bundle: append([]byte(nil), out...)}
+	blk := Block{Number: number, Bundle: out}
 	for _, t := range states {
 		blk.Scenarios = append(blk.Scenarios, t.name)
 	}
@@ -502,6 +525,7 @@ var max256 = new(big.Int).Lsh(big.NewInt(1), 256)
 
 func (g *Generator) render(out []byte, ps []piece, t *template, s *txState, block uint64, bh []byte) []byte {
 	var v big.Int
+	var word [32]byte
 	for _, p := range ps {
 		out = append(out, p.lit...)
 		switch p.kind {
@@ -515,7 +539,7 @@ func (g *Generator) render(out []byte, ps []piece, t *template, s *txState, bloc
 			if p.kind == slotQty {
 				out = v.Append(out, 16)
 			} else {
-				out = append(out, fmt.Sprintf("%064x", &v)...)
+				out = hex.AppendEncode(out, v.FillBytes(word[:]))
 			}
 		case slotHash:
 			out = hex.AppendEncode(out, s.hash[:])
