@@ -329,7 +329,8 @@ func AddrTag(a normalform.Address) (t Tag) {
 // "flowq/token", its kind, address, and the id of an ERC-721 or
 // ERC-1155 token.
 func TokenTag(tok normalform.Token) (t Tag) {
-	b := appendToken([]byte("flowq/token"), NormalToken(tok))
+	var buf [11 + 1 + 20 + 32]byte
+	b := appendToken(append(buf[:0], "flowq/token"...), NormalToken(tok))
 	h := sha256.Sum256(b)
 	copy(t[:], h[:])
 	return t
@@ -525,10 +526,12 @@ func appendAmount(dst []byte, s normalform.Signed) []byte {
 	case 0:
 		return append(dst, amountZero)
 	case 1:
-		b := s.Abs.Bytes() // minimal: no leading zero
+		m := s.Abs.Bytes32()
+		b := m[32-s.Abs.ByteLen():] // minimal: no leading zero
 		return append(append(dst, amountPos, byte(len(b))), b...)
 	}
-	b := s.Abs.Bytes()
+	m := s.Abs.Bytes32()
+	b := m[32-s.Abs.ByteLen():]
 	dst = append(dst, amountNeg, ^byte(len(b)))
 	for _, c := range b {
 		dst = append(dst, ^c)
