@@ -330,7 +330,7 @@ func (ix *Index) BotShapes(ctx context.Context, bot normalform.Address, fn func(
 			if err != nil {
 				return nil, true, err
 			}
-			r, err := parseFirstValue(v)
+			r, err := firstRef(txn, k, v)
 			if err != nil {
 				return nil, true, err
 			}
@@ -370,7 +370,7 @@ func (ix *Index) FirstSeen(bot normalform.Address, shape normalform.Hash) (Ref, 
 			return err
 		}
 		found = true
-		return item.Value(func(v []byte) (err error) { r, err = parseFirstValue(v); return })
+		return item.Value(func(v []byte) (err error) { r, err = firstRef(txn, item.Key(), v); return })
 	})
 	return r, found, err
 }
