@@ -36,7 +36,7 @@ import (
 //	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, loc        (none)
 //	             0x12 u8 level (1 shape, 2 tokens, 3 family), id, loc (none)
 //	0x13 bot     0x13 tag of the recipient, id of the shape, loc      (none)
-//	0x14 first   0x14 addr recipient, id of the shape                 u64 block, u32 index, txhash of the bot's first transaction of that shape
+//	0x14 first   0x14 addr recipient, id of the shape                 loc of the bot's first transaction of that shape (its hash: the record's there)
 //	0x15 verdict 0x15 u8 verdict, u8 tier, loc                        (none)
 //	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
 //	0x17 addr    0x17 tag of the address, loc                         (none)
@@ -72,6 +72,8 @@ import (
 // NF's balances (record.go, appendNF); it is read back with its whole
 // record (SetNF). The secondary keys 0x12 to 0x18 (but
 // 0x14) carry no value: their transaction is the record at their loc.
+// The first-seen key's value is a loc, and its transaction the record
+// there (one more point read where a first transaction is shown).
 // The txhash key finds a transaction by hash with one point read (then
 // the record's).
 //
@@ -124,7 +126,9 @@ import (
 // encodings. Open refuses an index written with another. Version 10:
 // the NF key's value refers to its record's addresses and tokens instead
 // of writing out the NF's address and token tables (record.go, appendNF;
-// issue 22). Version 9: the
+// issue 22); the first-seen key's value is the first transaction's loc
+// alone, not its block, index and hash (issue 22, the same session: no
+// index with the earlier value was released, so the version stays 10). Version 9: the
 // normal form out of the record under its own key (0x1b), record
 // version 6 (issue 22). Version 8: block
 // findings in a binary form without the Txs and Swaps lists the records
