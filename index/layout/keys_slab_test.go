@@ -14,8 +14,8 @@ import (
 )
 
 // keysPerKey is Record.Keys as it was before the slab (session 5): one
-// Key.Bytes a key. The slab path must write the same keys, values and
-// order.
+// Key.Bytes a key (and, as since, no addr key for the recipient). The
+// slab path must write the same keys, values and order.
 func keysPerKey(r *Record, enc []byte, id IDs) []KV {
 	var out []KV
 	add := func(k Key) { out = append(out, KV{k.Bytes(), nil}) }
@@ -35,7 +35,9 @@ func keysPerKey(r *Record, enc []byte, id IDs) []KV {
 		}
 	}
 	for _, a := range r.Addresses {
-		add(AddrKey(a, r.Loc))
+		if a != r.Recipient {
+			add(AddrKey(a, r.Loc))
+		}
 	}
 	for _, t := range r.Tokens {
 		add(TokenKey(t, r.Loc))

@@ -182,10 +182,11 @@ type KV struct{ K, V []byte }
 // the record's own first (value enc), then its NF key (value NFValue;
 // nil when the record's NF is not set, as on a record decoded without
 // it: enough to delete the key), then its secondary keys, which carry no
-// value. The txhash key (which lists every transaction whose
-// hash begins alike) and the bot's first-seen key (which depends on the
-// bot's other transactions) are not among them: put maintains them. ids
-// are the record's dictionary ids.
+// value. The recipient has no addr key: its bot key (of the same tag)
+// stands for it, and an address lookup walks both. The txhash key
+// (which lists every transaction whose hash begins alike) and the bot's
+// first-seen key (which depends on the bot's other transactions) are not
+// among them: put maintains them. ids are the record's dictionary ids.
 func (r *Record) Keys(enc []byte, id IDs) []KV {
 	net := 0
 	if r.CostsKnown {
@@ -231,7 +232,9 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 		}
 	}
 	for _, a := range r.Addresses {
-		add(AddrKey(a, r.Loc), nil)
+		if a != r.Recipient { // its bot key stands for it (AddrLookupPrefixes)
+			add(AddrKey(a, r.Loc), nil)
+		}
 	}
 	for _, t := range r.Tokens {
 		add(TokenKey(t, r.Loc), nil)
