@@ -39,7 +39,7 @@ import (
 //	0x14 first   0x14 addr recipient, id of the shape                 loc of the bot's first transaction of that shape (its hash: the record's there)
 //	0x15 verdict 0x15 u8 verdict, u8 tier, loc                        (none)
 //	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
-//	0x17 addr    0x17 tag of the address, loc                         (none)
+//	0x17 addr    0x17 tag of the address, loc                         (none); not for the recipient, whose bot key (0x13, same tag) stands for it
 //	0x18 token   0x18 tag of the token, loc                           (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
@@ -127,8 +127,10 @@ import (
 // the NF key's value refers to its record's addresses and tokens instead
 // of writing out the NF's address and token tables (record.go, appendNF;
 // issue 22); the first-seen key's value is the first transaction's loc
-// alone, not its block, index and hash (issue 22, the same session: no
-// index with the earlier value was released, so the version stays 10). Version 9: the
+// alone, not its block, index and hash; and a record has no addr key
+// for its recipient, whose bot key has the same tag (issue 22, the same
+// session: no index with the earlier keys was released, so the version
+// stays 10). Version 9: the
 // normal form out of the record under its own key (0x1b), record
 // version 6 (issue 22). Version 8: block
 // findings in a binary form without the Txs and Swaps lists the records
