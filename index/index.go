@@ -16,6 +16,7 @@ import (
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/ristretto/v2/z"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -607,14 +608,18 @@ func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32
 	// transaction can only lower it; a replaced one may have been it.
 	if old != nil && (rec == nil || old.Recipient != rec.Recipient || oldShape != shape) {
 		abs.forgetFirst()
-		if err := w.refreshFirst(old.Recipient, oldShape, old.Hash); err != nil {
+		if err := w.refreshFirst(old.Recipient, oldShape, old.Loc); err != nil {
 			return err
 		}
 	}
 	if rec == nil {
 		return nil
 	}
-	return w.lowerFirst(rec, shape, abs)
+	var moved *Loc
+	if old != nil && old.Loc != rec.Loc {
+		moved = &old.Loc
+	}
+	return w.lowerFirst(rec, shape, moved, abs)
 }
 
 // Delete removes a transaction's record and all its keys (ErrNotFound
@@ -650,27 +655,53 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 	})
 }
 
-// firstValue is the value of a first-seen key: u64 block, u32 index, and
-// the transaction's hash.
-func firstValue(l Loc, tx normalform.Hash) []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, 44), l.Block)
-	b = binary.BigEndian.AppendUint32(b, l.Index)
-	return append(b, tx[:]...)
+// firstValue is the value of a first-seen key: the loc of the
+// transaction, as keys hold it (8 bytes; 40, the hash in them, when the
+// index is unknown). Its hash is the record's at that loc (firstRef).
+func firstValue(l Loc) []byte { return l.Append(make([]byte, 0, layout.LocWidth)) }
+
+// parseFirstLoc reads a first-seen key's value.
+func parseFirstLoc(v []byte) (Loc, error) {
+	l, rest, err := layout.ReadLoc(v)
+	if err != nil || len(rest) != 0 {
+		return Loc{}, fmt.Errorf("bad first-seen value %x: not a position", v)
+	}
+	return l, nil
 }
 
-func parseFirstValue(v []byte) (Ref, error) {
-	if len(v) != 44 {
-		return Ref{}, fmt.Errorf("bad first-seen value %x", v)
+// firstRef reads a first-seen key's value (k, v) and the hash of the
+// transaction it names: the record's at its loc (one more point read,
+// but for a position without index, whose loc holds the hash).
+func firstRef(txn *badger.Txn, k, v []byte) (Ref, error) {
+	l, err := parseFirstLoc(v)
+	if err != nil {
+		return Ref{}, fmt.Errorf("first-seen key %x: %w", k, err)
 	}
-	r := Ref{Loc: Loc{Block: binary.BigEndian.Uint64(v), Index: binary.BigEndian.Uint32(v[8:])}}
-	copy(r.Hash[:], v[12:])
-	if !r.Loc.Known() {
-		r.Loc.Tx = r.Hash
+	if !l.Known() {
+		return Ref{Hash: l.Tx, Loc: l}, nil
 	}
-	return r, nil
+	item, err := txn.Get(TxKey(l).Bytes())
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return Ref{}, fmt.Errorf("first-seen key %x: no record at %s: %w", k, l, ErrBadRecord)
+	} else if err != nil {
+		return Ref{}, err
+	}
+	r := Ref{Loc: l}
+	err = item.Value(func(enc []byte) error {
+		h, ok := hashOf(enc)
+		if !ok {
+			return fmt.Errorf("first-seen key %x: record at %s: %w", k, l, ErrBadRecord)
+		}
+		r.Hash = h
+		return nil
+	})
+	return r, err
 }
 
-func (w *wtx) lowerFirst(rec *Record, shape uint32, abs *absent) error {
+// lowerFirst lowers the first-seen key of rec's bot and shape to rec
+// when rec comes first. moved is the position rec's transaction held
+// before this write, when it was elsewhere (nil: none).
+func (w *wtx) lowerFirst(rec *Record, shape uint32, moved *Loc, abs *absent) error {
 	key := FirstKey(rec.Recipient, shape).Bytes()
 	cur, found, known := abs.firstOf(key)
 	if !known {
@@ -681,26 +712,26 @@ func (w *wtx) lowerFirst(rec *Record, shape uint32, abs *absent) error {
 			return err
 		default:
 			found = true
-			if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstValue(v); return }); err != nil {
-				return err
+			if err := item.Value(func(v []byte) (err error) { cur.Loc, err = parseFirstLoc(v); return }); err != nil {
+				return fmt.Errorf("first-seen key %x: %w", key, err)
 			}
 		}
 	}
-	if found && cur.Hash == rec.Hash && cur.Loc != rec.Loc {
+	if found && moved != nil && cur.Loc == *moved {
 		// This transaction was the first and has moved: recompute.
 		abs.forgetFirst()
-		return w.refreshFirst(rec.Recipient, shape, rec.Hash)
+		return w.refreshFirst(rec.Recipient, shape, *moved)
 	}
 	if !found || rec.Loc.Less(cur.Loc) {
 		abs.setFirst(key, Ref{Hash: rec.Hash, Loc: rec.Loc})
-		return w.ix.set(w.txn, key, firstValue(rec.Loc, rec.Hash))
+		return w.ix.set(w.txn, key, firstValue(rec.Loc))
 	}
 	return nil
 }
 
 // refreshFirst recomputes a first-seen key from the bot keys (as txn sees
-// them) when it may have named tx.
-func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, tx normalform.Hash) error {
+// them) when it may have named the transaction that was at l.
+func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, l Loc) error {
 	txn := w.txn
 	key := FirstKey(bot, shape).Bytes()
 	item, err := txn.Get(key)
@@ -709,11 +740,11 @@ func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, tx normalform.H
 	} else if err != nil {
 		return err
 	}
-	var cur Ref
-	if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstValue(v); return }); err != nil {
-		return err
+	var cur Loc
+	if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstLoc(v); return }); err != nil {
+		return fmt.Errorf("first-seen key %x: %w", key, err)
 	}
-	if cur.Hash != tx {
+	if cur != l {
 		return nil
 	}
 	first, err := leastOfBot(txn, w.resolve(), bot, shape)
@@ -723,7 +754,7 @@ func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, tx normalform.H
 	if first == nil {
 		return w.ix.del(txn, key)
 	}
-	return w.ix.set(txn, key, firstValue(first.Loc, first.Hash))
+	return w.ix.set(txn, key, firstValue(first.Loc))
 }
 
 // leastOfBot is the bot's first transaction of a shape (id), from its

@@ -174,20 +174,27 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 		return nil
 	case KindAddr:
 		if !lk.AsToken {
-			break
+			return ix.addrKeys(ctx, txn, lk.Addr, lk.Blocks, get)
 		}
-		// The address's keys and the token's, merged in position order.
+		// The address's keys (its addr and bot keys) and the token's,
+		// merged in position order.
 		var found []Key
 		seen := map[Loc]bool{}
+		add := func(key *Key) error {
+			if !seen[key.Loc] {
+				seen[key.Loc] = true
+				found = append(found, *key)
+			}
+			return nil
+		}
 		collect := func(k, _ []byte) error {
 			key, err := ParseKey(k)
-			if err == nil && !seen[key.Loc] {
-				seen[key.Loc] = true
-				found = append(found, key)
+			if err != nil {
+				return err
 			}
-			return err
+			return add(&key)
 		}
-		if err := scanGroupsTxn(ctx, txn, layout.AddrPrefix(lk.Addr), 0, lk.Blocks, collect); err != nil {
+		if err := ix.addrKeys(ctx, txn, lk.Addr, lk.Blocks, add); err != nil {
 			return err
 		}
 		if err := scanGroupsTxn(ctx, txn, layout.TokenPrefix(normalform.FungibleToken(lk.Addr)), 0, lk.Blocks, collect); err != nil {
@@ -216,6 +223,87 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 		return keys(prefix, gw)
 	}
 	return fmt.Errorf("index: no lookup by %s", lk.By)
+}
+
+// addrKeys streams the keys of an address's tag, in position order and
+// each position once: its addr keys and its bot keys (every shape),
+// merged. A transaction's recipient has no addr key, its bot key (of
+// the same tag) stands for it (layout.Record.Keys). Each source is an
+// iterator from the range's first block; the merge takes the least
+// position among them.
+func (ix *Index) addrKeys(ctx context.Context, txn *badger.Txn, a normalform.Address, blocks BlockRange, fn func(*Key) error) error {
+	if blocks.From > blocks.To {
+		return nil
+	}
+	shapes, err := ix.botShapes(ctx, txn, a)
+	if err != nil {
+		return err
+	}
+	type source struct {
+		it     *badger.Iterator
+		prefix []byte
+		loc    []byte // the position of the current key; nil: done
+	}
+	srcs := make([]source, 0, 1+len(shapes))
+	defer func() {
+		for _, s := range srcs {
+			s.it.Close()
+		}
+	}()
+	next := func(s *source) error {
+		for ; s.it.ValidForPrefix(s.prefix); s.it.Next() {
+			k := s.it.Item().Key()
+			if len(k) < len(s.prefix)+locWidth {
+				return fmt.Errorf("%w: %x", ErrBadKey, k)
+			}
+			if locBlock(k[len(s.prefix):]) > blocks.To {
+				break
+			}
+			s.loc = k[len(s.prefix):]
+			return nil
+		}
+		s.loc = nil
+		return nil
+	}
+	prefixes := append(make([][]byte, 0, 1+len(shapes)), layout.AddrPrefix(a))
+	for _, id := range shapes {
+		prefixes = append(prefixes, layout.BotShapePrefix(a, id))
+	}
+	for _, p := range prefixes {
+		srcs = append(srcs, source{it: txn.NewIterator(badger.IteratorOptions{Prefix: p}), prefix: p})
+		s := &srcs[len(srcs)-1]
+		lo, _ := blockBounds(p, blocks.From, blocks.To)
+		s.it.Seek(lo)
+		if err := next(s); err != nil {
+			return err
+		}
+	}
+	var last []byte
+	for {
+		var least *source
+		for i := range srcs {
+			if s := &srcs[i]; s.loc != nil && (least == nil || bytes.Compare(s.loc, least.loc) < 0) {
+				least = s
+			}
+		}
+		if least == nil {
+			return nil
+		}
+		if last == nil || !bytes.Equal(least.loc, last) {
+			last = append(last[:0], least.loc...)
+			key, err := ParseKey(least.it.Item().Key())
+			if err != nil {
+				return err
+			}
+			if err := fn(&key); err != nil {
+				return err
+			}
+		}
+		least.it.Next()
+		if err := next(least); err != nil {
+			return err
+		}
+	}
 }
 
 // refs adapts a Ref callback to find.
@@ -330,7 +418,7 @@ func (ix *Index) BotShapes(ctx context.Context, bot normalform.Address, fn func(
 			if err != nil {
 				return nil, true, err
 			}
-			r, err := parseFirstValue(v)
+			r, err := firstRef(txn, k, v)
 			if err != nil {
 				return nil, true, err
 			}
@@ -370,7 +458,7 @@ func (ix *Index) FirstSeen(bot normalform.Address, shape normalform.Hash) (Ref, 
 			return err
 		}
 		found = true
-		return item.Value(func(v []byte) (err error) { r, err = parseFirstValue(v); return })
+		return item.Value(func(v []byte) (err error) { r, err = firstRef(txn, item.Key(), v); return })
 	})
 	return r, found, err
 }

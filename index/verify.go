@@ -176,7 +176,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 					}
 				}
 			case KindFirst:
-				got, err := parseFirstValue(v)
+				got, err := firstRef(txn, k, v)
 				if err != nil {
 					if report("key %x: %v", k, err) {
 						return nil

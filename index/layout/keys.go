@@ -36,10 +36,10 @@ import (
 //	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, loc        (none)
 //	             0x12 u8 level (1 shape, 2 tokens, 3 family), id, loc (none)
 //	0x13 bot     0x13 tag of the recipient, id of the shape, loc      (none)
-//	0x14 first   0x14 addr recipient, id of the shape                 u64 block, u32 index, txhash of the bot's first transaction of that shape
+//	0x14 first   0x14 addr recipient, id of the shape                 loc of the bot's first transaction of that shape (its hash: the record's there)
 //	0x15 verdict 0x15 u8 verdict, u8 tier, loc                        (none)
 //	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
-//	0x17 addr    0x17 tag of the address, loc                         (none)
+//	0x17 addr    0x17 tag of the address, loc                         (none); not for the recipient, whose bot key (0x13, same tag) stands for it
 //	0x18 token   0x18 tag of the token, loc                           (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
@@ -72,6 +72,8 @@ import (
 // NF's balances (record.go, appendNF); it is read back with its whole
 // record (SetNF). The secondary keys 0x12 to 0x18 (but
 // 0x14) carry no value: their transaction is the record at their loc.
+// The first-seen key's value is a loc, and its transaction the record
+// there (one more point read where a first transaction is shown).
 // The txhash key finds a transaction by hash with one point read (then
 // the record's).
 //
@@ -124,7 +126,11 @@ import (
 // encodings. Open refuses an index written with another. Version 10:
 // the NF key's value refers to its record's addresses and tokens instead
 // of writing out the NF's address and token tables (record.go, appendNF;
-// issue 22). Version 9: the
+// issue 22); the first-seen key's value is the first transaction's loc
+// alone, not its block, index and hash; and a record has no addr key
+// for its recipient, whose bot key has the same tag (issue 22, the same
+// session: no index with the earlier keys was released, so the version
+// stays 10). Version 9: the
 // normal form out of the record under its own key (0x1b), record
 // version 6 (issue 22). Version 8: block
 // findings in a binary form without the Txs and Swaps lists the records
@@ -329,7 +335,8 @@ func AddrTag(a normalform.Address) (t Tag) {
 // "flowq/token", its kind, address, and the id of an ERC-721 or
 // ERC-1155 token.
 func TokenTag(tok normalform.Token) (t Tag) {
-	b := appendToken([]byte("flowq/token"), NormalToken(tok))
+	var buf [11 + 1 + 20 + 32]byte
+	b := appendToken(append(buf[:0], "flowq/token"...), NormalToken(tok))
 	h := sha256.Sum256(b)
 	copy(t[:], h[:])
 	return t
@@ -525,10 +532,12 @@ func appendAmount(dst []byte, s normalform.Signed) []byte {
 	case 0:
 		return append(dst, amountZero)
 	case 1:
-		b := s.Abs.Bytes() // minimal: no leading zero
+		m := s.Abs.Bytes32()
+		b := m[32-s.Abs.ByteLen():] // minimal: no leading zero
 		return append(append(dst, amountPos, byte(len(b))), b...)
 	}
-	b := s.Abs.Bytes()
+	m := s.Abs.Bytes32()
+	b := m[32-s.Abs.ByteLen():]
 	dst = append(dst, amountNeg, ^byte(len(b)))
 	for _, c := range b {
 		dst = append(dst, ^c)

@@ -102,14 +102,12 @@ func (lk *Lookup) Holds(rec *Record, key *Key) bool {
 
 // Prefix is the key prefix a lookup reads when its keys are its value
 // then the position, with gw bytes between the two that group them (the
-// tier of a verdict without one): addresses (without AsToken), tokens and
-// verdicts. ok is false for the lookups a reader walks otherwise
-// (structural hashes through the dictionary, bots by shape, an address
-// as a token too, profit ranges).
+// tier of a verdict without one): tokens and verdicts. ok is false for
+// the lookups a reader walks otherwise (structural hashes through the
+// dictionary, bots by shape, addresses through their addr and bot keys
+// merged, profit ranges).
 func (lk *Lookup) Prefix() (prefix []byte, gw int, ok bool) {
 	switch lk.By {
-	case KindAddr:
-		return AddrPrefix(lk.Addr), 0, !lk.AsToken
 	case KindToken:
 		return TokenPrefix(lk.Token), 0, true
 	case KindVerdict:

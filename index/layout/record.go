@@ -2,11 +2,12 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/holiman/uint256"
@@ -123,31 +124,42 @@ func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
 	if a.Costs.Known {
 		r.Net = amounts(a.Net)
 	}
-	addrs := map[normalform.Address]bool{}
-	toks := map[normalform.Token]bool{}
+	// The addresses and tokens, each once, in key order: appended with
+	// their repeats, sorted and compacted (no map, no allocation per
+	// comparison).
+	addrs := make([]normalform.Address, 0, 3+2*len(a.Tx.Transfers))
+	toks := make([]normalform.Token, 0, len(a.Tx.Transfers))
 	if m.HasFrom {
-		addrs[m.From] = true
+		addrs = append(addrs, m.From)
 	}
 	if m.HasTo {
-		addrs[m.To] = true
+		addrs = append(addrs, m.To)
 	}
-	addrs[a.Recipient] = true
+	addrs = append(addrs, a.Recipient)
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
-		addrs[t.From], addrs[t.To] = true, true
-		toks[NormalToken(t.Token)] = true
+		addrs = append(addrs, t.From, t.To)
+		toks = append(toks, NormalToken(t.Token))
 	}
-	for x := range addrs {
-		r.Addresses = append(r.Addresses, x)
+	slices.SortFunc(addrs, func(x, y normalform.Address) int { return bytes.Compare(x[:], y[:]) })
+	slices.SortFunc(toks, compareTokens)
+	r.Addresses = slices.Clip(slices.Compact(addrs))
+	if toks = slices.Clip(slices.Compact(toks)); len(toks) > 0 {
+		r.Tokens = toks
 	}
-	sort.Slice(r.Addresses, func(i, j int) bool { return bytes.Compare(r.Addresses[i][:], r.Addresses[j][:]) < 0 })
-	for t := range toks {
-		r.Tokens = append(r.Tokens, t)
-	}
-	sort.Slice(r.Tokens, func(i, j int) bool {
-		return bytes.Compare(appendToken(nil, r.Tokens[i]), appendToken(nil, r.Tokens[j])) < 0
-	})
 	return r, nil
+}
+
+// compareTokens orders tokens as their bytes in keys do (appendToken:
+// kind, address, and the id for the kinds that carry one).
+func compareTokens(x, y normalform.Token) int {
+	if x.Kind != y.Kind {
+		return cmp.Compare(x.Kind, y.Kind)
+	}
+	if c := bytes.Compare(x.Addr[:], y.Addr[:]); c != 0 || !x.HasID() {
+		return c
+	}
+	return x.ID.Cmp(&y.ID)
 }
 
 // amounts keeps a balance's tokens and amounts: every entry of Gross and
@@ -170,36 +182,69 @@ type KV struct{ K, V []byte }
 // the record's own first (value enc), then its NF key (value NFValue;
 // nil when the record's NF is not set, as on a record decoded without
 // it: enough to delete the key), then its secondary keys, which carry no
-// value. The txhash key (which lists every transaction whose
-// hash begins alike) and the bot's first-seen key (which depends on the
-// bot's other transactions) are not among them: put maintains them. ids
-// are the record's dictionary ids.
+// value. The recipient has no addr key: its bot key (of the same tag)
+// stands for it, and an address lookup walks both. The txhash key
+// (which lists every transaction whose hash begins alike) and the bot's
+// first-seen key (which depends on the bot's other transactions) are not
+// among them: put maintains them. ids are the record's dictionary ids.
 func (r *Record) Keys(enc []byte, id IDs) []KV {
-	out := make([]KV, 0, 8+len(r.Gross)+len(r.Net)+len(r.Addresses)+len(r.Tokens))
-	add := func(k Key) { out = append(out, KV{k.Bytes(), nil}) }
-	out = append(out, KV{TxKey(r.Loc).Bytes(), enc})
-	out = append(out, KV{NFKey(r.Loc).Bytes(), r.NFValue()})
-	for l := normalform.Exact; l <= normalform.Family; l++ {
-		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc))
+	net := 0
+	if r.CostsKnown {
+		net = len(r.Net)
 	}
-	add(BotKey(r.Recipient, id[normalform.Shape], r.Loc))
-	add(VerdictKey(r.Verdict, r.Tier, r.Loc))
+	n := 7 + len(r.Gross) + net + len(r.Addresses) + len(r.Tokens)
+	// Every key goes into one slab sized once (keyBound per key): no
+	// allocation per key. A key is a capped slice of the slab, so
+	// nothing appended after it can reach into it.
+	lw := LocWidth
+	if !r.Loc.Known() {
+		lw += len(r.Loc.Tx)
+	}
+	size := 2*(1+lw) + 3*(8+lw) + (11 + lw) + (3 + lw) + (len(r.Addresses)+len(r.Tokens))*(7+lw)
 	for _, a := range r.Gross {
-		add(ProfitKey(Gross, a.Token, a.Amount, r.Loc))
+		size += 10 + amountLen(a.Amount) + lw
 	}
 	if r.CostsKnown {
 		for _, a := range r.Net {
-			add(ProfitKey(Net, a.Token, a.Amount, r.Loc))
+			size += 10 + amountLen(a.Amount) + lw
+		}
+	}
+	slab := make([]byte, 0, size)
+	out := make([]KV, 0, n)
+	add := func(k Key, v []byte) {
+		s := len(slab)
+		slab = k.Append(slab)
+		out = append(out, KV{slab[s:len(slab):len(slab)], v})
+	}
+	add(TxKey(r.Loc), enc)
+	add(NFKey(r.Loc), r.NFValue())
+	for l := normalform.Exact; l <= normalform.Family; l++ {
+		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc), nil)
+	}
+	add(BotKey(r.Recipient, id[normalform.Shape], r.Loc), nil)
+	add(VerdictKey(r.Verdict, r.Tier, r.Loc), nil)
+	for _, a := range r.Gross {
+		add(ProfitKey(Gross, a.Token, a.Amount, r.Loc), nil)
+	}
+	if r.CostsKnown {
+		for _, a := range r.Net {
+			add(ProfitKey(Net, a.Token, a.Amount, r.Loc), nil)
 		}
 	}
 	for _, a := range r.Addresses {
-		add(AddrKey(a, r.Loc))
+		if a != r.Recipient { // its bot key stands for it (AddrLookupPrefixes)
+			add(AddrKey(a, r.Loc), nil)
+		}
 	}
 	for _, t := range r.Tokens {
-		add(TokenKey(t, r.Loc))
+		add(TokenKey(t, r.Loc), nil)
 	}
 	return out
 }
+
+// amountLen bounds the length of an amount's key encoding
+// (appendAmount): class, length and magnitude bytes.
+func amountLen(s normalform.Signed) int { return 2 + s.Abs.ByteLen() }
 
 // --- encoding ----------------------------------------------------------------
 //
