@@ -91,23 +91,3 @@ func (m failing) clear(w *wtx, tx normalform.Hash, src SourceID) error {
 	}
 	return nil
 }
-
-// staleFailures deletes an input's failures from rank n on (an input
-// ingested again with fewer failures than before; a failure cleared
-// since may have left a gap among them).
-func (w *wtx) staleFailures(src SourceID, n uint32) error {
-	prefix := FailureKey(src, 0).Bytes()
-	prefix = prefix[:len(prefix)-4]
-	it := w.txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-	var stale [][]byte
-	for it.Seek(FailureKey(src, n).Bytes()); it.ValidForPrefix(prefix); it.Next() {
-		stale = append(stale, it.Item().KeyCopy(nil))
-	}
-	it.Close()
-	for _, k := range stale {
-		if err := w.ix.del(w.txn, k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
