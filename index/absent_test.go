@@ -3,30 +3,15 @@ package index
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/flowq/flowq/normalform"
-	"github.com/flowq/flowq/normalform/trace"
 )
 
 func scenarioRecord(t *testing.T, name string) *Record {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "examples", "scenarios", "geth", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := normalform.DefaultConfig()
-	res := trace.Decode(data, trace.Options{Config: cfg, Source: name})
-	if len(res.Txs) != 1 {
-		t.Fatalf("%s: %d txs %v", name, len(res.Txs), res.Errors)
-	}
-	a, err := normalform.Analyze(res.Txs[0], cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := NewRecord(a, 0)
+	rec, err := NewRecord(scenarioAnalysis(t, name), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

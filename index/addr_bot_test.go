@@ -2,17 +2,14 @@ package index
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 
 	"github.com/flowq/flowq/normalform"
-	"github.com/flowq/flowq/normalform/trace"
 )
 
 // TestAddressLookupWithoutRecipientAddrKey: a record has no addr key for
@@ -29,28 +26,7 @@ func TestAddressLookupWithoutRecipientAddrKey(t *testing.T) {
 	}
 	defer ix.Close()
 	as := analyseCorpus(t)
-	dir := filepath.Join("..", "examples", "scenarios", "geth")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := normalform.DefaultConfig()
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tx := range trace.Decode(data, trace.Options{Config: cfg, Source: e.Name()}).Txs {
-			a, err := normalform.Analyze(tx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			as = append(as, a)
-		}
-	}
+	as = append(as, analyseDir(t, gethScenarios)...)
 	for _, a := range as {
 		if err := ix.Put(a, time.Microsecond); err != nil {
 			t.Fatal(err)

@@ -2,14 +2,12 @@ package index
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/block"
-	"github.com/flowq/flowq/normalform/trace"
 )
 
 // TestRefreshReadsIngestFacts: the findings an ingest's batches compute
@@ -35,18 +33,7 @@ func TestRefreshReadsIngestFacts(t *testing.T) {
 	var ops []Op
 	var front *Record
 	for _, n := range []string{"sandwich_front", "sandwich_victim", "sandwich_back"} {
-		data, err := os.ReadFile(filepath.Join("..", "examples", "scenarios", "geth", n+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := trace.Decode(data, trace.Options{Config: cfg, Source: n})
-		if len(res.Txs) != 1 {
-			t.Fatalf("%s: %d txs %v", n, len(res.Txs), res.Errors)
-		}
-		a, err := normalform.Analyze(res.Txs[0], cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := scenarioAnalysis(t, n)
 		rec, err := NewRecord(a, 0)
 		if err != nil {
 			t.Fatal(err)

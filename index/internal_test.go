@@ -25,8 +25,38 @@ const corpusDir = "../normalform/trace/testdata/corpus"
 // corpus's JSON files in lexical order, as ingest.Files lists them).
 func analyseCorpus(t testing.TB) []*normalform.Analysis {
 	t.Helper()
+	return analyseDir(t, corpusDir)
+}
+
+// gethScenarios is the directory of the geth-shaped scenario bundles.
+var gethScenarios = filepath.Join("..", "examples", "scenarios", "geth")
+
+// scenarioAnalysis decodes and analyses the one transaction of the geth
+// scenario name.
+func scenarioAnalysis(t testing.TB, name string) *normalform.Analysis {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(gethScenarios, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := normalform.DefaultConfig()
+	res := trace.Decode(data, trace.Options{Config: cfg, Source: name})
+	if len(res.Txs) != 1 {
+		t.Fatalf("%s: %d txs %v", name, len(res.Txs), res.Errors)
+	}
+	a, err := normalform.Analyze(res.Txs[0], cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// analyseDir decodes and analyses every transaction of the JSON files
+// under dir, in lexical order.
+func analyseDir(t testing.TB, dir string) []*normalform.Analysis {
+	t.Helper()
 	var paths []string
-	err := filepath.WalkDir(corpusDir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
 			paths = append(paths, p)
 		}
