@@ -923,39 +923,12 @@ func DecodeRecordIDs(loc Loc, b []byte, names Names, d Depth) (*Record, IDs, err
 // array is reused).
 func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, IDs, error) {
 	var id IDs
-	r := &recReader{b: b}
-	*rec = Record{Loc: loc.normal(), Partial: d < DepthFull, Reasons: rec.Reasons[:0]}
-	if v := r.u8(); v != RecordVersion && r.err == nil {
-		return nil, id, fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, v, RecordVersion)
+	f, rest, err := decodeFront(rec, loc, b)
+	if err != nil {
+		return nil, id, err
 	}
-	rec.AlgebraVersion = r.u8()
-	lat := r.uvarint()
-	if lat > math.MaxInt64 {
-		r.fail()
-	}
-	rec.Latency = time.Duration(lat)
-	copy(rec.Hash[:], r.take(32))
-	if !loc.Known() && loc.Tx != rec.Hash {
-		r.fail() // an unknown position's key holds the hash
-	}
-	f := r.u8()
-	if f >= flagRecipient<<1 {
-		r.fail()
-	}
-	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
-	rec.Status, rec.Verdict, rec.Tier = normalform.Status(r.u8()), normalform.Verdict(r.u8()), normalform.Tier(r.u8())
-	rec.Path = normalform.Path(r.u8())
-	rec.Mode = normalform.Mode(r.u8())
-	if !rec.Verdict.Valid() || !rec.Tier.Valid() || !rec.Path.Valid() || !rec.Mode.Valid() {
-		r.fail()
-	}
-	for _, p := range []*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {
-		n := r.uvarint()
-		if n > math.MaxInt32 {
-			r.fail()
-		}
-		*p = int(n)
-	}
+	rec.Partial = d < DepthFull
+	r := &recReader{b: rest}
 	for l := normalform.Shape; l <= normalform.Family && r.err == nil; l++ {
 		n := r.uvarint()
 		if n == 0 || n > math.MaxUint32 {

@@ -26,49 +26,56 @@ import (
 // it are not read, so a fault there shows when the record is decoded
 // further.
 func DecodeFrontInto(rec *Record, loc Loc, b []byte) error {
+	_, _, err := decodeFront(rec, loc, b)
+	return err
+}
+
+// decodeFront is DecodeFrontInto, returning the front's flags byte and
+// the bytes after the front (DecodeInto reads on from them).
+func decodeFront(rec *Record, loc Loc, b []byte) (flags byte, rest []byte, err error) {
 	*rec = Record{Loc: loc.normal(), Partial: true, Reasons: rec.Reasons[:0]}
 	bad := func(what string) error {
 		return fmt.Errorf("record at %s: %w (%s)", loc, ErrBadRecord, what)
 	}
 	if len(b) < 2 {
-		return bad("shorter than its versions")
+		return 0, nil, bad("shorter than its versions")
 	}
 	if b[0] != RecordVersion {
-		return fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, b[0], RecordVersion)
+		return 0, nil, fmt.Errorf("%w: record version %d, this flowq reads %d", ErrBadRecord, b[0], RecordVersion)
 	}
 	rec.AlgebraVersion = b[1]
 	lat, n := binary.Uvarint(b[2:])
 	if n <= 0 || lat > math.MaxInt64 {
-		return bad("its latency")
+		return 0, nil, bad("its latency")
 	}
 	rec.Latency = time.Duration(lat)
 	p := 2 + n
 	if len(b) < p+32+6 {
-		return bad("shorter than its header")
+		return 0, nil, bad("shorter than its header")
 	}
 	copy(rec.Hash[:], b[p:p+32])
 	p += 32
 	if !loc.Known() && loc.Tx != rec.Hash {
-		return fmt.Errorf("tx %s: %w (an unknown position's key holds another hash)", rec.Hash.Hex(), ErrBadRecord)
+		return 0, nil, fmt.Errorf("tx %s: %w (an unknown position's key holds another hash)", rec.Hash.Hex(), ErrBadRecord)
 	}
 	f := b[p]
 	if f >= flagRecipient<<1 {
-		return fmt.Errorf("tx %s: %w (its flags)", rec.Hash.Hex(), ErrBadRecord)
+		return 0, nil, fmt.Errorf("tx %s: %w (its flags)", rec.Hash.Hex(), ErrBadRecord)
 	}
 	rec.HasFrom, rec.HasTo, rec.CostsKnown = f&flagFrom != 0, f&flagTo != 0, f&flagCosts != 0
 	rec.Status, rec.Verdict, rec.Tier = normalform.Status(b[p+1]), normalform.Verdict(b[p+2]), normalform.Tier(b[p+3])
 	rec.Path, rec.Mode = normalform.Path(b[p+4]), normalform.Mode(b[p+5])
 	if !rec.Verdict.Valid() || !rec.Tier.Valid() || !rec.Path.Valid() || !rec.Mode.Valid() {
-		return fmt.Errorf("tx %s: %w (its verdict, tier, path or mode)", rec.Hash.Hex(), ErrBadRecord)
+		return 0, nil, fmt.Errorf("tx %s: %w (its verdict, tier, path or mode)", rec.Hash.Hex(), ErrBadRecord)
 	}
 	p += 6
 	for _, c := range [...]*int{&rec.Counts.Cycles, &rec.Counts.Pools, &rec.Counts.Hops, &rec.Counts.Leftovers} {
 		v, n := binary.Uvarint(b[p:])
 		if n <= 0 || v > math.MaxInt32 {
-			return fmt.Errorf("tx %s: %w (its counts)", rec.Hash.Hex(), ErrBadRecord)
+			return 0, nil, fmt.Errorf("tx %s: %w (its counts)", rec.Hash.Hex(), ErrBadRecord)
 		}
 		*c = int(v)
 		p += n
 	}
-	return nil
+	return f, b[p:], nil
 }
