@@ -85,7 +85,7 @@ const memTableSize = 32 << 20
 // a larger base means fewer levels for the same index and each key
 // rewritten by fewer compactions: at a million synthetic transactions
 // (about 1 GB) the ingest's CPU fell 9% and a key-only walk (count by
-// family) 22% (BENCHMARKS.md, "Issue 22: targets, before and after").
+// family) 25% (BENCHMARKS.md, "Issue 22: targets, before and after").
 const baseLevelSize = 256 << 20
 
 // badgerOptions are the index's Badger options for a directory.

@@ -84,8 +84,10 @@ func TestTagCollision(t *testing.T) {
 }
 
 // TestConcurrentPuts: Puts from several goroutines at once, and an ingest
-// beside them, assign dictionary ids without a clash (a Badger conflict
-// on the next id makes one of two writers retry), and the index verifies.
+// beside them, assign dictionary ids without a clash (record writers take
+// turns under Index.recMu; a Badger conflict on the next id, should two
+// transactions overlap, makes one retry), the ingest's batches read again
+// once another writer has written, and the index verifies.
 func TestConcurrentPuts(t *testing.T) {
 	ix := openTemp(t)
 	as := analyseCorpus(t)
