@@ -36,34 +36,34 @@ type absent struct {
 	// Every first-seen write of a fresh index's batches goes through
 	// them, but a recomputation from the bot keys (refreshFirst: a
 	// replaced record), after which noFirst reads the keys again.
-	first, pending map[string]Ref
+	first, pending map[string]Loc
 	noFirst        bool
 	skips          int // reads not made (tests)
 }
 
 func newAbsent() *absent {
 	return &absent{blocks: map[uint64]struct{}{}, tags: map[uint64]struct{}{},
-		first: map[string]Ref{}, pending: map[string]Ref{}}
+		first: map[string]Loc{}, pending: map[string]Loc{}}
 }
 
-// firstOf is the value of a first-seen key (found: the key is there),
-// known when the batches know it without reading.
-func (a *absent) firstOf(key []byte) (r Ref, found, known bool) {
+// firstOf is the position a first-seen key holds (found: the key is
+// there), known when the batches know it without reading.
+func (a *absent) firstOf(key []byte) (l Loc, found, known bool) {
 	if a == nil || a.noFirst {
-		return Ref{}, false, false
+		return Loc{}, false, false
 	}
 	a.skips++
-	if r, ok := a.pending[string(key)]; ok {
-		return r, true, true
+	if l, ok := a.pending[string(key)]; ok {
+		return l, true, true
 	}
-	r, ok := a.first[string(key)]
-	return r, ok, true
+	l, ok := a.first[string(key)]
+	return l, ok, true
 }
 
 // setFirst notes a first-seen key written in the current transaction.
-func (a *absent) setFirst(key []byte, r Ref) {
+func (a *absent) setFirst(key []byte, l Loc) {
 	if a != nil && !a.noFirst {
-		a.pending[string(key)] = r
+		a.pending[string(key)] = l
 	}
 }
 
@@ -86,8 +86,8 @@ func (a *absent) begin() {
 // committed: the current transaction committed.
 func (a *absent) committed() {
 	if a != nil && !a.noFirst {
-		for k, r := range a.pending {
-			a.first[k] = r
+		for k, l := range a.pending {
+			a.first[k] = l
 		}
 		clear(a.pending)
 	}

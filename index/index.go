@@ -721,18 +721,18 @@ func (w *wtx) lowerFirst(rec *Record, shape uint32, moved *Loc, abs *absent) err
 			return err
 		default:
 			found = true
-			if err := item.Value(func(v []byte) (err error) { cur.Loc, err = parseFirstLoc(v); return }); err != nil {
+			if err := item.Value(func(v []byte) (err error) { cur, err = parseFirstLoc(v); return }); err != nil {
 				return fmt.Errorf("first-seen key %x: %w", key, err)
 			}
 		}
 	}
-	if found && moved != nil && cur.Loc == *moved {
+	if found && moved != nil && cur == *moved {
 		// This transaction was the first and has moved: recompute.
 		abs.forgetFirst()
 		return w.refreshFirst(rec.Recipient, shape, *moved)
 	}
-	if !found || rec.Loc.Less(cur.Loc) {
-		abs.setFirst(key, Ref{Hash: rec.Hash, Loc: rec.Loc})
+	if !found || rec.Loc.Less(cur) {
+		abs.setFirst(key, rec.Loc)
 		return w.ix.set(w.txn, key, firstValue(rec.Loc))
 	}
 	return nil
