@@ -195,6 +195,12 @@ type decoder struct {
 	spareParity []*pframe
 	spareLogs   []rlog
 	attr        attributor // attribute's working memory, reused
+	// linkParity's working memory, reused from one transaction to the
+	// next: the sorted copy (when the frames come out of order), the
+	// path of open frames, and the slab children lists are carved from.
+	linkSorted []*pframe
+	linkStack  []*frame
+	callSlab   []*frame
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -926,18 +932,36 @@ func (g *group) assemble() {
 
 	// parity-shape transactions: group frames by transaction
 	if len(g.parity) > 0 && !g.cut {
-		byTx := map[normalform.Hash][]*pframe{}
+		// A bundle of a block names one transaction in all its frames:
+		// its list is the group's, without a map or a copy.
+		var byTx map[normalform.Hash][]*pframe
 		var order []normalform.Hash
 		var noHash []*pframe
-		for _, p := range g.parity {
-			if !p.hasTx {
-				noHash = append(noHash, p)
-				continue
+		var oneHash [1]normalform.Hash
+		if oneTxFrames(g.parity) {
+			oneHash[0] = g.parity[0].txHash
+			order = oneHash[:]
+		} else {
+			byTx = map[normalform.Hash][]*pframe{}
+			for _, p := range g.parity {
+				if !p.hasTx {
+					noHash = append(noHash, p)
+					continue
+				}
+				if _, ok := byTx[p.txHash]; !ok {
+					order = append(order, p.txHash)
+				}
+				byTx[p.txHash] = append(byTx[p.txHash], p)
 			}
-			if _, ok := byTx[p.txHash]; !ok {
-				order = append(order, p.txHash)
+		}
+		framesOf := func(h normalform.Hash) []*pframe {
+			if byTx == nil {
+				if h == oneHash[0] {
+					return g.parity
+				}
+				return nil
 			}
-			byTx[p.txHash] = append(byTx[p.txHash], p)
+			return byTx[h]
 		}
 		if len(noHash) > 0 {
 			if len(order) == 0 && len(g.receipts) <= 1 {
@@ -966,7 +990,7 @@ func (g *group) assemble() {
 		// them and the others go on.
 		var foreign *scanError
 		for i, l := range g.logs {
-			if l.hasTx && byTx[l.txHash] == nil && !g.badTx[l.txHash] {
+			if l.hasTx && framesOf(l.txHash) == nil && !g.badTx[l.txHash] {
 				foreign = errAt(l.off, fmt.Sprintf("log %s names transaction %s in its transactionHash, which this input does not trace: a log of another transaction", logName(&g.logs[i], i), l.txHash.Hex()))
 				break
 			}
@@ -982,7 +1006,7 @@ func (g *group) assemble() {
 			hp := h
 			tx := &normalform.Tx{Shape: "parity"}
 			tx.Meta.Hash, tx.Meta.HasHash = h, h != (normalform.Hash{})
-			frames := byTx[h]
+			frames := framesOf(h)
 			if frames[0].hasBlock {
 				tx.Meta.Block, tx.Meta.HasBlock = frames[0].block, true
 			}
@@ -1012,7 +1036,7 @@ func (g *group) assemble() {
 				g.d.fail(serr, &hp)
 				continue
 			}
-			root, serr := linkParity(frames)
+			root, serr := g.d.linkParity(frames)
 			if serr != nil {
 				g.d.fail(serr, &hp)
 				continue
@@ -1049,6 +1073,16 @@ func (g *group) assemble() {
 	for _, it := range out {
 		g.d.res.Txs = append(g.d.res.Txs, it.tx)
 	}
+}
+
+// oneTxFrames reports whether every frame names the same transaction.
+func oneTxFrames(frames []*pframe) bool {
+	for _, p := range frames {
+		if !p.hasTx || p.txHash != frames[0].txHash {
+			return false
+		}
+	}
+	return len(frames) > 0
 }
 
 // oneTx reports whether there are logs and all of them name the same
@@ -1122,15 +1156,30 @@ func (g *group) meta(tx *normalform.Tx, rcpt map[normalform.Hash]*receipt, body 
 }
 
 // linkParity builds the frame tree of one transaction from its flat frames.
-func linkParity(frames []*pframe) (*frame, *scanError) {
-	sorted := make([]*pframe, len(frames))
-	copy(sorted, frames)
-	slices.SortStableFunc(sorted, func(a, b *pframe) int { return slices.Compare(a.addr, b.addr) })
+// Nodes list them in traceAddress order (depth first, which is the
+// lexicographic order of traceAddress): such a list is linked as it is,
+// without the sorted copy. The children lists are carved from one slab of
+// the decoder's, handed out again to the next transaction (the frame tree
+// lives until the transaction's T0 is built, and T0 keeps none of it).
+func (d *decoder) linkParity(frames []*pframe) (*frame, *scanError) {
+	byAddr := func(a, b *pframe) int { return slices.Compare(a.addr, b.addr) }
+	sorted := frames
+	if !slices.IsSortedFunc(frames, byAddr) {
+		sorted = append(d.linkSorted[:0], frames...)
+		slices.SortStableFunc(sorted, byAddr)
+		d.linkSorted = sorted[:0]
+		defer clear(sorted)
+	}
 	if len(sorted[0].addr) != 0 {
 		return nil, errAt(sorted[0].off, "the transaction has no top-level frame (traceAddress [])")
 	}
+	if cap(d.callSlab) < len(sorted) {
+		d.callSlab = make([]*frame, len(sorted))
+	}
+	slab := d.callSlab[:len(sorted)] // the last transaction's lists: it has been built
 	root := &sorted[0].frame
-	stack := []*frame{root}
+	stack := append(d.linkStack[:0], root)
+	defer func() { clear(stack); d.linkStack = stack[:0] }()
 	for _, p := range sorted[1:] {
 		f := &p.frame
 		depth := len(p.addr)
@@ -1150,7 +1199,11 @@ func linkParity(frames []*pframe) (*frame, *scanError) {
 		}
 		f.depth = depth
 		if parent.calls == nil && parent.subtr > 0 {
-			parent.calls = make([]*frame, 0, min(parent.subtr, len(sorted)))
+			if n := min(parent.subtr, len(sorted)); n <= len(slab) {
+				parent.calls, slab = slab[:0:n], slab[n:]
+			} else {
+				parent.calls = make([]*frame, 0, n)
+			}
 		}
 		parent.calls = append(parent.calls, f)
 		stack = append(stack, f)
