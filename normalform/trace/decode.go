@@ -477,7 +477,7 @@ var errStop = &scanError{msg: "stopped"}
 // object reads one object of any kind into g, leaving s after it.
 func (d *decoder) object(s *scanner, g *group) {
 	off := s.here()
-	if k, ok := d.firstKey(off); ok && bundleKeys[k] {
+	if k, ok := d.firstKey(off); ok && bundleKeys[string(k)] {
 		d.bundle(s, g)
 		return
 	}
@@ -558,14 +558,15 @@ func (d *decoder) text(off int) string {
 	return clip(d.data[start:s.i])
 }
 
-// firstKey returns the first key of the object at off.
-func (d *decoder) firstKey(off int) (string, bool) {
-	s := newScanner(d.data, off)
+// firstKey returns the first key of the object at off (a slice of the
+// input, or of its unescaped copy).
+func (d *decoder) firstKey(off int) ([]byte, bool) {
+	s := &d.keyScan
+	*s = scanner{buf: d.data, i: off, baseOff: off, path: s.path[:0]}
 	if !s.objBegin() {
-		return "", false
+		return nil, false
 	}
-	k, ok := s.objNext()
-	return string(k), ok
+	return s.objNext()
 }
 
 // value reads a value that is an object, a list of objects, or null.
@@ -895,7 +896,8 @@ func (g *group) assemble() {
 		tx    *normalform.Tx
 		order int
 	}
-	var out []item
+	var one [1]item // a bundle's one transaction, without an allocation
+	out := one[:0]
 	emit := func(tx *normalform.Tx, order int) { out = append(out, item{tx, order}) }
 
 	// geth-shape transactions

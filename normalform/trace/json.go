@@ -64,6 +64,12 @@ type scanner struct {
 	pfChunk  int // the chunk newPframe takes from
 	pfNext   int // its next free frame
 	intBuf   []int
+	// Chunks a log's topics (hashes) and decoded hex data (carve) are
+	// cut from: a block's 280 logs cost a few allocations, not two each.
+	// They are never handed out again: what is cut from them lives as
+	// long as whoever holds it.
+	hashBuf []normalform.Hash
+	byteBuf []byte
 }
 
 // pframeChunk is the number of Parity frames per chunk.
@@ -105,6 +111,34 @@ func (s *scanner) ints(a []int) []int {
 	start := len(s.intBuf)
 	s.intBuf = append(s.intBuf, a...)
 	return s.intBuf[start:len(s.intBuf):len(s.intBuf)]
+}
+
+// hashes copies a into the scanner's chunk of hashes (nil when a is
+// empty).
+func (s *scanner) hashes(a []normalform.Hash) []normalform.Hash {
+	if len(a) == 0 {
+		return nil
+	}
+	if cap(s.hashBuf)-len(s.hashBuf) < len(a) {
+		s.hashBuf = make([]normalform.Hash, 0, max(64, len(a)))
+	}
+	start := len(s.hashBuf)
+	s.hashBuf = append(s.hashBuf, a...)
+	return s.hashBuf[start:len(s.hashBuf):len(s.hashBuf)]
+}
+
+// carve returns n zero bytes: up to 256 cut from the scanner's chunk,
+// more in an allocation of their own.
+func (s *scanner) carve(n int) []byte {
+	if n > 256 {
+		return make([]byte, n)
+	}
+	if cap(s.byteBuf)-len(s.byteBuf) < n {
+		s.byteBuf = make([]byte, 0, 4096)
+	}
+	start := len(s.byteBuf)
+	s.byteBuf = s.byteBuf[:start+n]
+	return s.byteBuf[start : start+n : start+n]
 }
 
 type pathElem struct {
@@ -1254,7 +1288,7 @@ func (s *scanner) hexBytes() []byte {
 	if s.err != nil {
 		return nil
 	}
-	out := make([]byte, len(txt)/2)
+	out := s.carve(len(txt) / 2)
 	// Whole words of eight digits by hexWords, the rest a byte at a time.
 	n := len(out) &^ 3
 	if !hexWords(out[:n], txt[:2*n]) {

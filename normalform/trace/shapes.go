@@ -176,14 +176,12 @@ func readLog(s *scanner, wantPos bool) rlog {
 			l.addr = s.address()
 		case "topics":
 			if s.arrBegin() {
-				var buf [4]normalform.Hash // LOG0 to LOG4: one allocation, exact
+				var buf [4]normalform.Hash // LOG0 to LOG4, copied into the scanner's chunk
 				a := buf[:0]
 				for s.arrNext() {
 					a = append(a, s.hash())
 				}
-				if len(a) > 0 {
-					l.topics = append([]normalform.Hash(nil), a...)
-				}
+				l.topics = s.hashes(a)
 			}
 		case "data":
 			l.data = s.hexBytes()
