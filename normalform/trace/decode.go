@@ -381,6 +381,7 @@ var bundleKeys = map[string]bool{"traces": true, "trace": true, "logs": true, "r
 // document dispatches on the top-level value.
 func (d *decoder) document() {
 	s := newScanner(d.data, 0)
+	s.memoSeps()
 	switch s.peek() {
 	case '{':
 		g := newGroup(d)

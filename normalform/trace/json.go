@@ -70,6 +70,41 @@ type scanner struct {
 	// long as whoever holds it.
 	hashBuf []normalform.Hash
 	byteBuf []byte
+
+	// seps remembers, per nesting depth and member number, where the
+	// text between a value (or an object's '{') and the next member's
+	// value was last read: the comma, whitespace, key and colon (sepMemo).
+	// nil: objNext reads every member in full (the scanners of the
+	// classifying and resynchronising passes, which start often and read
+	// little).
+	seps []sepMemo
+}
+
+// sepMemo is where a member's leading text, from the end of the value
+// before it (or the object's '{') to the start of its own value, was last
+// read at one depth and member number: off and n its bytes, q its key's
+// opening quote (from off) and k the key's length. The text was read and
+// validated there; text equal to it byte for byte, at the same place of an
+// object (the first member after '{', or a later one after a value), is
+// valid in the same way and holds the same key, so objNext takes it in one
+// comparison. Indented traces repeat it from one frame to the next.
+type sepMemo struct {
+	off  int32
+	n    uint16
+	q, k uint8
+}
+
+// Member text is remembered for the first sepDepth levels of nesting and
+// the first sepMembers members of an object, up to sepMax bytes.
+const (
+	sepDepth   = 16
+	sepMembers = 32
+	sepMax     = 200
+)
+
+// memoSeps makes objNext remember member text (see seps).
+func (s *scanner) memoSeps() {
+	s.seps = make([]sepMemo, sepDepth*sepMembers)
 }
 
 // pframeChunk is the number of Parity frames per chunk.
@@ -413,6 +448,24 @@ func (s *scanner) objNext() ([]byte, bool) {
 	}
 	top := &s.path[len(s.path)-1]
 	b, i := s.buf, s.i
+	var memo *sepMemo
+	if s.seps != nil && len(s.path) < sepDepth && top.n < sepMembers {
+		memo = &s.seps[len(s.path)*sepMembers+top.n]
+		if n := int(memo.n); n != 0 && i+n <= len(b) && string(b[i:i+n]) == string(b[int(memo.off):int(memo.off)+n]) {
+			// The same text as last time at this place: the same key,
+			// valid as it was then (see sepMemo).
+			q := i + int(memo.q)
+			top.keyAt = q
+			top.n++
+			key := b[q+1 : q+1+int(memo.k)]
+			if i += n; i < len(b) && b[i] <= ' ' {
+				i = skipWS(b, i)
+			}
+			s.i = i
+			return key, true
+		}
+	}
+	i0 := i
 	if i < len(b) && b[i] <= ' ' {
 		i = skipWS(b, i)
 	}
@@ -467,7 +520,8 @@ func (s *scanner) objNext() ([]byte, bool) {
 		k = scanStr(b, start)
 	}
 	var key []byte
-	if k < len(b) && b[k] == '"' {
+	plain := k < len(b) && b[k] == '"'
+	if plain {
 		key, i = b[start:k], k+1
 	} else if key = s.unescape(start, k); s.err != nil {
 		return nil, false
@@ -490,6 +544,9 @@ func (s *scanner) objNext() ([]byte, bool) {
 	}
 	if i < len(b) && b[i] <= ' ' {
 		i = skipWS(b, i)
+	}
+	if memo != nil && plain && i-i0 <= sepMax && start-1-i0 <= math.MaxUint8 && len(key) <= math.MaxUint8 && i0 <= math.MaxInt32 {
+		*memo = sepMemo{off: int32(i0), n: uint16(i - i0), q: uint8(start - 1 - i0), k: uint8(len(key))}
 	}
 	s.i = i
 	return key, true
