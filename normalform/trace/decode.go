@@ -201,6 +201,8 @@ type decoder struct {
 	linkSorted []*pframe
 	linkStack  []*frame
 	callSlab   []*frame
+	// build's stack of children (builder.scratch), reused.
+	buildScratch []*normalform.Node
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {

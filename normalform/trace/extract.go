@@ -23,9 +23,10 @@ var (
 )
 
 // build fills tx from the frame tree: every transfer in trace order, the
-// decode statistics, and T0 (built, then trimmed).
+// decode statistics, and T0, trimmed as it is built (builder.frame).
 func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
-	b := &builder{cfg: d.opt.Config, tx: tx, maxDepth: d.opt.MaxDepth, maxTransfers: d.opt.MaxTransfers}
+	b := &builder{cfg: d.opt.Config, tx: tx, maxDepth: d.opt.MaxDepth, maxTransfers: d.opt.MaxTransfers, scratch: d.buildScratch[:0]}
+	defer func() { clear(b.scratch[:cap(b.scratch)]); d.buildScratch = b.scratch[:0] }()
 	if tx.Shape == normalform.ShapeReceipts {
 		b.receipts = true
 		if root.hasValue && !root.value.IsZero() && b.cfg.IsWrappedNative(root.to) {
@@ -43,7 +44,7 @@ func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
 	}
 	settleLogs(root)
 	b.size(root)
-	n := b.frame(root, root.from, false)
+	n := b.frame(root, root.from, false, true)
 	if b.err != nil {
 		return b.err
 	}
@@ -52,9 +53,17 @@ func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
 	for _, l := range b.leaves {
 		l.node.Leaf = &tx.Transfers[l.i]
 	}
-	tx.Root = normalform.Trim(n)
+	if n == &dropped {
+		n = nil // no transfer survives
+	}
+	tx.Root = n
 	return nil
 }
+
+// dropped stands, among the children of a frame being built, for a child
+// that normalform.Trim removes but counts: a degenerate leaf, or a frame
+// under which no transfer survives.
+var dropped normalform.Node
 
 type builder struct {
 	cfg       *normalform.Config
@@ -79,6 +88,10 @@ type builder struct {
 	frameBuf              []normalform.Frame // newFrame's chunk
 	kidBuf                []*normalform.Node // kids' chunk (children lists)
 	nodeChunk, frameChunk int
+	// scratch holds the children of the frames being built, deepest
+	// last (builder.frame): a frame's node is made only once they are
+	// known, and only when it survives trimming.
+	scratch []*normalform.Node
 }
 
 // size carves the first chunks of nodes, frames and children lists, and
@@ -88,19 +101,24 @@ type builder struct {
 // lists' room. A transaction's tree then costs a few allocations, not
 // chains of growing chunks.
 func (b *builder) size(root *frame) {
-	var frames, leaves, kids int
+	var frames, leaves int
 	var walk func(f *frame)
 	walk = func(f *frame) {
-		frames++
+		own := 0 // f's own leaves
 		if f.hasValue && !f.value.IsZero() {
-			leaves++
+			own++
 		}
 		for i := range f.logs {
 			if transferLog(&f.logs[i]) {
-				leaves++ // a batch's further transfers grow the lists
+				own++ // a batch's further transfers grow the lists
 			}
 		}
-		kids += len(f.calls) + len(f.logs) + 1
+		leaves += own
+		// A frame keeps a node only with two children or more (one is
+		// collapsed into its child, none removed), the root always.
+		if f == root || own+len(f.calls) >= 2 {
+			frames++
+		}
 		for _, c := range f.calls {
 			walk(c)
 		}
@@ -111,7 +129,8 @@ func (b *builder) size(root *frame) {
 	}
 	b.nodes = make([]normalform.Node, frames+leaves)
 	b.frameBuf = make([]normalform.Frame, frames)
-	b.kidBuf = make([]*normalform.Node, kids)
+	// Every node but the root is one child in one list.
+	b.kidBuf = make([]*normalform.Node, frames+leaves)
 	b.transfers = make([]normalform.Transfer, 0, leaves)
 	b.leaves = make([]pendingLeaf, 0, leaves)
 	b.nodeChunk, b.frameChunk = min(frames+leaves, maxChunk), min(frames, maxChunk)
@@ -166,10 +185,11 @@ func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
 		b.err = &scanError{offset: b.off, msg: fmt.Sprintf(limitTransfersMsg, max, max)}
 	}
 	t.Pos = int32(len(b.transfers))
+	b.transfers = append(b.transfers, t)
 	if t.Amount.IsZero() && t.Sender == t.From {
 		b.tx.Stats.Degenerate++
+		return &dropped // trimmed: counted among its frame's children, no node
 	}
-	b.transfers = append(b.transfers, t)
 	n := b.newNode()
 	b.leaves = append(b.leaves, pendingLeaf{n, len(b.transfers) - 1})
 	return n
@@ -179,7 +199,18 @@ func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
 // initiator of the nearest enclosing CALL-type frame (DELEGATECALL and
 // CALLCODE keep their parent's). It returns nil for reverted frames, which
 // contribute nothing.
-func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool) *normalform.Node {
+//
+// The node comes out trimmed, as normalform.Trim would leave it (T0): f's
+// children are built first, on b.scratch, and then f's node is made only
+// when it survives. Trim's rules, with its count of the children "as
+// decoded" (reverted frames are not children; degenerate leaves and frames
+// with nothing under them are, and stand as &dropped until removed):
+// a degenerate leaf is removed; a frame with no child left is removed
+// (&dropped is returned); a frame other than the root with exactly one
+// child as decoded is that child; any other keeps a node with the
+// children left. Most frames of a real transaction (balance checks,
+// token calls with one Transfer) then cost no node, frame or list.
+func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted, isRoot bool) *normalform.Node {
 	if f.depth > b.maxDepth && b.err == nil {
 		b.err = &scanError{offset: f.off, msg: fmt.Sprintf(limitDepthMsg, f.depth, b.maxDepth)}
 	}
@@ -202,10 +233,7 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 	if f.typ == normalform.DelegateCall || f.typ == normalform.CallCode {
 		sigma = parentSigma
 	}
-	node := b.newNode()
-	node.Frame = b.newFrame()
-	*node.Frame = normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth), Sender: sigma}
-	node.Children = b.kids(len(f.calls) + len(f.logs) + 1)
+	mark := len(b.scratch)
 	// Native value enters with the call: its leaf comes first, beside the
 	// events the receiving frame emits (WETH's Deposit, for one).
 	if f.hasValue && !f.value.IsZero() {
@@ -215,7 +243,7 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 			if f.typ != normalform.Call {
 				ev = normalform.EvNativeCreate
 			}
-			node.Children = append(node.Children, b.leaf(normalform.Transfer{
+			b.scratch = append(b.scratch, b.leaf(normalform.Transfer{
 				From: f.from, To: f.to, Amount: f.value, Token: normalform.NativeToken,
 				Sender: f.from, Flags: normalform.NativeValue, Event: ev, LogIndex: -1, Frame: idx}))
 		}
@@ -224,7 +252,7 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 	for gap := 0; gap <= len(f.calls); gap++ {
 		for ; li < len(f.logs) && f.logs[li].pos == gap; li++ {
 			b.tx.Stats.Logs++
-			node.Children = b.logLeaves(node.Children, &f.logs[li], sigma, idx)
+			b.scratch = b.logLeaves(b.scratch, &f.logs[li], sigma, idx)
 		}
 		if gap == len(f.calls) {
 			break
@@ -240,17 +268,40 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted bool)
 				continue
 			}
 			if c.hasValue && !c.value.IsZero() {
-				node.Children = append(node.Children, b.leaf(normalform.Transfer{
+				b.scratch = append(b.scratch, b.leaf(normalform.Transfer{
 					From: c.from, To: c.to, Amount: c.value, Token: normalform.NativeToken,
 					Sender: sigma, Flags: normalform.NativeValue, Event: normalform.EvNativeSelfdestruct, LogIndex: -1, Frame: b.frames - 1}))
 			}
 			continue
 		}
-		if cn := b.frame(c, sigma, false); cn != nil {
-			node.Children = append(node.Children, cn)
+		if cn := b.frame(c, sigma, false, false); cn != nil {
+			b.scratch = append(b.scratch, cn)
 		}
 	}
-	return node
+	// Trimmed (see above).
+	kids := b.scratch[mark:]
+	raw := len(kids)
+	live := kids[:0]
+	for _, k := range kids {
+		if k != &dropped {
+			live = append(live, k)
+		}
+	}
+	var out *normalform.Node
+	switch {
+	case len(live) == 0:
+		out = &dropped
+	case raw == 1 && !isRoot:
+		out = live[0]
+	default:
+		out = b.newNode()
+		out.Frame = b.newFrame()
+		*out.Frame = normalform.Frame{Type: f.typ, From: f.from, To: f.to, Index: idx, Depth: int32(f.depth), Sender: sigma}
+		out.Children = append(b.kids(len(live)), live...)
+	}
+	clear(kids)
+	b.scratch = b.scratch[:mark]
+	return out
 }
 
 // settleLogs gives every frame's logs a canonical position among the
