@@ -384,6 +384,7 @@ var bundleKeys = map[string]bool{"traces": true, "trace": true, "logs": true, "r
 func (d *decoder) document() {
 	s := newScanner(d.data, 0)
 	s.memoSeps()
+	defer s.release()
 	switch s.peek() {
 	case '{':
 		g := newGroup(d)

@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -60,7 +61,7 @@ type scanner struct {
 	// chunks are handed out again after each bundle is assembled (reuse),
 	// so that a block of bundles allocates frames for its largest bundle
 	// only.
-	pfChunks [][]pframe
+	pfChunks []*pframeBlock
 	pfChunk  int // the chunk newPframe takes from
 	pfNext   int // its next free frame
 	intBuf   []int
@@ -110,6 +111,14 @@ func (s *scanner) memoSeps() {
 // pframeChunk is the number of Parity frames per chunk.
 const pframeChunk = 32
 
+type pframeBlock [pframeChunk]pframe
+
+// pframeBlocks holds the chunks of Parity frames that earlier documents
+// used (release): decoding one block after another then reads its frames
+// into the same memory instead of allocating (and collecting) the largest
+// bundle's frames again for every document.
+var pframeBlocks sync.Pool
+
 // newPframe returns a zero Parity frame from the scanner's chunks.
 func (s *scanner) newPframe() *pframe {
 	for {
@@ -123,8 +132,24 @@ func (s *scanner) newPframe() *pframe {
 			s.pfChunk, s.pfNext = s.pfChunk+1, 0
 			continue
 		}
-		s.pfChunks = append(s.pfChunks, make([]pframe, pframeChunk))
+		c, _ := pframeBlocks.Get().(*pframeBlock)
+		if c == nil {
+			c = new(pframeBlock)
+		}
+		s.pfChunks = append(s.pfChunks, c)
 	}
+}
+
+// release gives the chunks of newPframe to the next document, emptied (a
+// chunk keeps nothing of this document's input alive): the document has
+// been decoded, and no transaction keeps anything of its frames.
+func (s *scanner) release() {
+	for _, c := range s.pfChunks {
+		clear(c[:])
+		pframeBlocks.Put(c)
+	}
+	clear(s.pfChunks)
+	s.pfChunks, s.pfChunk, s.pfNext = nil, 0, 0
 }
 
 // reuse hands the chunks of newPframe and ints out again: the caller no
