@@ -223,7 +223,10 @@ type pframe struct {
 	reward   bool
 }
 
-func parityFrame(s *scanner) *pframe {
+//
+// With keys non-nil, the classifying bits of the frame's own keys
+// (classKeys) are added to *keys.
+func parityFrame(s *scanner, keys *uint32) *pframe {
 	p := s.newPframe()
 	p.off = s.here()
 	p.subtr = -1
@@ -238,6 +241,9 @@ func parityFrame(s *scanner) *pframe {
 	var suicideAddr, refund normalform.Address
 	var balance uint256.Int
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
+		if keys != nil {
+			*keys |= classKeys[string(key)]
+		}
 		switch string(key) {
 		case "type":
 			typOff = s.here()
