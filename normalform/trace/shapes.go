@@ -223,7 +223,6 @@ type pframe struct {
 	reward   bool
 }
 
-//
 // With keys non-nil, the classifying bits of the frame's own keys
 // (classKeys) are added to *keys.
 func parityFrame(s *scanner, keys *uint32) *pframe {
