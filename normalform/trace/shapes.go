@@ -223,8 +223,8 @@ type pframe struct {
 	reward   bool
 }
 
-// With keys non-nil, the classifying bits of the frame's own keys
-// (classKeys) are added to *keys.
+// parityFrame reads one flat frame (a pframe). With keys non-nil, the
+// classifying bits of the frame's own keys (classKeys) are added to *keys.
 func parityFrame(s *scanner, keys *uint32) *pframe {
 	p := s.newPframe()
 	p.off = s.here()
