@@ -61,6 +61,9 @@ type attributor struct {
 	rows   [][]attrCell
 	assign []int32
 	count  []int32 // per frame: logs assigned to it
+	// logSlab is what the frames' log lists are cut from, reused by the
+	// next transaction (T0 keeps none of it).
+	logSlab []rlog
 }
 
 type attrSlot struct {
@@ -242,7 +245,11 @@ func (a *attributor) attribute(root *frame, logs []rlog) *scanError {
 	for _, sl := range assigned {
 		a.count[slots[sl].fi]++
 	}
-	slab := make([]rlog, len(logs))
+	// The slab is the last transaction's: its frames have been built.
+	if cap(a.logSlab) < len(logs) {
+		a.logSlab = make([]rlog, len(logs))
+	}
+	slab := a.logSlab[:len(logs)]
 	at := 0
 	for fi, n := range a.count {
 		if n == 0 {

@@ -201,8 +201,10 @@ type decoder struct {
 	linkSorted []*pframe
 	linkStack  []*frame
 	callSlab   []*frame
-	// build's stack of children (builder.scratch), reused.
+	// build's stack of children (builder.scratch) and its leaves waiting
+	// for their transfer's address (builder.leaves), reused.
 	buildScratch []*normalform.Node
+	buildLeaves  []pendingLeaf
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -255,7 +257,7 @@ func (d *decoder) classifyAt(off int) (kind, *scanError) {
 // keysInto is keysAt appending to keys.
 func (d *decoder) keysInto(keys keySet, off int) (keySet, *scanError) {
 	s := &d.keyScan
-	*s = scanner{buf: d.data, i: off, baseOff: off, path: s.path[:0], anyDepth: true}
+	s.restart(d.data, off, true)
 	if !s.objBegin() {
 		return nil, s.err
 	}
@@ -575,7 +577,7 @@ func (d *decoder) text(off int) string {
 // input, or of its unescaped copy).
 func (d *decoder) firstKey(off int) ([]byte, bool) {
 	s := &d.keyScan
-	*s = scanner{buf: d.data, i: off, baseOff: off, path: s.path[:0]}
+	s.restart(d.data, off, false)
 	if !s.objBegin() {
 		return nil, false
 	}

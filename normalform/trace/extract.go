@@ -25,8 +25,14 @@ var (
 // build fills tx from the frame tree: every transfer in trace order, the
 // decode statistics, and T0, trimmed as it is built (builder.frame).
 func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
-	b := &builder{cfg: d.opt.Config, tx: tx, maxDepth: d.opt.MaxDepth, maxTransfers: d.opt.MaxTransfers, scratch: d.buildScratch[:0]}
-	defer func() { clear(b.scratch[:cap(b.scratch)]); d.buildScratch = b.scratch[:0] }()
+	b := &builder{cfg: d.opt.Config, tx: tx, maxDepth: d.opt.MaxDepth, maxTransfers: d.opt.MaxTransfers,
+		scratch: d.buildScratch[:0], leaves: d.buildLeaves[:0]}
+	defer func() {
+		// frame leaves the scratch stack empty (nil); the leaves are
+		// emptied here, so that neither keeps this tree alive.
+		clear(b.leaves)
+		d.buildScratch, d.buildLeaves = b.scratch[:0], b.leaves[:0]
+	}()
 	if tx.Shape == normalform.ShapeReceipts {
 		b.receipts = true
 		if root.hasValue && !root.value.IsZero() && b.cfg.IsWrappedNative(root.to) {
@@ -132,7 +138,7 @@ func (b *builder) size(root *frame) {
 	// Every node but the root is one child in one list.
 	b.kidBuf = make([]*normalform.Node, frames+leaves)
 	b.transfers = make([]normalform.Transfer, 0, leaves)
-	b.leaves = make([]pendingLeaf, 0, leaves)
+	b.leaves = slices.Grow(b.leaves[:0], leaves)
 	b.nodeChunk, b.frameChunk = min(frames+leaves, maxChunk), min(frames, maxChunk)
 }
 

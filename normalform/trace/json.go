@@ -223,6 +223,16 @@ type scanError struct {
 // errAt is an error about the value that starts at byte offset off.
 func errAt(off int, msg string) *scanError { return &scanError{offset: off, msg: msg} }
 
+// restart makes s a scanner at buf[start:] for keysAt and firstKey, as
+// newScanner would, keeping its nesting stack's memory: the fields those
+// passes use are set one by one (assigning a whole scanner costs the
+// collector's barriers over all its pointers).
+func (s *scanner) restart(buf []byte, start int, anyDepth bool) {
+	s.buf, s.i, s.baseOff, s.err = buf, start, start, nil
+	s.path = s.path[:0]
+	s.anyDepth, s.tooDeep = anyDepth, false
+}
+
 func newScanner(buf []byte, start int) *scanner {
 	return &scanner{buf: buf, i: start, baseOff: start}
 }
