@@ -96,16 +96,38 @@ type sepMemo struct {
 }
 
 // Member text is remembered for the first sepDepth levels of nesting and
-// the first sepMembers members of an object, up to sepMax bytes.
+// the first sepMembers members of an object, up to sepMax bytes, apart for
+// objects that are the value of different members of their parent (a
+// Parity frame's "action" and "result", the first sepParents): their keys
+// at the same depth and number differ, and would push each other out.
 const (
-	sepDepth   = 16
+	sepDepth   = 8
+	sepParents = 4
 	sepMembers = 32
 	sepMax     = 200
 )
 
 // memoSeps makes objNext remember member text (see seps).
 func (s *scanner) memoSeps() {
-	s.seps = make([]sepMemo, sepDepth*sepMembers)
+	s.seps = make([]sepMemo, sepDepth*sepParents*sepMembers)
+}
+
+// sepAt is where objNext remembers the text of member n of the current
+// object (see sepMemo), or nil when it does not.
+func (s *scanner) sepAt(n int) *sepMemo {
+	d := len(s.path)
+	if s.seps == nil || d >= sepDepth || n >= sepMembers {
+		return nil
+	}
+	pn := 0 // which member of its parent object the object is
+	if d >= 2 {
+		if up := &s.path[d-2]; !up.isArr {
+			if pn = up.n; pn >= sepParents {
+				return nil
+			}
+		}
+	}
+	return &s.seps[(d*sepParents+pn)*sepMembers+n]
 }
 
 // pframeChunk is the number of Parity frames per chunk.
@@ -484,8 +506,7 @@ func (s *scanner) objNext() ([]byte, bool) {
 	top := &s.path[len(s.path)-1]
 	b, i := s.buf, s.i
 	var memo *sepMemo
-	if s.seps != nil && len(s.path) < sepDepth && top.n < sepMembers {
-		memo = &s.seps[len(s.path)*sepMembers+top.n]
+	if memo = s.sepAt(top.n); memo != nil {
 		if n := int(memo.n); n != 0 && i+n <= len(b) && string(b[i:i+n]) == string(b[int(memo.off):int(memo.off)+n]) {
 			// The same text as last time at this place: the same key,
 			// valid as it was then (see sepMemo).
