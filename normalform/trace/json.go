@@ -79,6 +79,29 @@ type scanner struct {
 	// classifying and resynchronising passes, which start often and read
 	// little).
 	seps []sepMemo
+	// hexes remembers addresses and hashes read (fixedHex's fast path),
+	// by their digits: a block names the same contracts and event
+	// signatures again and again (hexMemo). nil with seps.
+	hexes *[hexSlots]hexMemo
+}
+
+// hexMemo is an address or hash fixedHex read and decoded: its n digits at
+// off, and its value. Digits equal to them byte for byte are valid hex
+// digits and have that value, so they are taken without decoding.
+type hexMemo struct {
+	off int32
+	n   uint8
+	val [32]byte
+}
+
+const hexSlots = 256
+
+// hexSlot is where digits (at least eight) are remembered: a hash of the
+// first and the last eight (the first alone are zeros in every address
+// written as a topic).
+func hexSlot(d []byte) int {
+	w := binary.LittleEndian.Uint64(d) ^ binary.LittleEndian.Uint64(d[len(d)-8:])*0x9e3779b97f4a7c15
+	return int(w * 0xff51afd7ed558ccd >> 56)
 }
 
 // sepMemo is where a member's leading text, from the end of the value
@@ -107,9 +130,11 @@ const (
 	sepMax     = 200
 )
 
-// memoSeps makes objNext remember member text (see seps).
+// memoSeps makes objNext remember member text (see seps), and fixedHex
+// the addresses and hashes it reads (hexes).
 func (s *scanner) memoSeps() {
 	s.seps = make([]sepMemo, sepDepth*sepParents*sepMembers)
+	s.hexes = new([hexSlots]hexMemo)
 }
 
 // sepAt is where objNext remembers the text of member n of the current
@@ -1323,6 +1348,16 @@ func (s *scanner) fixedHex(dst []byte, what string) {
 			// Decoded eight digits (a word) at a time (hexWord);
 			// addresses and hashes are whole words of digits.
 			src := b[st+2 : end]
+			var memo *hexMemo
+			if s.hexes != nil && len(src) >= 8 && len(dst) <= len(memo.val) {
+				memo = &s.hexes[hexSlot(src)]
+				if n := int(memo.n); n == len(src) && string(b[int(memo.off):int(memo.off)+n]) == string(src) {
+					// The same digits as read there: the same value.
+					copy(dst, memo.val[:])
+					s.i = end + 1
+					return
+				}
+			}
 			var bad byte
 			if len(dst)%4 == 0 {
 				if !hexWords(dst, src) {
@@ -1336,6 +1371,10 @@ func (s *scanner) fixedHex(dst []byte, what string) {
 				}
 			}
 			if bad <= 15 {
+				if memo != nil && st+2 <= math.MaxInt32 {
+					memo.off, memo.n = int32(st+2), uint8(len(src))
+					copy(memo.val[:], dst)
+				}
 				s.i = end + 1
 				return
 			}
