@@ -54,6 +54,7 @@ type attributor struct {
 	frames []*frame // the frames that can emit, in walk order
 	ctxOf  map[normalform.Address]int32
 	grp    []int32 // per slot: its context's number
+	fgrp   []int32 // per frame: its context's number (-1: not looked up yet)
 	gStart []int32 // per context: where its slots start in cands (counting sort)
 	cands  []int32 // slot numbers grouped by context, increasing within each
 	fill   []int32 // per context: the next place of cands to fill
@@ -145,13 +146,23 @@ func (a *attributor) attribute(root *frame, logs []rlog) *scanError {
 	clear(a.ctxOf)
 	a.grp = a.grp[:0]
 	a.gStart = a.gStart[:0]
+	// Each frame's context looked up once (a frame has a slot per gap).
+	a.fgrp = slices.Grow(a.fgrp[:0], len(a.frames))[:len(a.frames)]
+	for fi := range a.fgrp {
+		a.fgrp[fi] = -1
+	}
 	for i := range slots {
-		c := slots[i].f.context()
-		g, ok := a.ctxOf[c]
-		if !ok {
-			g = int32(len(a.gStart))
-			a.ctxOf[c] = g
-			a.gStart = append(a.gStart, 0)
+		fi := slots[i].fi
+		g := a.fgrp[fi]
+		if g < 0 {
+			c := slots[i].f.context()
+			var ok bool
+			if g, ok = a.ctxOf[c]; !ok {
+				g = int32(len(a.gStart))
+				a.ctxOf[c] = g
+				a.gStart = append(a.gStart, 0)
+			}
+			a.fgrp[fi] = g
 		}
 		a.grp = append(a.grp, g)
 		a.gStart[g]++
