@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/crypto"
@@ -175,14 +176,52 @@ func Decode(data []byte, opt Options) *Result {
 		opt.Config = normalform.DefaultConfig()
 	}
 	opt.limits()
-	d := &decoder{data: data, opt: opt, res: &Result{}}
+	res := &Result{}
 	if opt.MaxBytes > 0 && len(data) > opt.MaxBytes {
-		d.res.Errors = append(d.res.Errors, &Error{Source: opt.Source, Offset: -1, Msg: fmt.Sprintf(limitBytesMsg, len(data), opt.MaxBytes)})
-		return d.res
+		res.Errors = append(res.Errors, &Error{Source: opt.Source, Offset: -1, Msg: fmt.Sprintf(limitBytesMsg, len(data), opt.MaxBytes)})
+		return res
 	}
+	d, _ := decoders.Get().(*decoder)
+	if d == nil {
+		d = new(decoder)
+	}
+	d.data, d.opt, d.res = data, opt, res
+	defer d.release()
 	d.document()
-	return d.res
+	return res
 }
+
+// decoders keeps decoders between documents: their working memory (the
+// attributor's, linkParity's, build's, the spare lists, the scanners'
+// tables), grown to the largest transaction seen, is then not allocated
+// and collected again for every block decoded.
+var decoders sync.Pool
+
+// release empties everything the decoder holds of this document (each
+// pointer into its input, its frames or its result), so that a decoder
+// waiting in the pool keeps nothing alive, and puts it back.
+func (d *decoder) release() {
+	d.data, d.res, d.opt = nil, nil, Options{}
+	d.keyScan.restart(nil, 0, false)
+	clearAll(d.keyBuf)
+	clearAll(d.spareParity)
+	clearAll(d.spareLogs)
+	clearAll(d.linkSorted)
+	clearAll(d.linkStack)
+	clearAll(d.callSlab)
+	clearAll(d.buildScratch)
+	clearAll(d.buildLeaves)
+	a := &d.attr
+	clearAll(a.slots)
+	clearAll(a.arena)
+	clearAll(a.frames)
+	clearAll(a.logSlab)
+	clearAll(a.rows)
+	decoders.Put(d)
+}
+
+// clearAll zeroes s up to its capacity.
+func clearAll[E any](s []E) { clear(s[:cap(s)]) }
 
 type decoder struct {
 	data    []byte
@@ -205,6 +244,9 @@ type decoder struct {
 	// for their transfer's address (builder.leaves), reused.
 	buildScratch []*normalform.Node
 	buildLeaves  []pendingLeaf
+	// The document scanner's tables of what it has read (memoSeps).
+	seps  []sepMemo
+	hexes *[hexSlots]hexMemo
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -393,7 +435,7 @@ var bundleKeys = map[string]bool{"traces": true, "trace": true, "logs": true, "r
 func (d *decoder) document() {
 	s := newScanner(d.data, 0)
 	if fastPaths {
-		s.memoSeps()
+		s.memoSeps(d)
 	}
 	defer s.release()
 	switch s.peek() {

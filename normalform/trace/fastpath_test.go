@@ -136,3 +136,44 @@ func FuzzFastPathsSame(f *testing.F) {
 		sameWithoutFastPaths(t, "fuzz", data)
 	})
 }
+
+// TestDecodeConcurrent decodes the corpus from several goroutines at once
+// (decoders and frame chunks come from pools shared by all Decode calls)
+// and checks each result against the same file decoded alone. Run it with
+// -race too.
+func TestDecodeConcurrent(t *testing.T) {
+	files, err := filepath.Glob("testdata/corpus/*/*/*.json")
+	if err != nil || len(files) < 26 {
+		t.Fatalf("corpus: %d files (%v)", len(files), err)
+	}
+	cfg := normalform.DefaultConfig()
+	inputs := make([][]byte, len(files))
+	want := make([]string, len(files))
+	for i, f := range files {
+		if inputs[i], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+		want[i] = goldenT0(cfg, Decode(inputs[i], Options{Config: cfg}))
+	}
+	const workers = 4
+	errs := make(chan string, workers*len(files))
+	done := make(chan struct{})
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			defer func() { done <- struct{}{} }()
+			for k := range files {
+				i := (k + w*7) % len(files) // each worker in its own order
+				if got := goldenT0(cfg, Decode(inputs[i], Options{Config: cfg})); got != want[i] {
+					errs <- files[i]
+				}
+			}
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		<-done
+	}
+	close(errs)
+	for f := range errs {
+		t.Errorf("%s decodes differently when decoded beside others", f)
+	}
+}

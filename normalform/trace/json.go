@@ -131,10 +131,17 @@ const (
 )
 
 // memoSeps makes objNext remember member text (see seps), and fixedHex
-// the addresses and hashes it reads (hexes).
-func (s *scanner) memoSeps() {
-	s.seps = make([]sepMemo, sepDepth*sepParents*sepMembers)
-	s.hexes = new([hexSlots]hexMemo)
+// the addresses and hashes it reads (hexes), in tables that start empty:
+// those of an earlier document (from d, emptied) or new ones.
+func (s *scanner) memoSeps(d *decoder) {
+	if d.seps == nil {
+		d.seps = make([]sepMemo, sepDepth*sepParents*sepMembers)
+		d.hexes = new([hexSlots]hexMemo)
+	} else {
+		clear(d.seps)
+		clear(d.hexes[:])
+	}
+	s.seps, s.hexes = d.seps, d.hexes
 }
 
 // sepAt is where objNext remembers the text of member n of the current
