@@ -247,6 +247,10 @@ type decoder struct {
 	// The document scanner's tables of what it has read (memoSeps).
 	seps  []sepMemo
 	hexes *[hexSlots]hexMemo
+	// The document scanner's last chunks of ints, hashes and bytes.
+	intBuf  []int
+	hashBuf []normalform.Hash
+	byteBuf []byte
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -437,6 +441,10 @@ func (d *decoder) document() {
 	if fastPaths {
 		s.memoSeps(d)
 	}
+	// The chunks of ints, hashes and bytes the readers cut from: the last
+	// document's (nothing of it is alive), kept for the next one.
+	s.intBuf, s.hashBuf, s.byteBuf = d.intBuf[:0], d.hashBuf[:0], d.byteBuf[:0]
+	defer func() { d.intBuf, d.hashBuf, d.byteBuf = s.intBuf[:0], s.hashBuf[:0], s.byteBuf[:0] }()
 	defer s.release()
 	switch s.peek() {
 	case '{':

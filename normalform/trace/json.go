@@ -67,8 +67,10 @@ type scanner struct {
 	intBuf   []int
 	// Chunks a log's topics (hashes) and decoded hex data (carve) are
 	// cut from: a block's 280 logs cost a few allocations, not two each.
-	// They are never handed out again: what is cut from them lives as
-	// long as whoever holds it.
+	// Within a document they are never handed out again; the document
+	// scanner's are given to the next document (decoder.document), since
+	// nothing decoded from them outlives Decode (T0 and the transfers
+	// hold copies of the values).
 	hashBuf []normalform.Hash
 	byteBuf []byte
 
@@ -220,7 +222,7 @@ func (s *scanner) ints(a []int) []int {
 		return nil
 	}
 	if cap(s.intBuf)-len(s.intBuf) < len(a) {
-		s.intBuf = make([]int, 0, max(256, len(a)))
+		s.intBuf = make([]int, 0, max(256, len(a), 2*cap(s.intBuf)))
 	}
 	start := len(s.intBuf)
 	s.intBuf = append(s.intBuf, a...)
@@ -234,7 +236,7 @@ func (s *scanner) hashes(a []normalform.Hash) []normalform.Hash {
 		return nil
 	}
 	if cap(s.hashBuf)-len(s.hashBuf) < len(a) {
-		s.hashBuf = make([]normalform.Hash, 0, max(64, len(a)))
+		s.hashBuf = make([]normalform.Hash, 0, max(64, len(a), 2*cap(s.hashBuf)))
 	}
 	start := len(s.hashBuf)
 	s.hashBuf = append(s.hashBuf, a...)
@@ -248,7 +250,7 @@ func (s *scanner) carve(n int) []byte {
 		return make([]byte, n)
 	}
 	if cap(s.byteBuf)-len(s.byteBuf) < n {
-		s.byteBuf = make([]byte, 0, 4096)
+		s.byteBuf = make([]byte, 0, max(4096, 2*cap(s.byteBuf)))
 	}
 	start := len(s.byteBuf)
 	s.byteBuf = s.byteBuf[:start+n]
