@@ -108,8 +108,8 @@ type builder struct {
 // chains of growing chunks.
 func (b *builder) size(root *frame) {
 	var frames, leaves int
-	var walk func(f *frame)
-	walk = func(f *frame) {
+	var walk func(f *frame) bool
+	walk = func(f *frame) bool {
 		own := 0 // f's own leaves
 		if f.hasValue && !f.value.IsZero() {
 			own++
@@ -120,14 +120,17 @@ func (b *builder) size(root *frame) {
 			}
 		}
 		leaves += own
-		// A frame keeps a node only with two children or more (one is
-		// collapsed into its child, none removed), the root always.
-		if f == root || own+len(f.calls) >= 2 {
+		any := own > 0
+		for _, c := range f.calls {
+			any = walk(c) || any
+		}
+		// A frame keeps a node only with a leaf under it and two children
+		// or more (one is collapsed into its child, none removed), the
+		// root always.
+		if f == root || any && own+len(f.calls) >= 2 {
 			frames++
 		}
-		for _, c := range f.calls {
-			walk(c)
-		}
+		return any
 	}
 	walk(root)
 	if b.maxTransfers > 0 {
