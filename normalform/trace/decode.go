@@ -247,6 +247,8 @@ type decoder struct {
 	// The document scanner's tables of what it has read (memoSeps).
 	seps  []sepMemo
 	hexes *[hexSlots]hexMemo
+	// settleLogs' stack of pins.
+	pinStack []int
 	// The document scanner's last chunks of ints, hashes and bytes.
 	intBuf  []int
 	hashBuf []normalform.Hash

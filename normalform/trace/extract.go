@@ -48,7 +48,7 @@ func (d *decoder) build(tx *normalform.Tx, root *frame) *scanError {
 	if !tx.Meta.HasReceipt && root.failed {
 		tx.Meta.Status = normalform.StatusFailed
 	}
-	settleLogs(root)
+	settleLogs(root, &d.pinStack)
 	b.size(root)
 	n := b.frame(root, root.from, false, true)
 	if b.err != nil {
@@ -336,7 +336,9 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted, isRo
 // frame, and only native-value leaves (and logs that make no transfer)
 // change sides. The transfer logs' frames are the attributor's
 // (attribute.go), which the shape tests hold equal to geth's.
-func settleLogs(root *frame) {
+func settleLogs(root *frame, st *[]int) {
+	// Each frame's pin list is a region of one stack (*st), above its
+	// ancestors' and below its children's, while its children are walked.
 	var walk func(f *frame) bool
 	walk = func(f *frame) bool {
 		if f.failed {
@@ -346,28 +348,36 @@ func settleLogs(root *frame) {
 			return false // a reverted frame's logs are not in the receipt
 		}
 		// pin[g] is the first child at index >= g whose subtree emits a
-		// transfer log (len(f.calls) when none does).
-		pin := make([]int, len(f.calls)+1)
-		pin[len(f.calls)] = len(f.calls)
-		emits := make([]bool, len(f.calls))
+		// transfer log (len(f.calls) when none does): first, whether each
+		// child's subtree emits one (1 or 0), then the pins, from the end.
+		n := len(f.calls)
+		base := len(*st)
+		*st = slices.Grow(*st, n+1)[:base+n+1]
+		any := false
 		for i, c := range f.calls {
-			emits[i] = walk(c)
+			e := walk(c)
+			(*st)[base+i] = 0
+			if e {
+				(*st)[base+i], any = 1, true
+			}
 		}
-		for g := len(f.calls) - 1; g >= 0; g-- {
-			if emits[g] {
+		pin := (*st)[base : base+n+1]
+		pin[n] = n
+		for g := n - 1; g >= 0; g-- {
+			if pin[g] == 1 {
 				pin[g] = g
 			} else {
 				pin[g] = pin[g+1]
 			}
 		}
-		any := slices.Contains(emits, true)
 		for i := range f.logs {
 			l := &f.logs[i]
-			if l.pos >= 0 && l.pos <= len(f.calls) {
+			if l.pos >= 0 && l.pos <= n {
 				l.pos = pin[l.pos]
 			}
 			any = any || transferLog(l)
 		}
+		*st = (*st)[:base]
 		return any
 	}
 	walk(root)
