@@ -381,25 +381,78 @@ const (
 	ckTrace
 )
 
-// classKeys maps each key classify looks at to its bit.
-var classKeys = map[string]uint32{
-	"jsonrpc": ckJsonrpc, "id": ckID, "result": ckResult, "error": ckError,
-	"genesis": ckGenesis, "context": ckContext, "input": ckInput,
-	"parentHash": ckParentHash, "miner": ckMiner, "stateRoot": ckStateRoot,
-	"transactionHash": ckTransactionHash, "cumulativeGasUsed": ckCumulativeGasUsed,
-	"logsBloom": ckLogsBloom, "gasUsed": ckGasUsed, "status": ckStatus,
-	"topics": ckTopics, "action": ckAction, "traceAddress": ckTraceAddress,
-	"txHash": ckTxHash, "from": ckFrom, "type": ckType, "calls": ckCalls, "gas": ckGas,
-	"traces": ckTraces, "receipts": ckReceipts, "block": ckBlock, "header": ckHeader,
-	"logs": ckLogs, "trace": ckTrace,
+// classBit is the bit of a key classify looks at (0 for any other key): a
+// switch, not a map, since it is asked for every key of the first Parity
+// frame of each bundle (parityFirst).
+func classBit(key []byte) uint32 {
+	switch string(key) {
+	case "jsonrpc":
+		return ckJsonrpc
+	case "id":
+		return ckID
+	case "result":
+		return ckResult
+	case "error":
+		return ckError
+	case "genesis":
+		return ckGenesis
+	case "context":
+		return ckContext
+	case "input":
+		return ckInput
+	case "parentHash":
+		return ckParentHash
+	case "miner":
+		return ckMiner
+	case "stateRoot":
+		return ckStateRoot
+	case "transactionHash":
+		return ckTransactionHash
+	case "cumulativeGasUsed":
+		return ckCumulativeGasUsed
+	case "logsBloom":
+		return ckLogsBloom
+	case "gasUsed":
+		return ckGasUsed
+	case "status":
+		return ckStatus
+	case "topics":
+		return ckTopics
+	case "action":
+		return ckAction
+	case "traceAddress":
+		return ckTraceAddress
+	case "txHash":
+		return ckTxHash
+	case "from":
+		return ckFrom
+	case "type":
+		return ckType
+	case "calls":
+		return ckCalls
+	case "gas":
+		return ckGas
+	case "traces":
+		return ckTraces
+	case "receipts":
+		return ckReceipts
+	case "block":
+		return ckBlock
+	case "header":
+		return ckHeader
+	case "logs":
+		return ckLogs
+	case "trace":
+		return ckTrace
+	}
+	return 0
 }
 
 func classify(keys keySet) kind {
-	// The set of keys present, looked up once each (a map lookup keyed
-	// by a []byte conversion allocates nothing).
+	// The set of keys present, looked up once each.
 	var set uint32
 	for i := range keys {
-		set |= classKeys[string(keys[i].key)]
+		set |= classBit(keys[i].key)
 	}
 	return classifySet(set, keys)
 }

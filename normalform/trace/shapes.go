@@ -224,7 +224,7 @@ type pframe struct {
 }
 
 // parityFrame reads one flat frame (a pframe). With keys non-nil, the
-// classifying bits of the frame's own keys (classKeys) are added to *keys.
+// classifying bits of the frame's own keys (classBit) are added to *keys.
 func parityFrame(s *scanner, keys *uint32) *pframe {
 	p := s.newPframe()
 	p.off = s.here()
@@ -241,7 +241,7 @@ func parityFrame(s *scanner, keys *uint32) *pframe {
 	var balance uint256.Int
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
 		if keys != nil {
-			*keys |= classKeys[string(key)]
+			*keys |= classBit(key)
 		}
 		switch string(key) {
 		case "type":
