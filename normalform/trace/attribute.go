@@ -52,16 +52,21 @@ type attributor struct {
 	slots  []attrSlot
 	arena  []*frame
 	frames []*frame // the frames that can emit, in walk order
-	ctxOf  map[normalform.Address]int32
-	grp    []int32 // per slot: its context's number
-	fgrp   []int32 // per frame: its context's number (-1: not looked up yet)
-	gStart []int32 // per context: where its slots start in cands (counting sort)
-	cands  []int32 // slot numbers grouped by context, increasing within each
-	fill   []int32 // per context: the next place of cands to fill
-	cells  []attrCell
-	rows   [][]attrCell
-	assign []int32
-	count  []int32 // per frame: logs assigned to it
+	// The execution contexts (addresses) of the transaction's frames,
+	// numbered in order of appearance: searched in ctxs while there are
+	// few, through ctxOf (ctxMapped) beyond ctxLinear.
+	ctxs      []normalform.Address
+	ctxOf     map[normalform.Address]int32
+	ctxMapped bool
+	grp       []int32 // per slot: its context's number
+	fgrp      []int32 // per frame: its context's number (-1: not looked up yet)
+	gStart    []int32 // per context: where its slots start in cands (counting sort)
+	cands     []int32 // slot numbers grouped by context, increasing within each
+	fill      []int32 // per context: the next place of cands to fill
+	cells     []attrCell
+	rows      [][]attrCell
+	assign    []int32
+	count     []int32 // per frame: logs assigned to it
 	// logSlab is what the frames' log lists are cut from, reused by the
 	// next transaction (T0 keeps none of it).
 	logSlab []rlog
@@ -109,6 +114,46 @@ func (a *attributor) walk(f *frame, chain []*frame) {
 	}
 }
 
+// ctxLinear is the number of contexts searched one by one before a map
+// is built.
+const ctxLinear = 8
+
+// ctxNum returns the number of context c, or -1.
+func (a *attributor) ctxNum(c normalform.Address) int32 {
+	if a.ctxMapped {
+		if g, ok := a.ctxOf[c]; ok {
+			return g
+		}
+		return -1
+	}
+	for i := range a.ctxs {
+		if a.ctxs[i] == c {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// addCtx numbers a new context c.
+func (a *attributor) addCtx(c normalform.Address) int32 {
+	g := int32(len(a.ctxs))
+	a.ctxs = append(a.ctxs, c)
+	switch {
+	case a.ctxMapped:
+		a.ctxOf[c] = g
+	case len(a.ctxs) > ctxLinear:
+		if a.ctxOf == nil {
+			a.ctxOf = map[normalform.Address]int32{}
+		}
+		clear(a.ctxOf)
+		for i := range a.ctxs {
+			a.ctxOf[a.ctxs[i]] = int32(i)
+		}
+		a.ctxMapped = true
+	}
+	return g
+}
+
 // better reports whether cell x is at least as good as y.
 func better(x, y *attrCell) bool {
 	if x.m != y.m {
@@ -119,8 +164,8 @@ func better(x, y *attrCell) bool {
 
 // candidates returns the slots whose frame runs at addr, in walk order.
 func (a *attributor) candidates(addr normalform.Address) []int32 {
-	g, ok := a.ctxOf[addr]
-	if !ok {
+	g := a.ctxNum(addr)
+	if g < 0 {
 		return nil
 	}
 	return a.cands[a.gStart[g]:a.gStart[g+1]]
@@ -140,10 +185,7 @@ func (a *attributor) attribute(root *frame, logs []rlog) *scanError {
 	slots := a.slots
 	// Group the slots by context (a counting sort: the slots of each
 	// context stay in walk order).
-	if a.ctxOf == nil {
-		a.ctxOf = map[normalform.Address]int32{}
-	}
-	clear(a.ctxOf)
+	a.ctxs, a.ctxMapped = a.ctxs[:0], false
 	a.grp = a.grp[:0]
 	a.gStart = a.gStart[:0]
 	// Each frame's context looked up once (a frame has a slot per gap).
@@ -156,10 +198,8 @@ func (a *attributor) attribute(root *frame, logs []rlog) *scanError {
 		g := a.fgrp[fi]
 		if g < 0 {
 			c := slots[i].f.context()
-			var ok bool
-			if g, ok = a.ctxOf[c]; !ok {
-				g = int32(len(a.gStart))
-				a.ctxOf[c] = g
+			if g = a.ctxNum(c); g < 0 {
+				g = a.addCtx(c)
 				a.gStart = append(a.gStart, 0)
 			}
 			a.fgrp[fi] = g
