@@ -146,22 +146,32 @@ func (s *scanner) memoSeps(d *decoder) {
 	s.seps, s.hexes = d.seps, d.hexes
 }
 
-// sepAt is where objNext remembers the text of member n of the current
-// object (see sepMemo), or nil when it does not.
-func (s *scanner) sepAt(n int) *sepMemo {
-	d := len(s.path)
-	if s.seps == nil || d >= sepDepth || n >= sepMembers {
-		return nil
+// memoBase is where the member text of the object being entered (its
+// level about to be pushed) is remembered in seps, or -1 when it is not:
+// by its depth and by which member of its parent object it is.
+func (s *scanner) memoBase() int32 {
+	d := len(s.path) + 1
+	if s.seps == nil || d >= sepDepth {
+		return -1
 	}
 	pn := 0 // which member of its parent object the object is
 	if d >= 2 {
 		if up := &s.path[d-2]; !up.isArr {
 			if pn = up.n; pn >= sepParents {
-				return nil
+				return -1
 			}
 		}
 	}
-	return &s.seps[(d*sepParents+pn)*sepMembers+n]
+	return int32((d*sepParents + pn) * sepMembers)
+}
+
+// sepAt is where objNext remembers the text of member n of the current
+// object (see sepMemo), or nil when it does not.
+func (s *scanner) sepAt(top *pathElem) *sepMemo {
+	if top.memo < 0 || top.n >= sepMembers {
+		return nil
+	}
+	return &s.seps[int(top.memo)+top.n]
 }
 
 // pframeChunk is the number of Parity frames per chunk.
@@ -258,6 +268,9 @@ func (s *scanner) carve(n int) []byte {
 }
 
 type pathElem struct {
+	// memo is where an object's member text is remembered in seps (its
+	// member n at memo+n), -1 when it is not (sepAt).
+	memo int32
 	// keyAt is the offset of the current key's opening quote: the key is
 	// read again from there when a path is rendered (on errors only), so
 	// that the hot path stores an int, not a slice (no write barrier).
@@ -523,7 +536,7 @@ func (s *scanner) objBegin() bool {
 		return false
 	}
 	s.i++
-	s.path = append(s.path, pathElem{})
+	s.path = append(s.path, pathElem{memo: s.memoBase()})
 	return true
 }
 
@@ -540,14 +553,14 @@ func (s *scanner) objNext() ([]byte, bool) {
 	top := &s.path[len(s.path)-1]
 	b, i := s.buf, s.i
 	var memo *sepMemo
-	if memo = s.sepAt(top.n); memo != nil {
+	if memo = s.sepAt(top); memo != nil {
 		if n := int(memo.n); n != 0 && i+n <= len(b) && string(b[i:i+n]) == string(b[int(memo.off):int(memo.off)+n]) {
 			// The same text as last time at this place: the same key,
 			// valid as it was then (see sepMemo).
-			q := i + int(memo.q)
-			top.keyAt = q
+			t, q := b[i:i+n], int(memo.q)
+			top.keyAt = i + q
 			top.n++
-			key := b[q+1 : q+1+int(memo.k)]
+			key := t[q+1 : q+1+int(memo.k)]
 			if i += n; i < len(b) && b[i] <= ' ' {
 				i = skipWS(b, i)
 			}
