@@ -1,14 +1,17 @@
 package normalform
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/flowq/flowq/normalform/witness"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/holiman/uint256"
 )
@@ -35,11 +38,43 @@ const EncodingVersion = 6
 // operands as numbers, notes as a reference to the chain they describe
 // when they say what the kernel's gist says of it).
 func EncodeNF(a *Analysis) []byte {
-	e := &encoder{}
+	e := encoders.Get().(*encoder)
+	defer e.release()
 	e.collect(a)
-	var body []byte
-	body = e.analysisBody(body, a)
-	out := make([]byte, 0, 64+len(body)+20*len(e.addrs.keys))
+	// The body and the head are written into the pooled encoder's
+	// buffers, then copied once into a value of their exact size.
+	body := e.analysisBody(e.body[:0], a)
+	e.body = body
+	out := e.head(e.headBuf[:0], a)
+	e.headBuf = out
+	return append(append(make([]byte, 0, len(out)+len(body)), out...), body...)
+}
+
+// encoders are EncodeNF's encoders, with their tables and buffers.
+var encoders = sync.Pool{New: func() any { return &encoder{} }}
+
+// release empties e's tables and gives it back to the pool (a buffer
+// grown past 64 KB by one large transaction is dropped).
+func (e *encoder) release() {
+	e.addrs.reset()
+	e.toks.reset()
+	for _, b := range []*[]byte{&e.body, &e.headBuf, &e.note, &e.gist} {
+		if cap(*b) > 64<<10 {
+			*b = nil
+		}
+	}
+	encoders.Put(e)
+}
+
+func (t *table[K]) reset() {
+	if cap(t.keys) > 4096 {
+		t.keys = nil
+	}
+	t.keys, t.idx = t.keys[:0], nil
+}
+
+// head writes the encoding's head: version, chain, tables, balances.
+func (e *encoder) head(out []byte, a *Analysis) []byte {
 	out = append(out, EncodingVersion)
 	out = binary.AppendUvarint(out, a.cfg.ChainID)
 	wn := a.cfg.WrappedNative()
@@ -67,14 +102,16 @@ func EncodeNF(a *Analysis) []byte {
 	// that holds them elsewhere finds them without decoding the body
 	out = e.delta(out, a.Gross)
 	out = appendBool(out, a.Net != nil)
-	out = e.delta(out, a.Net)
-	return append(out, body...)
+	return e.delta(out, a.Net)
 }
 
 // encoder holds the address and token tables.
 type encoder struct {
 	addrs table[Address]
 	toks  table[Token]
+	// note and gist: the steps' scratch (a step's note, a chain's gist);
+	// body and headBuf: EncodeNF's two parts before they are joined
+	note, gist, body, headBuf []byte
 }
 
 // table is a list of distinct keys and their indexes. A transaction has
@@ -166,21 +203,23 @@ func (e *encoder) collect(a *Analysis) {
 }
 
 func appendU256(b []byte, v *uint256.Int) []byte {
-	bs := v.Bytes()
-	b = append(b, byte(len(bs)))
-	return append(b, bs...)
+	n := v.ByteLen()
+	w := v.Bytes32() // on the stack: Int.Bytes would allocate a copy
+	b = append(b, byte(n))
+	return append(b, w[32-n:]...)
 }
 
 // appendSigned writes a signed amount: a byte holding the magnitude's
 // length (0..32) and, in its high bit, the sign; then the magnitude's
 // minimal big-endian bytes.
 func appendSigned(b []byte, neg bool, v *uint256.Int) []byte {
-	bs := v.Bytes()
-	l := byte(len(bs))
+	n := v.ByteLen()
+	w := v.Bytes32()
+	l := byte(n)
 	if neg {
 		l |= 0x80
 	}
-	return append(append(b, l), bs...)
+	return append(append(b, l), w[32-n:]...)
 }
 
 // reasonTable gives the reasons their one-byte codes (index; 0: the
@@ -858,9 +897,25 @@ func number(s, prefix string) (uint64, bool) {
 	if !strings.HasPrefix(s, prefix) {
 		return 0, false
 	}
-	rest := s[len(prefix):]
-	n, err := strconv.ParseUint(rest, 10, 31)
-	if err != nil || strconv.FormatUint(n, 10) != rest {
+	return decimal31(s[len(prefix):])
+}
+
+// decimal31 parses a decimal under 2^31 written the way %d writes it
+// (digits only, no leading zero but in "0"): strconv.ParseUint(s, 10,
+// 31) whose FormatUint gives s back, without building that string.
+func decimal31(s string) (uint64, bool) {
+	if s == "" || len(s) > 10 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > math.MaxInt32 {
 		return 0, false
 	}
 	return n, true
@@ -889,12 +944,14 @@ func appendName(b []byte, s string) []byte {
 			return appendNameTag(b, namePath, uint64(i))
 		}
 	}
-	var parts []string
+	parts := 0 // strings.Split(s, " ")'s count, without the slice
 	if s != "" {
-		parts = strings.Split(s, " ")
+		parts = strings.Count(s, " ") + 1
 	}
-	list := appendNameTag(b, nameList, uint64(len(parts)))
-	for _, p := range parts {
+	list := appendNameTag(b, nameList, uint64(parts))
+	for rest, more := s, s != ""; more; {
+		var p string
+		p, rest, more = strings.Cut(rest, " ")
 		if n, ok := number(p, "#"); ok {
 			list = appendNameTag(list, nameTransfer, n)
 		} else if n, ok := number(p, "C"); ok {
@@ -918,7 +975,26 @@ func decodeConfig(chainID uint64, wrapped []Address) *Config {
 	return NewConfig(net, wrapped, nil)
 }
 
+// lastPredicted is predictConfig's last answer, read before the map: an
+// ingest encodes every transaction under one configuration.
+var lastPredicted atomic.Pointer[predicted]
+
+type predicted struct {
+	chainID uint64
+	wrapped []Address
+	cfg     *Config
+}
+
 func predictConfig(chainID uint64, wrapped []Address) *Config {
+	if p := lastPredicted.Load(); p != nil && p.chainID == chainID && slices.Equal(p.wrapped, wrapped) {
+		return p.cfg
+	}
+	c := predictConfigMap(chainID, wrapped)
+	lastPredicted.Store(&predicted{chainID, slices.Clone(wrapped), c})
+	return c
+}
+
+func predictConfigMap(chainID uint64, wrapped []Address) *Config {
 	k := make([]byte, 0, 8+20*len(wrapped))
 	k = binary.BigEndian.AppendUint64(k, chainID)
 	for _, w := range wrapped {
@@ -970,8 +1046,11 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 			b = appendName(b, op)
 		}
 		b = appendName(b, st.Result)
-		note := st.NoteText()
-		if note == "" {
+		// The note and the gists it is compared with are rendered into
+		// the encoder's two buffers, not into strings.
+		e.note = st.appendNoteText(e.note[:0])
+		note := e.note
+		if len(note) == 0 {
 			b = binary.AppendUvarint(b, noteEmpty)
 			continue
 		}
@@ -981,10 +1060,10 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 				cfg = predictConfig(a.cfg.ChainID, a.cfg.WrappedNative())
 			}
 			if c := chains[int32(id)]; c != nil {
-				if l, ok := gistLabel(cfg, c, note); ok {
-					if suffix := note[len(stepGist(cfg, c, l)):]; suffix != "" {
+				if l, n, ok := e.noteGist(cfg, c, note); ok {
+					if suffix := note[n:]; len(suffix) != 0 {
 						b = append(binary.AppendUvarint(b, noteGist), byte(l))
-						b = appendLit(b, suffix)
+						b = append(binary.AppendUvarint(b, uint64(len(suffix))), suffix...)
 					} else {
 						b = binary.AppendUvarint(b, noteGistOnly+uint64(l))
 					}
@@ -992,7 +1071,7 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 				}
 			}
 		}
-		b = appendLit(binary.AppendUvarint(b, noteLit), note)
+		b = append(binary.AppendUvarint(binary.AppendUvarint(b, noteLit), uint64(len(note))), note...)
 	}
 	return b
 }
@@ -1009,6 +1088,22 @@ func gistLabel(cfg *Config, c *Chain, note string) (Label, bool) {
 		}
 	}
 	return 0, false
+}
+
+// noteGist is gistLabel on a note rendered into a buffer, the gists
+// rendered into the encoder's; n is the gist's length.
+func (e *encoder) noteGist(cfg *Config, c *Chain, note []byte) (l Label, n int, ok bool) {
+	if int(c.Label) < len(labelNames) {
+		if e.gist = appendGist(e.gist[:0], cfg, c, c.Label); bytes.HasPrefix(note, e.gist) {
+			return c.Label, len(e.gist), true
+		}
+	}
+	for l := Label(0); int(l) < len(labelNames); l++ {
+		if e.gist = appendGist(e.gist[:0], cfg, c, l); bytes.HasPrefix(note, e.gist) {
+			return l, len(e.gist), true
+		}
+	}
+	return 0, 0, false
 }
 
 func (d *decoder) lit() string {
