@@ -58,6 +58,11 @@ var encoders = sync.Pool{New: func() any { return &encoder{} }}
 func (e *encoder) release() {
 	e.addrs.reset()
 	e.toks.reset()
+	clear(e.chains) // nothing of the analysis stays reachable from the pool
+	e.chains, e.byID = e.chains[:0], nil
+	if cap(e.chains) > 4096 {
+		e.chains = nil
+	}
 	for _, b := range []*[]byte{&e.body, &e.headBuf, &e.note, &e.gist} {
 		if cap(*b) > 64<<10 {
 			*b = nil
@@ -112,6 +117,32 @@ type encoder struct {
 	// note and gist: the steps' scratch (a step's note, a chain's gist);
 	// body and headBuf: EncodeNF's two parts before they are joined
 	note, gist, body, headBuf []byte
+	// chains: the normal form's inner chains as collect walks them (the
+	// order chainsByID visits them in); byID indexes them when there are
+	// many
+	chains []*Chain
+	byID   map[int32]*Chain
+}
+
+// chain is chainsByID(a.NF)[id] from the chains collect gathered: the
+// last one of that id, as the map keeps it; searched linearly while
+// there are few.
+func (e *encoder) chainByID(id int32) *Chain {
+	if len(e.chains) <= 32 {
+		for i := len(e.chains) - 1; i >= 0; i-- {
+			if e.chains[i].ID == id {
+				return e.chains[i]
+			}
+		}
+		return nil
+	}
+	if e.byID == nil {
+		e.byID = make(map[int32]*Chain, len(e.chains))
+		for _, c := range e.chains {
+			e.byID[c.ID] = c
+		}
+	}
+	return e.byID[id]
 }
 
 // table is a list of distinct keys and their indexes. A transaction has
@@ -185,6 +216,7 @@ func (e *encoder) collect(a *Analysis) {
 				return
 			}
 			e.addr(c.FrameSender)
+			e.chains = append(e.chains, c) // chainsByID's order
 			walk(c.Left)
 			walk(c.Right)
 		}
@@ -1036,7 +1068,6 @@ func chainsByID(nf *Node) map[int32]*Chain {
 
 func (e *encoder) steps(b []byte, a *Analysis) []byte {
 	b = binary.AppendUvarint(b, uint64(len(a.Steps)))
-	var chains map[int32]*Chain
 	var cfg *Config
 	for _, st := range a.Steps {
 		b = append(b, storedRule(st.Rule))
@@ -1055,11 +1086,10 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 			continue
 		}
 		if id, ok := number(st.Result, "C"); ok {
-			if chains == nil {
-				chains = chainsByID(a.NF)
+			if cfg == nil {
 				cfg = predictConfig(a.cfg.ChainID, a.cfg.WrappedNative())
 			}
-			if c := chains[int32(id)]; c != nil {
+			if c := e.chainByID(int32(id)); c != nil {
 				if l, n, ok := e.noteGist(cfg, c, note); ok {
 					if suffix := note[n:]; len(suffix) != 0 {
 						b = append(binary.AppendUvarint(b, noteGist), byte(l))
