@@ -1341,23 +1341,37 @@ type Head struct {
 // ReadHead reads the head of an EncodeNF encoding (its version, tables
 // and the place of its hash) without decoding the rest.
 func ReadHead(b []byte) (*Head, error) {
+	h := &Head{}
+	if err := h.Read(b); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Read is ReadHead into h, reusing the storage of its tables: a caller
+// reading heads in turn (the index's NF keys, as they are written)
+// allocates nothing once they are large enough. On an error h holds
+// nothing to read.
+func (h *Head) Read(b []byte) error {
+	addrs, toks, spans := h.Addrs[:0], h.Toks[:0], h.TokSpans[:0]
+	*h = Head{Addrs: addrs, Toks: toks, TokSpans: spans}
 	d := &decoder{b: b}
 	if v := d.byte1(); d.err == nil && v != EncodingVersion {
-		return nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+		return fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
 	}
 	d.head()
-	h := &Head{TablesAt: d.i}
+	h.TablesAt = d.i
 	n := d.small(len(b) / 20)
 	if d.err == nil {
-		d.addrs = make([]Address, n)
+		d.addrs = slices.Grow(addrs, n)[:n]
 		for i := range d.addrs {
 			copy(d.addrs[i][:], d.raw(20))
 		}
 	}
 	h.ToksAt = d.i
 	if n := d.small(len(b)); d.err == nil {
-		d.toks = make([]Token, 0, n)
-		h.TokSpans = make([][2]int, 0, n)
+		d.toks = slices.Grow(toks, n)
+		h.TokSpans = slices.Grow(spans, n)
 		for ; n > 0 && d.err == nil; n-- {
 			from := d.i
 			t := Token{Kind: TokenKind(d.byte1())}
@@ -1378,10 +1392,11 @@ func ReadHead(b []byte) (*Head, error) {
 	h.HashAt = d.i
 	d.raw(32)
 	if d.err != nil {
-		return nil, d.err
+		*h = Head{Addrs: addrs, Toks: toks, TokSpans: spans} // the storage, for the next Read
+		return d.err
 	}
 	h.Addrs, h.Toks = d.addrs, d.toks
-	return h, nil
+	return nil
 }
 
 // skipDelta reads past a delta, checking its indexes, without keeping it.

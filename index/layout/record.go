@@ -561,8 +561,12 @@ func (r *Record) nfAddrs() []normalform.Address {
 //
 // An NF whose head does not read is form 0: bytes.
 func appendNF(b, nf []byte, r *Record) []byte {
-	h, err := normalform.ReadHead(nf)
-	if err != nil {
+	// The head, the balances and the token entries are read and built
+	// in a pooled scratch (this runs on the writer, once a record).
+	sc := nfScratch.Get().(*nfBuf)
+	defer sc.release()
+	h := &sc.h
+	if err := h.Read(nf); err != nil {
 		return appendBytes(append(b, nfRaw), nf)
 	}
 	form := byte(nfShared)
@@ -570,7 +574,8 @@ func appendNF(b, nf []byte, r *Record) []byte {
 	if cut {
 		form |= nfCut
 	}
-	gross, hasNet, net := r.balances()
+	sc.gross, sc.net = r.atRecipient(sc.gross[:0], r.Gross), r.atRecipient(sc.net[:0], r.Net)
+	gross, hasNet, net := sc.gross, r.CostsKnown, sc.net
 	var buf [256]byte
 	bal, ok := normalform.AppendBalances(buf[:0], h.Addrs, h.Toks, gross, hasNet, net)
 	if ok && bytes.Equal(bal, nf[h.BodyAt:h.BalancesEnd]) {
@@ -588,7 +593,8 @@ func appendNF(b, nf []byte, r *Record) []byte {
 		b = binary.AppendUvarint(b, uint64(i+1))
 	}
 	b = binary.AppendUvarint(b, uint64(len(h.Toks)))
-	var scratch []byte
+	scratch := sc.tok[:0]
+	defer func() { sc.tok = scratch[:0] }()
 	for k, t := range h.Toks {
 		raw := nf[h.TokSpans[k][0]:h.TokSpans[k][1]]
 		if j := indexToken(r.Tokens, NormalToken(t)); j >= 0 {
@@ -610,6 +616,33 @@ func appendNF(b, nf []byte, r *Record) []byte {
 		return append(b, nf[h.HashAt+32:]...)
 	}
 	return append(b, nf[from:]...)
+}
+
+// nfBuf is appendNF's scratch.
+type nfBuf struct {
+	h          normalform.Head
+	gross, net normalform.Delta
+	tok        []byte
+}
+
+var nfScratch = sync.Pool{New: func() any { return &nfBuf{} }}
+
+// release gives the scratch back (one grown by a large NF is dropped).
+func (p *nfBuf) release() {
+	if cap(p.h.Addrs) > 4096 || cap(p.h.Toks) > 4096 || cap(p.gross) > 4096 || cap(p.net) > 4096 || cap(p.tok) > 4096 {
+		return
+	}
+	p.gross, p.net = p.gross[:0], p.net[:0]
+	nfScratch.Put(p)
+}
+
+// atRecipient appends the amounts to d as balance entries at the
+// recipient (balances' entries, into storage the caller keeps).
+func (r *Record) atRecipient(d normalform.Delta, as []Amount) normalform.Delta {
+	for _, a := range as {
+		d = append(d, normalform.DeltaEntry{Addr: r.Recipient, Token: a.Token, Amount: a.Amount})
+	}
+	return d
 }
 
 // balances are the record's gross and net as an NF holds them: at the
