@@ -82,8 +82,8 @@ func (t *table[K]) reset() {
 func (e *encoder) head(out []byte, a *Analysis) []byte {
 	out = append(out, EncodingVersion)
 	out = binary.AppendUvarint(out, a.cfg.ChainID)
-	wn := a.cfg.WrappedNative()
-	if defaultWrapped(a.cfg.ChainID, wn) {
+	wn, def := a.cfg.encodedWrapped()
+	if def {
 		out = append(out, 0)
 	} else {
 		out = binary.AppendUvarint(out, uint64(len(wn))+1)
@@ -1007,6 +1007,33 @@ func decodeConfig(chainID uint64, wrapped []Address) *Config {
 	return NewConfig(net, wrapped, nil)
 }
 
+// lastWrapped remembers encodedWrapped's last answer: the encoding
+// asks it of the analysis's configuration twice a transaction, and
+// WrappedNative sorts a map into a new slice each time. It holds its
+// configuration, so the pointer cannot be reused by another while it
+// is remembered; a configuration's wrapped-native set is fixed when it
+// is built (NewConfig; WithShortener's copy shares it).
+var lastWrapped atomic.Pointer[wrappedOf]
+
+type wrappedOf struct {
+	cfg     *Config
+	chainID uint64
+	wn      []Address
+	def     bool
+}
+
+// encodedWrapped is c.WrappedNative() (not to be modified) and whether
+// it is the network's default set (defaultWrapped).
+func (c *Config) encodedWrapped() ([]Address, bool) {
+	if p := lastWrapped.Load(); p != nil && p.cfg == c && p.chainID == c.ChainID {
+		return p.wn, p.def
+	}
+	wn := c.WrappedNative()
+	p := &wrappedOf{cfg: c, chainID: c.ChainID, wn: wn, def: defaultWrapped(c.ChainID, wn)}
+	lastWrapped.Store(p)
+	return p.wn, p.def
+}
+
 // lastPredicted is predictConfig's last answer, read before the map: an
 // ingest encodes every transaction under one configuration.
 var lastPredicted atomic.Pointer[predicted]
@@ -1087,7 +1114,8 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 		}
 		if id, ok := number(st.Result, "C"); ok {
 			if cfg == nil {
-				cfg = predictConfig(a.cfg.ChainID, a.cfg.WrappedNative())
+				wn, _ := a.cfg.encodedWrapped()
+				cfg = predictConfig(a.cfg.ChainID, wn)
 			}
 			if c := e.chainByID(int32(id)); c != nil {
 				if l, n, ok := e.noteGist(cfg, c, note); ok {

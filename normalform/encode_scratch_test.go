@@ -1,6 +1,7 @@
 package normalform_test
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
@@ -75,5 +76,47 @@ func TestHeadReadReused(t *testing.T) {
 	}
 	if failed != 1 {
 		t.Fatalf("%d reads failed, want 1 (the broken encoding)", failed)
+	}
+}
+
+// TestEncodeWrappedRemembered: EncodeNF remembers the last
+// configuration's wrapped-native set; encodings of analyses under
+// configurations taken in turn (the default, another set, the default
+// built again) are each what the first encoding under it was, the
+// other set is written out, and each decodes to the same encoding.
+func TestEncodeWrappedRemembered(t *testing.T) {
+	tx := gen.ChainTx(20, 3)
+	cfgs := []*normalform.Config{
+		normalform.DefaultConfig(),
+		normalform.NewConfig(normalform.Networks[1], []normalform.Address{gen.Addr("W1")}, nil),
+		normalform.DefaultConfig(),
+	}
+	first := make([][]byte, len(cfgs))
+	for round := range 3 {
+		for i, cfg := range cfgs {
+			a, err := normalform.Analyze(tx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := normalform.EncodeNF(a)
+			if round == 0 {
+				first[i] = b
+				continue
+			}
+			if !bytes.Equal(b, first[i]) {
+				t.Fatalf("round %d, configuration %d: the encoding changed", round, i)
+			}
+			d, err := normalform.DecodeNF(b)
+			if err != nil {
+				t.Fatalf("configuration %d: %v", i, err)
+			}
+			if !bytes.Equal(normalform.EncodeNF(d), b) {
+				t.Fatalf("configuration %d: decoding and encoding again changes the bytes", i)
+			}
+		}
+	}
+	w := gen.Addr("W1")
+	if !bytes.Contains(first[1][:64], w[:]) || bytes.Contains(first[0][:64], w[:]) || !bytes.Equal(first[0], first[2]) {
+		t.Fatal("the other wrapped-native set is not written in its encoding's head, or the default's encodings differ")
 	}
 }

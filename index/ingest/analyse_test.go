@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,6 +91,29 @@ func TestAnalyseOutputUnchanged(t *testing.T) {
 	}
 	if got := analysisDigest(t, txs); got != want {
 		t.Fatalf("analysis digest %s, want %s", got, want)
+	}
+}
+
+// TestAnalyseConcurrentSame: four analysers at once, sharing the
+// encoders' and records' pooled scratch, give what one gives alone (run
+// under -race too).
+func TestAnalyseConcurrentSame(t *testing.T) {
+	txs := syntheticTxs(t, 5)
+	want := analysisDigest(t, txs)
+	got := make([]string, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = analysisDigest(t, txs)
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Errorf("analyser %d of 4 at once: digest %s, alone %s", i, g, want)
+		}
 	}
 }
 
