@@ -306,7 +306,7 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	b = appendU256(b, &m.BaseFee)
 	ai(m.Miner)
 	u(m.Timestamp)
-	b = append(b, []byte(a.Tx.Shape+"\x00")...)
+	b = append(append(b, a.Tx.Shape...), 0)
 	s := a.Tx.Stats
 	for _, v := range []int{s.Frames, s.RevertedFrames, s.Logs, s.TransferLogs, s.IgnoredLogs, s.Degenerate} {
 		u(uint64(v))
@@ -349,7 +349,7 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 		c := reasonCodeOf(r)
 		b = append(b, c)
 		if c == 0 {
-			b = append(b, []byte(string(r)+"\x00")...)
+			b = append(append(b, r...), 0)
 		}
 	}
 	for _, ts := range [][]*Transfer{a.Leftover, a.Builder} {
