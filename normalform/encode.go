@@ -63,6 +63,9 @@ func (e *encoder) release() {
 	if cap(e.chains) > 4096 {
 		e.chains = nil
 	}
+	if e.tix = e.tix[:0]; cap(e.tix) > 4096 {
+		e.tix = nil
+	}
 	for _, b := range []*[]byte{&e.body, &e.headBuf, &e.note, &e.gist} {
 		if cap(*b) > 64<<10 {
 			*b = nil
@@ -122,6 +125,8 @@ type encoder struct {
 	// many
 	chains []*Chain
 	byID   map[int32]*Chain
+	// tix: each transfer's from, to, sender and token indexes
+	tix [][4]uint32
 }
 
 // chain is chainsByID(a.NF)[id] from the chains collect gathered: the
@@ -168,9 +173,10 @@ func (t *table[K]) index(k K) (int, bool) {
 	return 0, false
 }
 
-func (t *table[K]) add(k K) {
-	if _, ok := t.index(k); ok {
-		return
+// add adds k when it is new; it returns k's index.
+func (t *table[K]) add(k K) int {
+	if i, ok := t.index(k); ok {
+		return i
 	}
 	t.keys = append(t.keys, k)
 	if t.idx != nil {
@@ -181,6 +187,7 @@ func (t *table[K]) add(k K) {
 			t.idx[x] = i
 		}
 	}
+	return len(t.keys) - 1
 }
 
 // ai and ti are the table indexes of an address and a token collected.
@@ -199,12 +206,14 @@ func (e *encoder) collect(a *Analysis) {
 	for _, ad := range []Address{m.From, m.To, m.Miner, a.Recipient, a.Sender} {
 		e.addr(ad)
 	}
+	// a transfer's table indexes, kept for the body (which would look
+	// them up again)
+	e.tix = e.tix[:0]
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
-		e.addr(t.From)
-		e.addr(t.To)
-		e.addr(t.Sender)
-		e.tok(t.Token)
+		f, to, snd := e.addrs.add(t.From), e.addrs.add(t.To), e.addrs.add(t.Sender)
+		e.addr(t.Token.Addr)
+		e.tix = append(e.tix, [4]uint32{uint32(f), uint32(to), uint32(snd), uint32(e.toks.add(t.Token))})
 	}
 	if a.NF != nil {
 		e.addr(a.NF.Frame.From)
@@ -314,12 +323,12 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	// transfers
 	u(uint64(len(a.Tx.Transfers)))
 	for i := range a.Tx.Transfers {
-		t := &a.Tx.Transfers[i]
-		ai(t.From)
-		ai(t.To)
+		t, x := &a.Tx.Transfers[i], &e.tix[i]
+		u(uint64(x[0]))
+		u(uint64(x[1]))
 		b = appendU256(b, &t.Amount)
-		u(e.ti(t.Token))
-		ai(t.Sender)
+		u(uint64(x[3]))
+		u(uint64(x[2]))
 		b = append(b, byte(t.Flags), byte(t.Event))
 		u(uint64(t.LogIndex + 1))
 		u(uint64(t.Frame))
