@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // AlgebraVersion versions the canonical forms and their hashes: a hash is
@@ -548,8 +549,10 @@ func writeChain(b *textBuf, c *Chain) {
 func (a *Analysis) Hashes() Hashes {
 	terms := a.Terms() // once for the three levels built on them
 	// The four texts are written, each after its prefix, into one
-	// buffer and hashed in place: no text is kept as a string.
-	b := textBuf{b: make([]byte, 0, 512)}
+	// buffer (pooled: issue 22) and hashed in place: no text is kept as
+	// a string.
+	b := hashBufs.Get().(*textBuf)
+	defer putHashBuf(b)
 	start := func(l Level) {
 		b.b = append(b.b[:0], "flowq/nf/v"...)
 		b.b = strconv.AppendInt(b.b, int64(AlgebraVersion), 10)
@@ -559,22 +562,32 @@ func (a *Analysis) Hashes() Hashes {
 	}
 	var h Hashes
 	start(Exact)
-	a.writeExact(&b)
+	a.writeExact(b)
 	h.Exact = sha256.Sum256(b.b)
 	start(Shape)
-	writeCanonical(&b, Shape, terms)
+	writeCanonical(b, Shape, terms)
 	h.Shape = sha256.Sum256(b.b)
 	start(Tokens)
-	writeCanonical(&b, Tokens, terms)
+	writeCanonical(b, Tokens, terms)
 	h.Tokens = sha256.Sum256(b.b)
 	start(Family)
-	a.writeFamily(&b, terms)
+	a.writeFamily(b, terms)
 	h.Family = sha256.Sum256(b.b)
 	return h
 }
 
 // textBuf is the buffer canonical texts are written into.
 type textBuf struct{ b []byte }
+
+// hashBufs are Hashes' buffers; one grown past 64 KB is dropped.
+var hashBufs = sync.Pool{New: func() any { return &textBuf{b: make([]byte, 0, 512)} }}
+
+func putHashBuf(b *textBuf) {
+	if cap(b.b) <= 64<<10 {
+		b.b = b.b[:0]
+		hashBufs.Put(b)
+	}
+}
 
 func (t *textBuf) str(s string) { t.b = append(t.b, s...) }
 func (t *textBuf) byte1(c byte) { t.b = append(t.b, c) }

@@ -1,14 +1,17 @@
 package normalform
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/flowq/flowq/normalform/witness"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/holiman/uint256"
 )
@@ -35,15 +38,55 @@ const EncodingVersion = 6
 // operands as numbers, notes as a reference to the chain they describe
 // when they say what the kernel's gist says of it).
 func EncodeNF(a *Analysis) []byte {
-	e := &encoder{}
+	e := encoders.Get().(*encoder)
+	defer e.release()
 	e.collect(a)
-	var body []byte
-	body = e.analysisBody(body, a)
-	out := make([]byte, 0, 64+len(body)+20*len(e.addrs.keys))
+	// The body and the head are written into the pooled encoder's
+	// buffers, then copied once into a value of their exact size.
+	body := e.analysisBody(e.body[:0], a)
+	e.body = body
+	out := e.head(e.headBuf[:0], a)
+	e.headBuf = out
+	return append(append(make([]byte, 0, len(out)+len(body)), out...), body...)
+}
+
+// encoders are EncodeNF's encoders, with their tables and buffers.
+var encoders = sync.Pool{New: func() any { return &encoder{} }}
+
+// release empties e's tables and gives it back to the pool (a buffer
+// grown past 64 KB by one large transaction is dropped).
+func (e *encoder) release() {
+	e.addrs.reset()
+	e.toks.reset()
+	clear(e.chains) // nothing of the analysis stays reachable from the pool
+	e.chains, e.byID = e.chains[:0], nil
+	if cap(e.chains) > 4096 {
+		e.chains = nil
+	}
+	if e.tix = e.tix[:0]; cap(e.tix) > 4096 {
+		e.tix = nil
+	}
+	for _, b := range []*[]byte{&e.body, &e.headBuf, &e.note, &e.gist} {
+		if cap(*b) > 64<<10 {
+			*b = nil
+		}
+	}
+	encoders.Put(e)
+}
+
+func (t *table[K]) reset() {
+	if cap(t.keys) > 4096 {
+		t.keys = nil
+	}
+	t.keys, t.idx = t.keys[:0], nil
+}
+
+// head writes the encoding's head: version, chain, tables, balances.
+func (e *encoder) head(out []byte, a *Analysis) []byte {
 	out = append(out, EncodingVersion)
 	out = binary.AppendUvarint(out, a.cfg.ChainID)
-	wn := a.cfg.WrappedNative()
-	if defaultWrapped(a.cfg.ChainID, wn) {
+	wn, def := a.cfg.encodedWrapped()
+	if def {
 		out = append(out, 0)
 	} else {
 		out = binary.AppendUvarint(out, uint64(len(wn))+1)
@@ -67,14 +110,44 @@ func EncodeNF(a *Analysis) []byte {
 	// that holds them elsewhere finds them without decoding the body
 	out = e.delta(out, a.Gross)
 	out = appendBool(out, a.Net != nil)
-	out = e.delta(out, a.Net)
-	return append(out, body...)
+	return e.delta(out, a.Net)
 }
 
 // encoder holds the address and token tables.
 type encoder struct {
 	addrs table[Address]
 	toks  table[Token]
+	// note and gist: the steps' scratch (a step's note, a chain's gist);
+	// body and headBuf: EncodeNF's two parts before they are joined
+	note, gist, body, headBuf []byte
+	// chains: the normal form's inner chains as collect walks them (the
+	// order chainsByID visits them in); byID indexes them when there are
+	// many
+	chains []*Chain
+	byID   map[int32]*Chain
+	// tix: each transfer's from, to, sender and token indexes
+	tix [][4]uint32
+}
+
+// chain is chainsByID(a.NF)[id] from the chains collect gathered: the
+// last one of that id, as the map keeps it; searched linearly while
+// there are few.
+func (e *encoder) chainByID(id int32) *Chain {
+	if len(e.chains) <= 32 {
+		for i := len(e.chains) - 1; i >= 0; i-- {
+			if e.chains[i].ID == id {
+				return e.chains[i]
+			}
+		}
+		return nil
+	}
+	if e.byID == nil {
+		e.byID = make(map[int32]*Chain, len(e.chains))
+		for _, c := range e.chains {
+			e.byID[c.ID] = c
+		}
+	}
+	return e.byID[id]
 }
 
 // table is a list of distinct keys and their indexes. A transaction has
@@ -100,9 +173,10 @@ func (t *table[K]) index(k K) (int, bool) {
 	return 0, false
 }
 
-func (t *table[K]) add(k K) {
-	if _, ok := t.index(k); ok {
-		return
+// add adds k when it is new; it returns k's index.
+func (t *table[K]) add(k K) int {
+	if i, ok := t.index(k); ok {
+		return i
 	}
 	t.keys = append(t.keys, k)
 	if t.idx != nil {
@@ -113,6 +187,7 @@ func (t *table[K]) add(k K) {
 			t.idx[x] = i
 		}
 	}
+	return len(t.keys) - 1
 }
 
 // ai and ti are the table indexes of an address and a token collected.
@@ -131,12 +206,14 @@ func (e *encoder) collect(a *Analysis) {
 	for _, ad := range []Address{m.From, m.To, m.Miner, a.Recipient, a.Sender} {
 		e.addr(ad)
 	}
+	// a transfer's table indexes, kept for the body (which would look
+	// them up again)
+	e.tix = e.tix[:0]
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
-		e.addr(t.From)
-		e.addr(t.To)
-		e.addr(t.Sender)
-		e.tok(t.Token)
+		f, to, snd := e.addrs.add(t.From), e.addrs.add(t.To), e.addrs.add(t.Sender)
+		e.addr(t.Token.Addr)
+		e.tix = append(e.tix, [4]uint32{uint32(f), uint32(to), uint32(snd), uint32(e.toks.add(t.Token))})
 	}
 	if a.NF != nil {
 		e.addr(a.NF.Frame.From)
@@ -148,6 +225,7 @@ func (e *encoder) collect(a *Analysis) {
 				return
 			}
 			e.addr(c.FrameSender)
+			e.chains = append(e.chains, c) // chainsByID's order
 			walk(c.Left)
 			walk(c.Right)
 		}
@@ -166,21 +244,23 @@ func (e *encoder) collect(a *Analysis) {
 }
 
 func appendU256(b []byte, v *uint256.Int) []byte {
-	bs := v.Bytes()
-	b = append(b, byte(len(bs)))
-	return append(b, bs...)
+	n := v.ByteLen()
+	w := v.Bytes32() // on the stack: Int.Bytes would allocate a copy
+	b = append(b, byte(n))
+	return append(b, w[32-n:]...)
 }
 
 // appendSigned writes a signed amount: a byte holding the magnitude's
 // length (0..32) and, in its high bit, the sign; then the magnitude's
 // minimal big-endian bytes.
 func appendSigned(b []byte, neg bool, v *uint256.Int) []byte {
-	bs := v.Bytes()
-	l := byte(len(bs))
+	n := v.ByteLen()
+	w := v.Bytes32()
+	l := byte(n)
 	if neg {
 		l |= 0x80
 	}
-	return append(append(b, l), bs...)
+	return append(append(b, l), w[32-n:]...)
 }
 
 // reasonTable gives the reasons their one-byte codes (index; 0: the
@@ -235,7 +315,7 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	b = appendU256(b, &m.BaseFee)
 	ai(m.Miner)
 	u(m.Timestamp)
-	b = append(b, []byte(a.Tx.Shape+"\x00")...)
+	b = append(append(b, a.Tx.Shape...), 0)
 	s := a.Tx.Stats
 	for _, v := range []int{s.Frames, s.RevertedFrames, s.Logs, s.TransferLogs, s.IgnoredLogs, s.Degenerate} {
 		u(uint64(v))
@@ -243,12 +323,12 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 	// transfers
 	u(uint64(len(a.Tx.Transfers)))
 	for i := range a.Tx.Transfers {
-		t := &a.Tx.Transfers[i]
-		ai(t.From)
-		ai(t.To)
+		t, x := &a.Tx.Transfers[i], &e.tix[i]
+		u(uint64(x[0]))
+		u(uint64(x[1]))
 		b = appendU256(b, &t.Amount)
-		u(e.ti(t.Token))
-		ai(t.Sender)
+		u(uint64(x[3]))
+		u(uint64(x[2]))
 		b = append(b, byte(t.Flags), byte(t.Event))
 		u(uint64(t.LogIndex + 1))
 		u(uint64(t.Frame))
@@ -278,7 +358,7 @@ func (e *encoder) analysisBody(b []byte, a *Analysis) []byte {
 		c := reasonCodeOf(r)
 		b = append(b, c)
 		if c == 0 {
-			b = append(b, []byte(string(r)+"\x00")...)
+			b = append(append(b, r...), 0)
 		}
 	}
 	for _, ts := range [][]*Transfer{a.Leftover, a.Builder} {
@@ -858,9 +938,25 @@ func number(s, prefix string) (uint64, bool) {
 	if !strings.HasPrefix(s, prefix) {
 		return 0, false
 	}
-	rest := s[len(prefix):]
-	n, err := strconv.ParseUint(rest, 10, 31)
-	if err != nil || strconv.FormatUint(n, 10) != rest {
+	return decimal31(s[len(prefix):])
+}
+
+// decimal31 parses a decimal under 2^31 written the way %d writes it
+// (digits only, no leading zero but in "0"): strconv.ParseUint(s, 10,
+// 31) whose FormatUint gives s back, without building that string.
+func decimal31(s string) (uint64, bool) {
+	if s == "" || len(s) > 10 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if n > math.MaxInt32 {
 		return 0, false
 	}
 	return n, true
@@ -889,12 +985,14 @@ func appendName(b []byte, s string) []byte {
 			return appendNameTag(b, namePath, uint64(i))
 		}
 	}
-	var parts []string
+	parts := 0 // strings.Split(s, " ")'s count, without the slice
 	if s != "" {
-		parts = strings.Split(s, " ")
+		parts = strings.Count(s, " ") + 1
 	}
-	list := appendNameTag(b, nameList, uint64(len(parts)))
-	for _, p := range parts {
+	list := appendNameTag(b, nameList, uint64(parts))
+	for rest, more := s, s != ""; more; {
+		var p string
+		p, rest, more = strings.Cut(rest, " ")
 		if n, ok := number(p, "#"); ok {
 			list = appendNameTag(list, nameTransfer, n)
 		} else if n, ok := number(p, "C"); ok {
@@ -918,7 +1016,53 @@ func decodeConfig(chainID uint64, wrapped []Address) *Config {
 	return NewConfig(net, wrapped, nil)
 }
 
+// lastWrapped remembers encodedWrapped's last answer: the encoding
+// asks it of the analysis's configuration twice a transaction, and
+// WrappedNative sorts a map into a new slice each time. It holds its
+// configuration, so the pointer cannot be reused by another while it
+// is remembered; a configuration's wrapped-native set is fixed when it
+// is built (NewConfig; WithShortener's copy shares it).
+var lastWrapped atomic.Pointer[wrappedOf]
+
+type wrappedOf struct {
+	cfg     *Config
+	chainID uint64
+	wn      []Address
+	def     bool
+}
+
+// encodedWrapped is c.WrappedNative() (not to be modified) and whether
+// it is the network's default set (defaultWrapped).
+func (c *Config) encodedWrapped() ([]Address, bool) {
+	if p := lastWrapped.Load(); p != nil && p.cfg == c && p.chainID == c.ChainID {
+		return p.wn, p.def
+	}
+	wn := c.WrappedNative()
+	p := &wrappedOf{cfg: c, chainID: c.ChainID, wn: wn, def: defaultWrapped(c.ChainID, wn)}
+	lastWrapped.Store(p)
+	return p.wn, p.def
+}
+
+// lastPredicted is predictConfig's last answer, read before the map: an
+// ingest encodes every transaction under one configuration.
+var lastPredicted atomic.Pointer[predicted]
+
+type predicted struct {
+	chainID uint64
+	wrapped []Address
+	cfg     *Config
+}
+
 func predictConfig(chainID uint64, wrapped []Address) *Config {
+	if p := lastPredicted.Load(); p != nil && p.chainID == chainID && slices.Equal(p.wrapped, wrapped) {
+		return p.cfg
+	}
+	c := predictConfigMap(chainID, wrapped)
+	lastPredicted.Store(&predicted{chainID, slices.Clone(wrapped), c})
+	return c
+}
+
+func predictConfigMap(chainID uint64, wrapped []Address) *Config {
 	k := make([]byte, 0, 8+20*len(wrapped))
 	k = binary.BigEndian.AppendUint64(k, chainID)
 	for _, w := range wrapped {
@@ -960,7 +1104,6 @@ func chainsByID(nf *Node) map[int32]*Chain {
 
 func (e *encoder) steps(b []byte, a *Analysis) []byte {
 	b = binary.AppendUvarint(b, uint64(len(a.Steps)))
-	var chains map[int32]*Chain
 	var cfg *Config
 	for _, st := range a.Steps {
 		b = append(b, storedRule(st.Rule))
@@ -970,21 +1113,24 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 			b = appendName(b, op)
 		}
 		b = appendName(b, st.Result)
-		note := st.NoteText()
-		if note == "" {
+		// The note and the gists it is compared with are rendered into
+		// the encoder's two buffers, not into strings.
+		e.note = st.appendNoteText(e.note[:0])
+		note := e.note
+		if len(note) == 0 {
 			b = binary.AppendUvarint(b, noteEmpty)
 			continue
 		}
 		if id, ok := number(st.Result, "C"); ok {
-			if chains == nil {
-				chains = chainsByID(a.NF)
-				cfg = predictConfig(a.cfg.ChainID, a.cfg.WrappedNative())
+			if cfg == nil {
+				wn, _ := a.cfg.encodedWrapped()
+				cfg = predictConfig(a.cfg.ChainID, wn)
 			}
-			if c := chains[int32(id)]; c != nil {
-				if l, ok := gistLabel(cfg, c, note); ok {
-					if suffix := note[len(stepGist(cfg, c, l)):]; suffix != "" {
+			if c := e.chainByID(int32(id)); c != nil {
+				if l, n, ok := e.noteGist(cfg, c, note); ok {
+					if suffix := note[n:]; len(suffix) != 0 {
 						b = append(binary.AppendUvarint(b, noteGist), byte(l))
-						b = appendLit(b, suffix)
+						b = append(binary.AppendUvarint(b, uint64(len(suffix))), suffix...)
 					} else {
 						b = binary.AppendUvarint(b, noteGistOnly+uint64(l))
 					}
@@ -992,7 +1138,7 @@ func (e *encoder) steps(b []byte, a *Analysis) []byte {
 				}
 			}
 		}
-		b = appendLit(binary.AppendUvarint(b, noteLit), note)
+		b = append(binary.AppendUvarint(binary.AppendUvarint(b, noteLit), uint64(len(note))), note...)
 	}
 	return b
 }
@@ -1009,6 +1155,22 @@ func gistLabel(cfg *Config, c *Chain, note string) (Label, bool) {
 		}
 	}
 	return 0, false
+}
+
+// noteGist is gistLabel on a note rendered into a buffer, the gists
+// rendered into the encoder's; n is the gist's length.
+func (e *encoder) noteGist(cfg *Config, c *Chain, note []byte) (l Label, n int, ok bool) {
+	if int(c.Label) < len(labelNames) {
+		if e.gist = appendGist(e.gist[:0], cfg, c, c.Label); bytes.HasPrefix(note, e.gist) {
+			return c.Label, len(e.gist), true
+		}
+	}
+	for l := Label(0); int(l) < len(labelNames); l++ {
+		if e.gist = appendGist(e.gist[:0], cfg, c, l); bytes.HasPrefix(note, e.gist) {
+			return l, len(e.gist), true
+		}
+	}
+	return 0, 0, false
 }
 
 func (d *decoder) lit() string {
@@ -1216,23 +1378,37 @@ type Head struct {
 // ReadHead reads the head of an EncodeNF encoding (its version, tables
 // and the place of its hash) without decoding the rest.
 func ReadHead(b []byte) (*Head, error) {
+	h := &Head{}
+	if err := h.Read(b); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// Read is ReadHead into h, reusing the storage of its tables: a caller
+// reading heads in turn (the index's NF keys, as they are written)
+// allocates nothing once they are large enough. On an error h holds
+// nothing to read.
+func (h *Head) Read(b []byte) error {
+	addrs, toks, spans := h.Addrs[:0], h.Toks[:0], h.TokSpans[:0]
+	*h = Head{Addrs: addrs, Toks: toks, TokSpans: spans}
 	d := &decoder{b: b}
 	if v := d.byte1(); d.err == nil && v != EncodingVersion {
-		return nil, fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
+		return fmt.Errorf("normal form encoding version %d, this flowq reads %d", v, EncodingVersion)
 	}
 	d.head()
-	h := &Head{TablesAt: d.i}
+	h.TablesAt = d.i
 	n := d.small(len(b) / 20)
 	if d.err == nil {
-		d.addrs = make([]Address, n)
+		d.addrs = slices.Grow(addrs, n)[:n]
 		for i := range d.addrs {
 			copy(d.addrs[i][:], d.raw(20))
 		}
 	}
 	h.ToksAt = d.i
 	if n := d.small(len(b)); d.err == nil {
-		d.toks = make([]Token, 0, n)
-		h.TokSpans = make([][2]int, 0, n)
+		d.toks = slices.Grow(toks, n)
+		h.TokSpans = slices.Grow(spans, n)
 		for ; n > 0 && d.err == nil; n-- {
 			from := d.i
 			t := Token{Kind: TokenKind(d.byte1())}
@@ -1253,10 +1429,11 @@ func ReadHead(b []byte) (*Head, error) {
 	h.HashAt = d.i
 	d.raw(32)
 	if d.err != nil {
-		return nil, d.err
+		*h = Head{Addrs: addrs, Toks: toks, TokSpans: spans} // the storage, for the next Read
+		return d.err
 	}
 	h.Addrs, h.Toks = d.addrs, d.toks
-	return h, nil
+	return nil
 }
 
 // skipDelta reads past a delta, checking its indexes, without keeping it.

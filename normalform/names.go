@@ -87,6 +87,23 @@ func (c *Config) TokenName(t Token) string {
 	return s
 }
 
+// appendTokenName appends TokenName(t) to b, building no string for a
+// known token or an unshortened address.
+func (c *Config) appendTokenName(b []byte, t Token) []byte {
+	if ti, ok := c.TokenInfo(t); ok {
+		return append(b, ti.Symbol...)
+	}
+	if c.short == nil {
+		b = appendShortAddr(b, t.Addr)
+	} else {
+		b = append(b, c.short.Short(t.Addr)...)
+	}
+	if t.HasID() {
+		b = append(append(b, '#'), t.ID.Dec()...)
+	}
+	return b
+}
+
 // --- step notes -------------------------------------------------------------
 
 // noteKind is what a step's structured note says.
@@ -115,31 +132,42 @@ func (s Step) NoteText() string {
 	if s.Note != "" || s.note.kind == noNote {
 		return s.Note
 	}
-	n := s.note
-	c := n.chain
-	switch n.kind {
-	case balanceNote:
-		d := c.BalanceAt(c.Origin(), c.TokIn())
-		return fmt.Sprintf("%s: δ[%s, %s] = %s", gistText(n.cfg, c, n.label), ShortAddr(c.Origin()), n.cfg.TokenName(c.TokIn()), d)
-	default:
-		return gistText(n.cfg, c, n.label)
+	return string(s.appendNoteText(make([]byte, 0, 64)))
+}
+
+// appendNoteText appends NoteText() to b (the encoder's steps render
+// notes into one reused buffer).
+func (s *Step) appendNoteText(b []byte) []byte {
+	if s.Note != "" || s.note.kind == noNote {
+		return append(b, s.Note...)
 	}
+	n := &s.note
+	c := n.chain
+	b = appendGist(b, n.cfg, c, n.label)
+	if n.kind == balanceNote {
+		d := c.BalanceAt(c.Origin(), c.TokIn())
+		b = fmt.Appendf(b, ": δ[%s, %s] = %s", ShortAddr(c.Origin()), n.cfg.TokenName(c.TokIn()), d)
+	}
+	return b
 }
 
 // gistText renders a chain's label (l), endpoints and tokens: "cycle
 // 0x1234…abcd→0x1234…abcd WETH→WETH".
 func gistText(cfg *Config, c *Chain, l Label) string {
-	b := make([]byte, 0, 64)
+	return string(appendGist(make([]byte, 0, 64), cfg, c, l))
+}
+
+// appendGist appends gistText(cfg, c, l) to b.
+func appendGist(b []byte, cfg *Config, c *Chain, l Label) []byte {
 	b = append(b, l.String()...)
 	b = append(b, ' ')
 	b = appendShortAddr(b, c.Origin())
 	b = append(b, "→"...)
 	b = appendShortAddr(b, c.Dest())
 	b = append(b, ' ')
-	b = append(b, cfg.TokenName(c.TokIn())...)
+	b = cfg.appendTokenName(b, c.TokIn())
 	b = append(b, "→"...)
-	b = append(b, cfg.TokenName(c.TokOut())...)
-	return string(b)
+	return cfg.appendTokenName(b, c.TokOut())
 }
 
 // ForTree is c with a shortener for the addresses of a cash flow tree

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/holiman/uint256"
@@ -125,10 +126,11 @@ func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
 		r.Net = amounts(a.Net)
 	}
 	// The addresses and tokens, each once, in key order: appended with
-	// their repeats, sorted and compacted (no map, no allocation per
-	// comparison).
-	addrs := make([]normalform.Address, 0, 3+2*len(a.Tx.Transfers))
-	toks := make([]normalform.Token, 0, len(a.Tx.Transfers))
+	// their repeats into a pooled scratch, sorted and compacted (no map,
+	// no allocation per comparison), then copied out at their size.
+	sc := recordScratch.Get().(*recordBuf)
+	defer sc.release()
+	addrs, toks := sc.addrs[:0], sc.toks[:0]
 	if m.HasFrom {
 		addrs = append(addrs, m.From)
 	}
@@ -143,11 +145,27 @@ func NewRecord(a *normalform.Analysis, latency time.Duration) (*Record, error) {
 	}
 	slices.SortFunc(addrs, func(x, y normalform.Address) int { return bytes.Compare(x[:], y[:]) })
 	slices.SortFunc(toks, compareTokens)
-	r.Addresses = slices.Clip(slices.Compact(addrs))
-	if toks = slices.Clip(slices.Compact(toks)); len(toks) > 0 {
-		r.Tokens = toks
+	sc.addrs, sc.toks = addrs, toks
+	r.Addresses = slices.Clone(slices.Compact(addrs))
+	if toks = slices.Compact(toks); len(toks) > 0 {
+		r.Tokens = slices.Clone(toks)
 	}
 	return r, nil
+}
+
+// recordBuf is NewRecord's scratch for sorting addresses and tokens.
+type recordBuf struct {
+	addrs []normalform.Address
+	toks  []normalform.Token
+}
+
+var recordScratch = sync.Pool{New: func() any { return &recordBuf{} }}
+
+func (p *recordBuf) release() {
+	if cap(p.addrs) <= 4096 && cap(p.toks) <= 4096 { // one grown by a large transaction is dropped
+		p.addrs, p.toks = p.addrs[:0], p.toks[:0]
+		recordScratch.Put(p)
+	}
 }
 
 // compareTokens orders tokens as their bytes in keys do (appendToken:
@@ -381,8 +399,12 @@ func (r *Record) flags() byte {
 
 // Parts returns the record's value in its two parts.
 func (r *Record) Parts() *Encoded {
-	t := &tables{addrs: make([]normalform.Address, 0, 8), toks: make([]normalform.Token, 0, 4)}
-	pre := make([]byte, 0, 64)
+	// Both parts are written into a pooled scratch (its tables too),
+	// then copied into one allocation of their exact size.
+	sc := partsScratch.Get().(*partsBuf)
+	defer sc.release()
+	t := &sc.t
+	pre := sc.pre[:0]
 	pre = append(pre, RecordVersion, r.AlgebraVersion)
 	pre = binary.AppendUvarint(pre, uint64(r.Latency))
 	pre = append(pre, r.Hash[:]...)
@@ -391,7 +413,7 @@ func (r *Record) Parts() *Encoded {
 	for _, n := range []int{r.Counts.Cycles, r.Counts.Pools, r.Counts.Hops, r.Counts.Leftovers} {
 		pre = binary.AppendUvarint(pre, uint64(n))
 	}
-	b := make([]byte, 0, 320)
+	b := sc.post[:0]
 	b = append(b, r.Hashes.Exact[:]...)
 	b = binary.AppendUvarint(b, uint64(len(r.Reasons)))
 	for _, x := range r.Reasons {
@@ -423,7 +445,32 @@ func (r *Record) Parts() *Encoded {
 	for _, x := range r.Tokens {
 		b = t.appendToken(b, x)
 	}
-	return &Encoded{Pre: pre, Post: b}
+	sc.pre, sc.post = pre, b
+	one := make([]byte, len(pre)+len(b))
+	n := copy(one, pre)
+	copy(one[n:], b)
+	return &Encoded{Pre: one[:n:n], Post: one[n:]}
+}
+
+// partsBuf is Parts' scratch: its tables and the two parts' buffers.
+type partsBuf struct {
+	t         tables
+	pre, post []byte
+}
+
+var partsScratch = sync.Pool{New: func() any {
+	return &partsBuf{t: tables{addrs: make([]normalform.Address, 0, 8), toks: make([]normalform.Token, 0, 4)},
+		pre: make([]byte, 0, 64), post: make([]byte, 0, 512)}
+}}
+
+// release empties the scratch and gives it back (one grown past 64 KB
+// by a large record is dropped).
+func (p *partsBuf) release() {
+	if cap(p.post) > 64<<10 || cap(p.t.addrs) > 4096 || cap(p.t.toks) > 4096 {
+		return
+	}
+	p.t.addrs, p.t.toks = p.t.addrs[:0], p.t.toks[:0]
+	partsScratch.Put(p)
 }
 
 // Encode returns the record's value bytes, with its hashes' dictionary
@@ -514,8 +561,12 @@ func (r *Record) nfAddrs() []normalform.Address {
 //
 // An NF whose head does not read is form 0: bytes.
 func appendNF(b, nf []byte, r *Record) []byte {
-	h, err := normalform.ReadHead(nf)
-	if err != nil {
+	// The head, the balances and the token entries are read and built
+	// in a pooled scratch (this runs on the writer, once a record).
+	sc := nfScratch.Get().(*nfBuf)
+	defer sc.release()
+	h := &sc.h
+	if err := h.Read(nf); err != nil {
 		return appendBytes(append(b, nfRaw), nf)
 	}
 	form := byte(nfShared)
@@ -523,7 +574,8 @@ func appendNF(b, nf []byte, r *Record) []byte {
 	if cut {
 		form |= nfCut
 	}
-	gross, hasNet, net := r.balances()
+	sc.gross, sc.net = r.atRecipient(sc.gross[:0], r.Gross), r.atRecipient(sc.net[:0], r.Net)
+	gross, hasNet, net := sc.gross, r.CostsKnown, sc.net
 	var buf [256]byte
 	bal, ok := normalform.AppendBalances(buf[:0], h.Addrs, h.Toks, gross, hasNet, net)
 	if ok && bytes.Equal(bal, nf[h.BodyAt:h.BalancesEnd]) {
@@ -541,7 +593,8 @@ func appendNF(b, nf []byte, r *Record) []byte {
 		b = binary.AppendUvarint(b, uint64(i+1))
 	}
 	b = binary.AppendUvarint(b, uint64(len(h.Toks)))
-	var scratch []byte
+	scratch := sc.tok[:0]
+	defer func() { sc.tok = scratch[:0] }()
 	for k, t := range h.Toks {
 		raw := nf[h.TokSpans[k][0]:h.TokSpans[k][1]]
 		if j := indexToken(r.Tokens, NormalToken(t)); j >= 0 {
@@ -563,6 +616,33 @@ func appendNF(b, nf []byte, r *Record) []byte {
 		return append(b, nf[h.HashAt+32:]...)
 	}
 	return append(b, nf[from:]...)
+}
+
+// nfBuf is appendNF's scratch.
+type nfBuf struct {
+	h          normalform.Head
+	gross, net normalform.Delta
+	tok        []byte
+}
+
+var nfScratch = sync.Pool{New: func() any { return &nfBuf{} }}
+
+// release gives the scratch back (one grown by a large NF is dropped).
+func (p *nfBuf) release() {
+	if cap(p.h.Addrs) > 4096 || cap(p.h.Toks) > 4096 || cap(p.gross) > 4096 || cap(p.net) > 4096 || cap(p.tok) > 4096 {
+		return
+	}
+	p.gross, p.net = p.gross[:0], p.net[:0]
+	nfScratch.Put(p)
+}
+
+// atRecipient appends the amounts to d as balance entries at the
+// recipient (balances' entries, into storage the caller keeps).
+func (r *Record) atRecipient(d normalform.Delta, as []Amount) normalform.Delta {
+	for _, a := range as {
+		d = append(d, normalform.DeltaEntry{Addr: r.Recipient, Token: a.Token, Amount: a.Amount})
+	}
+	return d
 }
 
 // balances are the record's gross and net as an NF holds them: at the
@@ -694,8 +774,9 @@ func (r *recReader) nf(rec *Record) []byte {
 func appendBytes(b, s []byte) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
 
 func appendUint(b []byte, x *uint256.Int) []byte {
-	v := x.Bytes()
-	return append(append(b, byte(len(v))), v...)
+	n := x.ByteLen()
+	w := x.Bytes32() // on the stack: Int.Bytes would allocate a copy
+	return append(append(b, byte(n)), w[32-n:]...)
 }
 
 func (t *tables) appendAmounts(b []byte, as []Amount) []byte {

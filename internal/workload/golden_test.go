@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
+
+	"github.com/flowq/flowq/internal/cputime"
 )
 
 // goldenBlocks is the SHA-256 of the first 20 blocks of seed 1 (100
@@ -61,4 +63,29 @@ func BenchmarkBlock(b *testing.B) {
 	for b.Loop() {
 		g.Block()
 	}
+}
+
+// BenchmarkBlockAppend is the scale run's generation: blocks of 100
+// transactions appended into a buffer given back each time; CPU time a
+// transaction (getrusage, the process) beside wall time.
+//
+//	go test ./internal/workload -run '^$' -bench BlockAppend -benchtime 200x
+func BenchmarkBlockAppend(b *testing.B) {
+	sc, err := LoadScenarios("../../examples/scenarios/geth")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := New(sc, Options{Seed: 1, BlockTxs: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	b.ReportAllocs()
+	cpu0 := cputime.Process()
+	for b.Loop() {
+		buf = g.BlockAppend(buf).Bundle
+	}
+	n := float64(b.N * 100)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/tx")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/n, "cpu-ns/tx")
 }
