@@ -22,12 +22,17 @@ import (
 // given (a decoded step's, or one written by a stage after the kernel)
 // and is shown as it is.
 type Step struct {
-	Rule     Rule
-	Frame    int32    // index of the frame node where it fired
-	Operands []string // "#3" for transfer 3, "C5" for chain 5, "frame 12" for a lift
-	Result   string   // the chain it built or relabelled, or what a lift moved
-	Note     string   // a readable gist given as text (see NoteText)
-	note     stepNote // the note's structured data, rendered by NoteText
+	Rule Rule
+	// The note's label and kind (see stepNote), in the room between Rule
+	// and Frame: a step is 80 bytes, not 88, and the kernel logs about
+	// two per transfer.
+	noteLabel Label
+	noteKind  noteKind
+	Frame     int32    // index of the frame node where it fired
+	Operands  []string // "#3" for transfer 3, "C5" for chain 5, "frame 12" for a lift
+	Result    string   // the chain it built or relabelled, or what a lift moved
+	Note      string   // a readable gist given as text (see NoteText)
+	note      stepNote // the note's structured data, rendered by NoteText
 }
 
 func (s Step) String() string {
@@ -339,7 +344,7 @@ func chainName(c *Chain) string {
 
 func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
 	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res),
-		note: stepNote{cfg: k.cfg, chain: res, label: res.Label, kind: gistNote}})
+		noteLabel: res.Label, noteKind: gistNote, note: stepNote{cfg: k.cfg, chain: res}})
 }
 
 // gist renders a chain's endpoints and tokens, under its label, as a
@@ -1325,7 +1330,7 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 					c.Label = r.label
 					name := k.chainName(c)
 					k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
-						note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: gistNote}})
+						noteLabel: c.Label, noteKind: gistNote, note: stepNote{cfg: k.cfg, chain: c}})
 					changed = true
 					break
 				}
@@ -1386,7 +1391,7 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 			c.Label, c.Downgraded = r.label, true
 			name := k.chainName(c)
 			k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
-				note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: balanceNote}})
+				noteLabel: c.Label, noteKind: balanceNote, note: stepNote{cfg: k.cfg, chain: c}})
 			break
 		}
 	}

@@ -99,30 +99,29 @@ const (
 )
 
 // stepNote is a step's note as data: the chain the step built or
-// relabelled, its label then, and the configuration whose token names the
-// note uses. Chains' endpoints, tokens and balances do not change once
-// built, so rendering later says what rendering then would have.
+// relabelled and the configuration whose token names the note uses; the
+// chain's label then and the note's kind are the step's (Step.noteLabel,
+// Step.noteKind). Chains' endpoints, tokens and balances do not change
+// once built, so rendering later says what rendering then would have.
 type stepNote struct {
 	cfg   *Config
 	chain *Chain
-	label Label
-	kind  noteKind
 }
 
 // NoteText is the step's note for people: Note when it is set, else the
 // note rendered from the step's data ("" when it has none).
 func (s Step) NoteText() string {
-	if s.Note != "" || s.note.kind == noNote {
+	if s.Note != "" || s.noteKind == noNote {
 		return s.Note
 	}
 	n := s.note
 	c := n.chain
-	switch n.kind {
+	switch s.noteKind {
 	case balanceNote:
 		d := c.BalanceAt(c.Origin(), c.TokIn())
-		return fmt.Sprintf("%s: δ[%s, %s] = %s", gistText(n.cfg, c, n.label), ShortAddr(c.Origin()), n.cfg.TokenName(c.TokIn()), d)
+		return fmt.Sprintf("%s: δ[%s, %s] = %s", gistText(n.cfg, c, s.noteLabel), ShortAddr(c.Origin()), n.cfg.TokenName(c.TokIn()), d)
 	default:
-		return gistText(n.cfg, c, n.label)
+		return gistText(n.cfg, c, s.noteLabel)
 	}
 }
 
