@@ -52,8 +52,8 @@ func (k TokenKind) String() string {
 // For ERC-721, ERC-1155 and ERC-6909 the id is part of the token's identity.
 type Token struct {
 	Addr Address
+	Kind TokenKind // beside Addr, in its padding: a Token is 56 bytes, not 64
 	ID   uint256.Int
-	Kind TokenKind
 }
 
 // NativeToken is the chain's native asset.
