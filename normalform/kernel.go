@@ -825,7 +825,7 @@ type rootTracker struct {
 	toks  map[Token]int32
 	ids   map[uint64]int32     // (address number, token number) → junction number
 	byPos []posJunctions       // by transfer position
-	lists [][listKinds][]entry // by junction number, then kind
+	lists [][listKinds]listRef // by junction number, then kind
 	nj    int                  // junctions numbered
 	// deferLists: lists are not made yet (newRootTracker numbers the
 	// kids' junctions first).
@@ -835,12 +835,15 @@ type rootTracker struct {
 
 	partners *[2][]partnerList // partnerLists (a test's variant in tests)
 
-	// Carving space kept for reuse across analyses (see trackerPool).
-	counts []int32
+	// The lists' entries: blocks[0] is the arena the kids' lists are
+	// carved from once counted (kept for reuse across analyses, see
+	// trackerPool), the later blocks those of the lists that outgrew
+	// their room (see carve).
 	arena  []entry
-	more   []entry // the rest of the block grown lists are carved from (see carve)
-	moreN  int     // the size of the next such block
-	peak   int     // the most junctions, addresses or tokens held since made
+	blocks [][]entry
+	moreAt int // entries of the last block carved so far
+	moreN  int // the size of the next such block
+	peak   int // the most junctions, addresses or tokens held since made
 
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
@@ -864,7 +867,7 @@ const trackerKeep = 4096
 func newRootTracker(kids []*Node) *rootTracker {
 	tr, _ := trackerPool.Get().(*rootTracker)
 	if tr == nil {
-		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
+		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)/4), toks: map[Token]int32{},
 			ids: make(map[uint64]int32, len(kids)), heap: make([]entry, 0, len(kids))}
 	}
 	// The partner lists are made once the kids' junctions are numbered,
@@ -904,42 +907,35 @@ func newRootTracker(kids []*Node) *rootTracker {
 	if cap(tr.lists) >= tr.nj {
 		tr.lists = tr.lists[:tr.nj]
 	} else {
-		tr.lists = make([][listKinds][]entry, tr.nj)
+		tr.lists = make([][listKinds]listRef, tr.nj)
 	}
 	tr.deferLists = false
-	counts := tr.counts[:0]
-	if cap(counts) < len(tr.lists)*listKinds {
-		counts = make([]int32, 0, len(tr.lists)*listKinds)
-	}
-	counts = counts[:len(tr.lists)*listKinds]
-	tr.counts = counts
+	// Each list's room is counted into its reference's c, then placed.
 	for _, n := range kids {
 		switch {
 		case n.Leaf != nil:
-			counts[int(tr.junctionOf(n.Leaf, false))*listKinds+leafFrom]++
-			counts[int(tr.junctionOf(n.Leaf, true))*listKinds+leafTo]++
+			tr.lists[tr.junctionOf(n.Leaf, false)][leafFrom].c++
+			tr.lists[tr.junctionOf(n.Leaf, true)][leafTo].c++
 		case nodeCandidate(n):
-			counts[int(tr.junctionOf(n.Chain.First, false))*listKinds+chainOrig]++
-			counts[int(tr.junctionOf(n.Chain.Last, true))*listKinds+chainDest]++
+			tr.lists[tr.junctionOf(n.Chain.First, false)][chainOrig].c++
+			tr.lists[tr.junctionOf(n.Chain.Last, true)][chainDest].c++
 		}
 	}
-	total := 0
-	for _, c := range counts {
-		total += int(c)
+	var off int32
+	for x := range tr.lists {
+		for kind := range tr.lists[x] {
+			r := &tr.lists[x][kind]
+			r.off = off
+			off += r.c
+		}
 	}
 	arena := tr.arena
-	if cap(arena) < total {
-		arena = make([]entry, total)
+	if cap(arena) < int(off) {
+		arena = make([]entry, off)
 	}
-	arena = arena[:total]
+	arena = arena[:off]
 	tr.arena = arena
-	off := 0
-	for i, c := range counts {
-		if c > 0 {
-			tr.lists[i/listKinds][i%listKinds] = arena[off : off : off+int(c)]
-			off += int(c)
-		}
-	}
+	tr.blocks = append(tr.blocks[:0], arena)
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -965,9 +961,9 @@ func releaseRootTracker(tr *rootTracker) {
 	clear(tr.byPos)
 	clear(tr.lists)
 	tr.lists, tr.nj = tr.lists[:0], 0
-	clear(tr.counts)
 	clear(tr.arena)
-	tr.more, tr.moreN = nil, 0 // its lists are the analysis's (cleared with tr.lists)
+	clear(tr.blocks) // the grown lists' blocks are the analysis's
+	tr.blocks, tr.moreAt, tr.moreN = tr.blocks[:0], 0, 0
 	clear(tr.fresh[:cap(tr.fresh)])
 	clear(tr.freshBuf[:cap(tr.freshBuf)])
 	clear(tr.cands[:cap(tr.cands)])
@@ -1024,7 +1020,7 @@ func (tr *rootTracker) id(addr Address, tok *Token) int32 {
 	tr.nj++
 	tr.ids[key] = x
 	if !tr.deferLists {
-		tr.lists = append(tr.lists, [listKinds][]entry{})
+		tr.lists = append(tr.lists, [listKinds]listRef{})
 	}
 	return x
 }
@@ -1067,7 +1063,8 @@ func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
 func (tr *rootTracker) add(n *Node) {
 	s := tr.seq(n)
 	ins := func(kind int, x int32) int32 {
-		l := tr.lists[x][kind]
+		r := &tr.lists[x][kind]
+		l := tr.list(r)
 		if len(l) == cap(l) && len(l) > 0 {
 			// Full: drop the dead entries first (nothing reads a list
 			// while a node is added), so that a list grows with its
@@ -1085,13 +1082,13 @@ func (tr *rootTracker) add(n *Node) {
 		if len(l) == cap(l) {
 			// Still full: move it to room carved from the tracker's
 			// block (one allocation per block, not one per list).
-			l = append(tr.carve(max(4, 2*cap(l))), l...)
+			l = append(tr.carve(r, max(4, 2*cap(l))), l...)
 		}
 		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
 		l[at] = entry{n, s}
-		tr.lists[x][kind] = l
+		r.n = int32(len(l))
 		return x
 	}
 	switch {
@@ -1106,17 +1103,36 @@ func (tr *rootTracker) add(n *Node) {
 	}
 }
 
-// carve returns an empty list with room for c entries, carved from the
-// tracker's current block of grown lists (see add).
-func (tr *rootTracker) carve(c int) []entry {
-	if len(tr.more) < c {
+// listRef is where a partner list is: entries off to off+n of
+// tr.blocks[blk], with room to off+c. The references hold no pointers
+// (the collector does not scan them) and are 16 bytes a list where a
+// slice header was 24, and they take the place of the counts the lists
+// were sized from.
+type listRef struct {
+	blk, off, n, c int32
+}
+
+// list returns the list r refers to (nil when it has no room).
+func (tr *rootTracker) list(r *listRef) []entry {
+	if r.c == 0 {
+		return nil
+	}
+	return tr.blocks[r.blk][r.off : r.off+r.n : r.off+r.c]
+}
+
+// carve moves r to an empty list with room for c entries, carved from the
+// tracker's current block of grown lists (see add), and returns it.
+func (tr *rootTracker) carve(r *listRef, c int) []entry {
+	if len(tr.blocks) < 2 || tr.moreAt+c > len(tr.blocks[len(tr.blocks)-1]) {
 		size := max(tr.moreN, 16)
-		tr.more = make([]entry, max(c, size))
+		tr.blocks = append(tr.blocks, make([]entry, max(c, size)))
+		tr.moreAt = 0
 		tr.moreN = min(2*size, listBlock) // blocks double up to listBlock
 	}
-	l := tr.more[:0:c]
-	tr.more = tr.more[c:]
-	return l
+	b := len(tr.blocks) - 1
+	r.blk, r.off, r.n, r.c = int32(b), int32(tr.moreAt), 0, int32(c)
+	tr.moreAt += c
+	return tr.blocks[b][r.off : r.off : r.off+r.c]
 }
 
 // listBlock is the most entries of a block grown lists are carved from
@@ -1157,7 +1173,7 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 		pls = tr.partners[1]
 	}
 	for _, p := range pls {
-		out = append(out, tr.lists[x.rootJ[p.slot]][p.kind])
+		out = append(out, tr.list(&tr.lists[x.rootJ[p.slot]][p.kind]))
 	}
 	return out
 }
