@@ -1184,11 +1184,21 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 // where a frame's reduced children stay, in place, as its parent's: no
 // slice per frame, nothing copied to lift. The slice returned aliases the
 // stack, and is the caller's until the next reduce.
+//
+// Below the root the kernel writes nothing into a leaf's node, so the
+// frames are reduced on T0's own leaf nodes; the leaves that reach the
+// root, where the root tracker keeps its marks in the nodes, are copied
+// here (leafNode). A leaf consumed by a rule below the root costs no node.
 func (k *kernel) reduce(n *Node) []*Node {
 	base := len(k.stack)
 	k.reduceOnStack(n)
 	out := k.stack[base:]
 	k.stack = k.stack[:base:base]
+	for i, c := range out {
+		if c.Leaf != nil {
+			out[i] = k.leafNode(c.Leaf)
+		}
+	}
 	return out
 }
 
@@ -1198,7 +1208,7 @@ func (k *kernel) reduceOnStack(n *Node) {
 	base := len(k.stack)
 	for _, c := range n.Children {
 		if c.Frame == nil {
-			k.stack = append(k.stack, k.leafNode(c.Leaf))
+			k.stack = append(k.stack, c) // T0's node, read only (see reduce)
 			continue
 		}
 		at := len(k.stack)
@@ -1220,8 +1230,8 @@ func (k *kernel) reduceOnStack(n *Node) {
 
 // leafNode returns a new node for the leaf t, carved from a block: the
 // kernel rewrites its own nodes (the root tracker's marks are in them)
-// and only reads the tree it is given, so the leaves are the only nodes
-// it copies.
+// and only reads the tree it is given, so the leaves that reach the root
+// are the only nodes it copies (see reduce).
 func (k *kernel) leafNode(t *Transfer) *Node {
 	if len(k.nodeSlab) == 0 {
 		k.nodeSlab = make([]Node, k.slabLen())
