@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Step is one entry of the rewrite log: the rule, where it fired, its
@@ -1043,11 +1044,15 @@ func (tr *rootTracker) id(addr Address, tok *Token) int32 {
 	return x
 }
 
-// posJunctions is what byPos keeps for a transfer: the transfer (so that
-// two transfers that share a position are never confused) and its two
-// junctions' numbers + 1 (0: not numbered yet).
+// posJunctions is what byPos keeps for a transfer: the transfer's
+// address (so that two transfers that share a position are never
+// confused) and its two junctions' numbers + 1 (0: not numbered yet).
+// The address is compared, never followed: it is kept as a number, so
+// that byPos holds no pointers and the collector does not scan it (the
+// transfers are the tree's, reachable from it for the whole fixpoint, and
+// Go's heap objects do not move).
 type posJunctions struct {
-	t *Transfer
+	t uintptr
 	j [2]int32 // source, destination
 }
 
@@ -1060,7 +1065,7 @@ func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
 		side, addr = 1, t.To
 	}
 	pos := int64(t.Pos)
-	if pos >= 0 && pos < int64(len(tr.byPos)) && tr.byPos[pos].t == t && tr.byPos[pos].j[side] != 0 {
+	if pos >= 0 && pos < int64(len(tr.byPos)) && tr.byPos[pos].t == uintptr(unsafe.Pointer(t)) && tr.byPos[pos].j[side] != 0 {
 		return tr.byPos[pos].j[side] - 1
 	}
 	x := tr.id(addr, &t.Token)
@@ -1069,8 +1074,8 @@ func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
 			tr.byPos = append(tr.byPos, make([]posJunctions, max(pos+1, 2*int64(len(tr.byPos)), 256)-int64(len(tr.byPos)))...)
 		}
 		p := &tr.byPos[pos]
-		if p.t != t {
-			*p = posJunctions{t: t}
+		if id := uintptr(unsafe.Pointer(t)); p.t != id {
+			*p = posJunctions{t: id}
 		}
 		p.j[side] = x + 1
 	}
