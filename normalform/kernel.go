@@ -715,8 +715,8 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		for _, b := range fresh {
 			for _, l := range tr.candidates(b, &buf) {
 				for _, e := range l {
-					if tr.live(e) && e.s <= limit && e.s < tr.seq(b) {
-						cands = append(cands, e.n)
+					if tr.live(e) && int64(e.s) <= limit && int64(e.s) < tr.seq(b) {
+						cands = append(cands, tr.node(e))
 					}
 				}
 			}
@@ -751,7 +751,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		sa := tr.seq(a)
 		lists := tr.candidates(a, &buf)
 		for l, c := range lists { // drop the nodes at or before a
-			lists[l] = c[sort.Search(len(c), func(n int) bool { return c[n].s > sa }):]
+			lists[l] = c[sort.Search(len(c), func(n int) bool { return int64(c[n].s) > sa }):]
 		}
 		for {
 			// Merge: the first live node over the lists, once.
@@ -762,15 +762,15 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 					c = c[1:]
 				}
 				lists[l] = c
-				if len(c) > 0 && (b == nil || c[0].s < sb) {
-					b, sb = c[0].n, c[0].s
+				if len(c) > 0 && (b == nil || int64(c[0].s) < sb) {
+					b, sb = tr.node(c[0]), int64(c[0].s)
 				}
 			}
 			if b == nil {
 				break
 			}
 			for l, c := range lists {
-				if len(c) > 0 && c[0].n == b {
+				if len(c) > 0 && int64(c[0].s) == sb { // b: one live node a number
 					lists[l] = c[1:]
 				}
 			}
@@ -795,12 +795,17 @@ const (
 	listKinds
 )
 
-// entry is a partner list's entry: a node and the number it had when it
-// was listed. Numbers never change, so a list stays sorted by them even as
-// its nodes die; a dead entry is one whose node has no number any more.
+// entry is a partner list's entry: the number its node had when it was
+// listed and the generation of that number's slot then (rootTracker.gen).
+// Numbers never change, so a list stays sorted by them even as its nodes
+// die; a dead entry is one whose slot is empty or has a later generation
+// (a rewrite's result took the number). The node is the slot's (node).
+// Entries hold no pointers: 8 bytes where a (node, number) pair was 16,
+// neither scanned by the collector nor behind write barriers when a list
+// shifts.
 type entry struct {
-	n *Node
-	s int64
+	s int32
+	g int32
 }
 
 // rootTracker indexes the root's kids during the structural fixpoint.
@@ -847,6 +852,12 @@ type rootTracker struct {
 	moreN  int // the size of the next such block
 	peak   int // the most junctions, addresses or tokens held since made
 
+	// The kids' slots (the siblings' ns: a number's live node, nil once
+	// removed) and each number's generation, which a rewrite that puts its
+	// result at the number, or empties it, advances (see entry).
+	ns  []*Node
+	gen []int32
+
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
 
@@ -877,6 +888,12 @@ func newRootTracker(kids []*Node) *rootTracker {
 	if tr == nil {
 		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)/4), toks: map[Token]int32{},
 			ids: make(map[uint64]int32, len(kids))}
+	}
+	tr.ns = kids
+	if cap(tr.gen) >= len(kids) {
+		tr.gen = tr.gen[:len(kids)]
+	} else {
+		tr.gen = make([]int32, len(kids))
 	}
 	words := (len(kids) + 63) / 64
 	if cap(tr.dirty) >= words {
@@ -988,6 +1005,8 @@ func releaseRootTracker(tr *rootTracker) {
 	clear(tr.cands[:cap(tr.cands)])
 	clear(tr.dirty)
 	clear(tr.dirtyW)
+	clear(tr.gen)
+	tr.ns, tr.gen = nil, tr.gen[:0]
 	tr.fresh, tr.freshBuf, tr.cands = tr.fresh[:0], tr.freshBuf[:0], tr.cands[:0]
 	tr.dirty, tr.dirtyW = tr.dirty[:0], tr.dirtyW[:0]
 	tr.wm, tr.cur, tr.partners = 0, 0, nil
@@ -996,8 +1015,11 @@ func releaseRootTracker(tr *rootTracker) {
 
 // live reports whether an entry's node is still a kid.
 func (tr *rootTracker) live(e entry) bool {
-	return e.n.rootSeq != 0
+	return tr.ns[e.s] != nil && tr.gen[e.s] == e.g
 }
+
+// node is a live entry's node.
+func (tr *rootTracker) node(e entry) *Node { return tr.ns[e.s] }
 
 // bySeq orders live nodes by number (for slices.SortFunc, which, unlike
 // sort.Slice, allocates nothing).
@@ -1107,10 +1129,10 @@ func (tr *rootTracker) add(n *Node) {
 			// block (one allocation per block, not one per list).
 			l = append(tr.carve(r, max(4, 2*cap(l))), l...)
 		}
-		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
+		at := sort.Search(len(l), func(x int) bool { return int64(l[x].s) > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
-		l[at] = entry{n, s}
+		l[at] = entry{int32(s), tr.gen[s]}
 		r.n = int32(len(l))
 		return x
 	}
@@ -1166,6 +1188,8 @@ const listBlock = 256
 // and second leave.
 func (tr *rootTracker) replace(first, second, r *Node) {
 	s := tr.seq(first)
+	tr.gen[s]++
+	tr.gen[tr.seq(second)]++
 	first.rootSeq, second.rootSeq = 0, 0
 	tr.setSeq(r, s)
 	tr.add(r)
