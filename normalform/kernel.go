@@ -75,7 +75,8 @@ type kernel struct {
 	buf       []byte          // scratch for a lift's result
 	stack     []*Node         // reduce's children of the frames being reduced, innermost last
 	builtSlab []builtNode     // the rest of the block built nodes are carved from
-	leafSlab  []Chain         // the rest of the block leaf chains are carved from
+	leafSlab  []Chain         // the rest of the block leaf chains (and chains for reused nodes) are carved from
+	reuse     bool            // build may put its result in a consumed operand's node (see reduce)
 	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
 	deltas    deltaSlab       // the blocks built chains' small δs are carved from
 	slabN     int             // the size of a new block (reserve's hint; 0: slabSize)
@@ -357,20 +358,33 @@ func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 // sequence order) at frame f.
 func (k *kernel) build(f *Frame, rule Rule, label Label, merged bool, a, b *Node) *Node {
 	ca, cb := k.asChain(a), k.asChain(b)
-	m := k.newBuilt()
-	if err := joinInto(&m.c, ca, cb, rule, label, merged, &k.deltas); err != nil {
+	// Below the root (k.reuse) an operand that is a node the kernel built
+	// is held by nothing but the sibling slot the result takes or the one
+	// it empties: its node carries the result, and only a chain is new.
+	var n *Node
+	var c *Chain
+	switch {
+	case k.reuse && a.built:
+		n, c = a, k.newChain()
+	case k.reuse && b.built:
+		n, c = b, k.newChain()
+	default:
+		m := k.newBuilt()
+		n, c = &m.n, &m.c
+		n.built = true
+	}
+	if err := joinInto(c, ca, cb, rule, label, merged, &k.deltas); err != nil {
 		if k.err == nil {
 			k.err = err
 		}
 		return nil
 	}
-	c := &m.c
 	k.nextID++
 	c.ID = k.nextID
 	c.Frame, c.FrameSender = f.Index, f.Sender
 	k.log(rule, f, k.pair(k.name(a), k.name(b)), c)
-	m.n.Chain = c
-	return &m.n
+	n.Chain = c
+	return n
 }
 
 // builtNode is a built chain and the node that holds it, allocated
@@ -404,17 +418,23 @@ func (k *kernel) newBuilt() *builtNode {
 	return m
 }
 
+// newChain returns a zero Chain, carved from a block.
+func (k *kernel) newChain() *Chain {
+	if len(k.leafSlab) == 0 {
+		k.leafSlab = make([]Chain, k.slabLen())
+	}
+	c := &k.leafSlab[0]
+	k.leafSlab = k.leafSlab[1:]
+	return c
+}
+
 // asChain returns n's chain, wrapping a leaf (a leaf chain carved from a
 // block).
 func (k *kernel) asChain(n *Node) *Chain {
 	if n.Chain != nil {
 		return n.Chain
 	}
-	if len(k.leafSlab) == 0 {
-		k.leafSlab = make([]Chain, k.slabLen())
-	}
-	c := &k.leafSlab[0]
-	k.leafSlab = k.leafSlab[1:]
+	c := k.newChain()
 	t := n.Leaf
 	*c = Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1} // leafChain's
 	return c
@@ -1236,9 +1256,15 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 // frames are reduced on T0's own leaf nodes; the leaves that reach the
 // root, where the root tracker keeps its marks in the nodes, are copied
 // here (leafNode). A leaf consumed by a rule below the root costs no node.
+//
+// While it runs no root tracker exists and a node is held only by its
+// sibling slot (the step log keeps names), so build may reuse a consumed
+// built operand's node (k.reuse).
 func (k *kernel) reduce(n *Node) []*Node {
 	base := len(k.stack)
+	k.reuse = k.tr == nil
 	k.reduceOnStack(n)
+	k.reuse = false
 	out := k.stack[base:]
 	k.stack = k.stack[:base:base]
 	for i, c := range out {

@@ -241,7 +241,11 @@ type Node struct {
 	// hashes nothing. (Kept to 64 bytes with the fields above.)
 	rootSeq   int32
 	rootDirty bool
-	rootJ     [2]int32
+	// built: the kernel built this chain node (not T0's, nor a decoded
+	// normal form's), so that once its chain is an operand below the
+	// root the node may carry the result (kernel.build). In padding.
+	built bool
+	rootJ [2]int32
 }
 
 // IsLeaf reports whether n is a leaf.
