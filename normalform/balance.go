@@ -2,6 +2,7 @@ package normalform
 
 import (
 	"bytes"
+	"hash/maphash"
 	"slices"
 )
 
@@ -33,36 +34,87 @@ const flatMax = 32
 // no zero amounts.
 //
 // The lists live in slots carved from chunks without pointers, and the
-// index from address to slot is a map of numbers: neither is scanned by
+// index from address to slot is a table of numbers: neither is scanned by
 // the garbage collector, and neither pays write barriers when it grows (a
 // map of slice headers was both, and one allocation per address). A
 // slot holds up to two entries in place (a route's pool is paid in one
 // token and pays in another); a longer list is kept apart, in ext.
+//
+// The index is an open-addressing table of slot references (linear
+// probing, at most half full), the address read back from the slot it
+// names: 8 to 16 bytes an address where a map[Address]int32 took about
+// 80 with its growth, and no second hash of the address to insert what a
+// lookup did not find.
 type balance struct {
 	owner  *Chain
-	idx    map[Address]int32 // address → slot reference (chunk<<8 | offset)
-	chunks [][]balSlot       // the slots, in the order their addresses came
-	last   int               // slots used in the last chunk
-	ext    []Delta           // the lists longer than a slot holds
-	n      int               // number of entries
+	tab    []int32     // slot reference + 1 (0: free), by the address's hash; len a power of two
+	nAddr  int         // addresses indexed
+	chunks [][]balSlot // the slots, in the order their addresses came
+	last   int         // slots used in the last chunk
+	ext    []Delta     // the lists longer than a slot holds
+	n      int         // number of entries
 }
 
 // balSlot is one address's entries: in place (len ≤ 2, ext 0) or in
 // b.ext[ext-1]. An empty slot (len 0, ext 0) is an address whose entries
-// cancelled.
+// cancelled. e[0].Addr is the slot's address whatever len says (newSlot
+// writes it, and every entry written in place is the address's).
 type balSlot struct {
 	e   [2]DeltaEntry
 	len int32
 	ext int32
 }
 
+// balSeed keys the balances' index tables (per process: no input can
+// choose addresses that collide).
+var balSeed = maphash.MakeSeed()
+
+// find returns the slot reference of addr, or -1 and the table position
+// where it would go.
+func (b *balance) find(addr *Address) (ref int32, at int) {
+	mask := len(b.tab) - 1
+	i := int(maphash.Bytes(balSeed, addr[:])) & mask
+	for {
+		r := b.tab[i]
+		if r == 0 {
+			return -1, i
+		}
+		if b.slot(r - 1).e[0].Addr == *addr {
+			return r - 1, i
+		}
+		i = (i + 1) & mask
+	}
+}
+
+// grow doubles the index table (at least to c positions) and indexes every
+// slot again.
+func (b *balance) grow(c int) {
+	size := max(2*len(b.tab), 64)
+	for size < c {
+		size *= 2
+	}
+	b.tab = make([]int32, size)
+	for ci, ch := range b.chunks {
+		used := len(ch)
+		if ci == len(b.chunks)-1 {
+			used = b.last
+		}
+		for o := range used {
+			_, at := b.find(&ch[o].e[0].Addr)
+			b.tab[at] = (int32(ci)<<8 | int32(o)) + 1
+		}
+	}
+}
+
 // balChunkMax is the most slots a chunk holds (at most 256: a slot
 // reference keeps its offset in 8 bits); chunks start at 16 slots and
-// double, so that a balance just over flatMax stays small.
-const balChunkMax = 120
+// double, so that a balance just over flatMax stays small. 132 slots of
+// 248 bytes fill a 32 KB size class (120 left 3 KB of it unused).
+const balChunkMax = 132
 
 func newBalance(d Delta) *balance {
-	b := &balance{idx: make(map[Address]int32, len(d))}
+	b := &balance{}
+	b.grow(2 * len(d))
 	for i := 0; i < len(d); {
 		j := i + 1
 		for j < len(d) && d[j].Addr == d[i].Addr {
@@ -80,8 +132,13 @@ func (b *balance) slot(ref int32) *balSlot {
 	return &b.chunks[ref>>8][ref&0xff]
 }
 
-// newSlot indexes a new, empty slot for addr and returns it.
+// newSlot indexes a new, empty slot for addr (not indexed yet) and
+// returns it.
 func (b *balance) newSlot(addr Address) *balSlot {
+	if 2*(b.nAddr+1) > len(b.tab) {
+		b.grow(0)
+	}
+	_, at := b.find(&addr)
 	if len(b.chunks) == 0 || b.last == len(b.chunks[len(b.chunks)-1]) {
 		size := 16
 		if len(b.chunks) > 0 {
@@ -92,8 +149,11 @@ func (b *balance) newSlot(addr Address) *balSlot {
 	}
 	ref := int32(len(b.chunks)-1)<<8 | int32(b.last)
 	b.last++
-	b.idx[addr] = ref
-	return b.slot(ref)
+	b.tab[at] = ref + 1
+	b.nAddr++
+	s := b.slot(ref)
+	s.e[0].Addr = addr
+	return s
 }
 
 // list returns s's entries. Entries held in place are returned capped at
@@ -145,7 +205,7 @@ func (b *balance) add(addr Address, d Delta) error {
 		return nil
 	}
 	var s *balSlot
-	if ref, ok := b.idx[addr]; ok {
+	if ref, _ := b.find(&addr); ref >= 0 {
 		s = b.slot(ref)
 	} else {
 		s = b.newSlot(addr)
@@ -215,7 +275,7 @@ func disjointTokens(a, b Delta) bool {
 
 // flat returns b's entries as one sorted Delta.
 func (b *balance) flat() Delta {
-	lists := make([]Delta, 0, len(b.idx))
+	lists := make([]Delta, 0, b.nAddr)
 	b.each(func(d Delta) { lists = append(lists, d) })
 	slices.SortFunc(lists, func(x, y Delta) int { return bytes.Compare(x[0].Addr[:], y[0].Addr[:]) })
 	out := make(Delta, 0, b.n)
@@ -239,8 +299,8 @@ func (b *balance) each(f func(Delta)) {
 
 // of returns addr's entries (nil when it has none).
 func (b *balance) of(addr Address) Delta {
-	ref, ok := b.idx[addr]
-	if !ok {
+	ref, _ := b.find(&addr)
+	if ref < 0 {
 		return nil
 	}
 	d := b.list(b.slot(ref))
@@ -284,8 +344,9 @@ type deltaSlab struct {
 	sums int // sums made so far, up to deltaAlone
 }
 
-// deltaBlock is the most entries of a block (8 KB).
-const deltaBlock = 64
+// deltaBlock is the most entries of a block: 68 entries of 120 bytes are
+// 8,160 bytes of an 8 KB size class (64 left 512 of it unused).
+const deltaBlock = 68
 
 // deltaAlone is how many sums a kernel allocates one by one before it
 // carves from blocks.

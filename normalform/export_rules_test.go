@@ -81,7 +81,7 @@ func (k *kernel) allPairs(s *siblings) (int, error) {
 	has := func(x, y *Node) bool {
 		for _, l := range k.tr.candidates(x, &buf) {
 			for _, e := range l {
-				if e.n == y && k.tr.live(e) {
+				if k.tr.live(e) && k.tr.node(e) == y {
 					return true
 				}
 			}

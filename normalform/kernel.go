@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Step is one entry of the rewrite log: the rule, where it fired, its
@@ -22,12 +24,17 @@ import (
 // given (a decoded step's, or one written by a stage after the kernel)
 // and is shown as it is.
 type Step struct {
-	Rule     Rule
-	Frame    int32    // index of the frame node where it fired
-	Operands []string // "#3" for transfer 3, "C5" for chain 5, "frame 12" for a lift
-	Result   string   // the chain it built or relabelled, or what a lift moved
-	Note     string   // a readable gist given as text (see NoteText)
-	note     stepNote // the note's structured data, rendered by NoteText
+	Rule Rule
+	// The note's label and kind (see stepNote), in the room between Rule
+	// and Frame: a step is 80 bytes, not 88, and the kernel logs about
+	// two per transfer.
+	noteLabel Label
+	noteKind  noteKind
+	Frame     int32    // index of the frame node where it fired
+	Operands  []string // "#3" for transfer 3, "C5" for chain 5, "frame 12" for a lift
+	Result    string   // the chain it built or relabelled, or what a lift moved
+	Note      string   // a readable gist given as text (see NoteText)
+	note      stepNote // the note's structured data, rendered by NoteText
 }
 
 func (s Step) String() string {
@@ -68,7 +75,8 @@ type kernel struct {
 	buf       []byte          // scratch for a lift's result
 	stack     []*Node         // reduce's children of the frames being reduced, innermost last
 	builtSlab []builtNode     // the rest of the block built nodes are carved from
-	leafSlab  []Chain         // the rest of the block leaf chains are carved from
+	leafSlab  []Chain         // the rest of the block leaf chains (and chains for reused nodes) are carved from
+	reuse     bool            // build may put its result in a consumed operand's node (see reduce)
 	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
 	deltas    deltaSlab       // the blocks built chains' small δs are carved from
 	slabN     int             // the size of a new block (reserve's hint; 0: slabSize)
@@ -339,7 +347,7 @@ func chainName(c *Chain) string {
 
 func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
 	k.steps = append(k.steps, Step{Rule: rule, Frame: f.Index, Operands: ops, Result: k.chainName(res),
-		note: stepNote{cfg: k.cfg, chain: res, label: res.Label, kind: gistNote}})
+		noteLabel: res.Label, noteKind: gistNote, note: stepNote{cfg: k.cfg, chain: res}})
 }
 
 // gist renders a chain's endpoints and tokens, under its label, as a
@@ -350,20 +358,33 @@ func (k *kernel) gist(c *Chain) string { return gistText(k.cfg, c, c.Label) }
 // sequence order) at frame f.
 func (k *kernel) build(f *Frame, rule Rule, label Label, merged bool, a, b *Node) *Node {
 	ca, cb := k.asChain(a), k.asChain(b)
-	m := k.newBuilt()
-	if err := joinInto(&m.c, ca, cb, rule, label, merged, &k.deltas); err != nil {
+	// Below the root (k.reuse) an operand that is a node the kernel built
+	// is held by nothing but the sibling slot the result takes or the one
+	// it empties: its node carries the result, and only a chain is new.
+	var n *Node
+	var c *Chain
+	switch {
+	case k.reuse && a.built:
+		n, c = a, k.newChain()
+	case k.reuse && b.built:
+		n, c = b, k.newChain()
+	default:
+		m := k.newBuilt()
+		n, c = &m.n, &m.c
+		n.built = true
+	}
+	if err := joinInto(c, ca, cb, rule, label, merged, &k.deltas); err != nil {
 		if k.err == nil {
 			k.err = err
 		}
 		return nil
 	}
-	c := &m.c
 	k.nextID++
 	c.ID = k.nextID
 	c.Frame, c.FrameSender = f.Index, f.Sender
 	k.log(rule, f, k.pair(k.name(a), k.name(b)), c)
-	m.n.Chain = c
-	return &m.n
+	n.Chain = c
+	return n
 }
 
 // builtNode is a built chain and the node that holds it, allocated
@@ -380,21 +401,43 @@ const slabSize = 64
 // small tree (reserve's hint: its transfers), whose leaves, leaf chains
 // and built nodes number at most its transfers. A block of 64 for a
 // transaction of three transfers was most of what Analyze allocated.
-func (k *kernel) slabLen() int {
-	if k.slabN > 0 {
+//
+// full is the count of a full block for the item's size: slabSize items
+// rounded up to fill the allocation's size class (68 chains of 120 bytes
+// are 8,160 of an 8 KB class, where 64 left 512 bytes unused; 66 built
+// nodes of 184 bytes are 12,144 of a 12 KB class).
+func (k *kernel) slabLen(full int) int {
+	if k.slabN > 0 && k.slabN < slabSize {
 		return k.slabN
 	}
-	return slabSize
+	return full
 }
+
+// Full blocks: see slabLen.
+const (
+	fullBuilt = 66 // builtNode: 184 bytes
+	fullChain = 68 // Chain: 120 bytes
+	fullNode  = 64 // Node: 64 bytes
+)
 
 // newBuilt returns a zero builtNode, carved from a block.
 func (k *kernel) newBuilt() *builtNode {
 	if len(k.builtSlab) == 0 {
-		k.builtSlab = make([]builtNode, k.slabLen())
+		k.builtSlab = make([]builtNode, k.slabLen(fullBuilt))
 	}
 	m := &k.builtSlab[0]
 	k.builtSlab = k.builtSlab[1:]
 	return m
+}
+
+// newChain returns a zero Chain, carved from a block.
+func (k *kernel) newChain() *Chain {
+	if len(k.leafSlab) == 0 {
+		k.leafSlab = make([]Chain, k.slabLen(fullChain))
+	}
+	c := &k.leafSlab[0]
+	k.leafSlab = k.leafSlab[1:]
+	return c
 }
 
 // asChain returns n's chain, wrapping a leaf (a leaf chain carved from a
@@ -403,11 +446,7 @@ func (k *kernel) asChain(n *Node) *Chain {
 	if n.Chain != nil {
 		return n.Chain
 	}
-	if len(k.leafSlab) == 0 {
-		k.leafSlab = make([]Chain, k.slabLen())
-	}
-	c := &k.leafSlab[0]
-	k.leafSlab = k.leafSlab[1:]
+	c := k.newChain()
 	t := n.Leaf
 	*c = Chain{ID: -1, Leaf: t, First: t, Last: t, N: 1} // leafChain's
 	return c
@@ -708,8 +747,8 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		for _, b := range fresh {
 			for _, l := range tr.candidates(b, &buf) {
 				for _, e := range l {
-					if tr.live(e) && e.s <= limit && e.s < tr.seq(b) {
-						cands = append(cands, e.n)
+					if tr.live(e) && int64(e.s) <= limit && int64(e.s) < tr.seq(b) {
+						cands = append(cands, tr.node(e))
 					}
 				}
 			}
@@ -744,7 +783,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		sa := tr.seq(a)
 		lists := tr.candidates(a, &buf)
 		for l, c := range lists { // drop the nodes at or before a
-			lists[l] = c[sort.Search(len(c), func(n int) bool { return c[n].s > sa }):]
+			lists[l] = c[sort.Search(len(c), func(n int) bool { return int64(c[n].s) > sa }):]
 		}
 		for {
 			// Merge: the first live node over the lists, once.
@@ -755,15 +794,15 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 					c = c[1:]
 				}
 				lists[l] = c
-				if len(c) > 0 && (b == nil || c[0].s < sb) {
-					b, sb = c[0].n, c[0].s
+				if len(c) > 0 && (b == nil || int64(c[0].s) < sb) {
+					b, sb = tr.node(c[0]), int64(c[0].s)
 				}
 			}
 			if b == nil {
 				break
 			}
 			for l, c := range lists {
-				if len(c) > 0 && c[0].n == b {
+				if len(c) > 0 && int64(c[0].s) == sb { // b: one live node a number
 					lists[l] = c[1:]
 				}
 			}
@@ -788,12 +827,17 @@ const (
 	listKinds
 )
 
-// entry is a partner list's entry: a node and the number it had when it
-// was listed. Numbers never change, so a list stays sorted by them even as
-// its nodes die; a dead entry is one whose node has no number any more.
+// entry is a partner list's entry: the number its node had when it was
+// listed and the generation of that number's slot then (rootTracker.gen).
+// Numbers never change, so a list stays sorted by them even as its nodes
+// die; a dead entry is one whose slot is empty or has a later generation
+// (a rewrite's result took the number). The node is the slot's (node).
+// Entries hold no pointers: 8 bytes where a (node, number) pair was 16,
+// neither scanned by the collector nor behind write barriers when a list
+// shifts.
 type entry struct {
-	n *Node
-	s int64
+	s int32
+	g int32
 }
 
 // rootTracker indexes the root's kids during the structural fixpoint.
@@ -820,7 +864,7 @@ type rootTracker struct {
 	toks  map[Token]int32
 	ids   map[uint64]int32     // (address number, token number) → junction number
 	byPos []posJunctions       // by transfer position
-	lists [][listKinds][]entry // by junction number, then kind
+	lists [][listKinds]listRef // by junction number, then kind
 	nj    int                  // junctions numbered
 	// deferLists: lists are not made yet (newRootTracker numbers the
 	// kids' junctions first).
@@ -830,20 +874,35 @@ type rootTracker struct {
 
 	partners *[2][]partnerList // partnerLists (a test's variant in tests)
 
-	// Carving space kept for reuse across analyses (see trackerPool).
-	counts []int32
+	// The lists' entries: blocks[0] is the arena the kids' lists are
+	// carved from once counted (kept for reuse across analyses, see
+	// trackerPool), the later blocks those of the lists that outgrew
+	// their room (see carve).
 	arena  []entry
-	more   []entry // the rest of the block grown lists are carved from (see carve)
-	moreN  int     // the size of the next such block
-	peak   int     // the most junctions, addresses or tokens held since made
+	blocks [][]entry
+	moreAt int // entries of the last block carved so far
+	moreN  int // the size of the next such block
+	peak   int // the most junctions, addresses or tokens held since made
+
+	// The kids' slots (the siblings' ns: a number's live node, nil once
+	// removed) and each number's generation, which a rewrite that puts its
+	// result at the number, or empties it, advances (see entry).
+	ns  []*Node
+	gen []int32
 
 	// Scratch reused by nodeStep from call to call.
 	freshBuf, cands []*Node
 
-	// The leaf scan's state (see leafPassRoot).
-	heap  []entry // dirty nodes, by number (stale entries skipped)
-	aside []entry // dirty nodes before the scan's position
-	cur   int64   // the scan's position, as a number
+	// The leaf scan's state (see leafPassRoot): the numbers whose node
+	// may be dirty, as a bitset over the kids' numbers (bit s of
+	// dirty[s/64]) with a summary bit per word (bit w of dirtyW[w/64]:
+	// dirty[w] != 0), and the scan's position. A set bit whose slot is
+	// empty or whose node is clean is stale and cleared when met. It
+	// replaces a heap of (node, number) entries and the entries set aside
+	// before the position: pointer-free, a bit a kid instead of 16 bytes
+	// a mark, and what was set aside stays in place.
+	dirty, dirtyW []uint64
+	cur           int64
 }
 
 // trackerPool keeps root trackers between analyses: a tracker's maps and
@@ -859,8 +918,25 @@ const trackerKeep = 4096
 func newRootTracker(kids []*Node) *rootTracker {
 	tr, _ := trackerPool.Get().(*rootTracker)
 	if tr == nil {
-		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)), toks: map[Token]int32{},
-			ids: make(map[uint64]int32, len(kids)), heap: make([]entry, 0, len(kids))}
+		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)/4), toks: map[Token]int32{},
+			ids: make(map[uint64]int32, len(kids))}
+	}
+	tr.ns = kids
+	if cap(tr.gen) >= len(kids) {
+		tr.gen = tr.gen[:len(kids)]
+	} else {
+		tr.gen = make([]int32, len(kids))
+	}
+	words := (len(kids) + 63) / 64
+	if cap(tr.dirty) >= words {
+		tr.dirty = tr.dirty[:words]
+	} else {
+		tr.dirty = make([]uint64, words)
+	}
+	if nw := (words + 63) / 64; cap(tr.dirtyW) >= nw {
+		tr.dirtyW = tr.dirtyW[:nw]
+	} else {
+		tr.dirtyW = make([]uint64, nw)
 	}
 	// The partner lists are made once the kids' junctions are numbered,
 	// at their number (not grown by doubling as they are numbered).
@@ -899,42 +975,35 @@ func newRootTracker(kids []*Node) *rootTracker {
 	if cap(tr.lists) >= tr.nj {
 		tr.lists = tr.lists[:tr.nj]
 	} else {
-		tr.lists = make([][listKinds][]entry, tr.nj)
+		tr.lists = make([][listKinds]listRef, tr.nj)
 	}
 	tr.deferLists = false
-	counts := tr.counts[:0]
-	if cap(counts) < len(tr.lists)*listKinds {
-		counts = make([]int32, 0, len(tr.lists)*listKinds)
-	}
-	counts = counts[:len(tr.lists)*listKinds]
-	tr.counts = counts
+	// Each list's room is counted into its reference's c, then placed.
 	for _, n := range kids {
 		switch {
 		case n.Leaf != nil:
-			counts[int(tr.junctionOf(n.Leaf, false))*listKinds+leafFrom]++
-			counts[int(tr.junctionOf(n.Leaf, true))*listKinds+leafTo]++
+			tr.lists[tr.junctionOf(n.Leaf, false)][leafFrom].c++
+			tr.lists[tr.junctionOf(n.Leaf, true)][leafTo].c++
 		case nodeCandidate(n):
-			counts[int(tr.junctionOf(n.Chain.First, false))*listKinds+chainOrig]++
-			counts[int(tr.junctionOf(n.Chain.Last, true))*listKinds+chainDest]++
+			tr.lists[tr.junctionOf(n.Chain.First, false)][chainOrig].c++
+			tr.lists[tr.junctionOf(n.Chain.Last, true)][chainDest].c++
 		}
 	}
-	total := 0
-	for _, c := range counts {
-		total += int(c)
+	var off int32
+	for x := range tr.lists {
+		for kind := range tr.lists[x] {
+			r := &tr.lists[x][kind]
+			r.off = off
+			off += r.c
+		}
 	}
 	arena := tr.arena
-	if cap(arena) < total {
-		arena = make([]entry, total)
+	if cap(arena) < int(off) {
+		arena = make([]entry, off)
 	}
-	arena = arena[:total]
+	arena = arena[:off]
 	tr.arena = arena
-	off := 0
-	for i, c := range counts {
-		if c > 0 {
-			tr.lists[i/listKinds][i%listKinds] = arena[off : off : off+int(c)]
-			off += int(c)
-		}
-	}
+	tr.blocks = append(tr.blocks[:0], arena)
 	for p, n := range kids {
 		tr.setSeq(n, int64(p))
 		tr.add(n)
@@ -960,24 +1029,29 @@ func releaseRootTracker(tr *rootTracker) {
 	clear(tr.byPos)
 	clear(tr.lists)
 	tr.lists, tr.nj = tr.lists[:0], 0
-	clear(tr.counts)
 	clear(tr.arena)
-	tr.more, tr.moreN = nil, 0 // its lists are the analysis's (cleared with tr.lists)
+	clear(tr.blocks) // the grown lists' blocks are the analysis's
+	tr.blocks, tr.moreAt, tr.moreN = tr.blocks[:0], 0, 0
 	clear(tr.fresh[:cap(tr.fresh)])
 	clear(tr.freshBuf[:cap(tr.freshBuf)])
 	clear(tr.cands[:cap(tr.cands)])
-	clear(tr.heap[:cap(tr.heap)])
-	clear(tr.aside[:cap(tr.aside)])
+	clear(tr.dirty)
+	clear(tr.dirtyW)
+	clear(tr.gen)
+	tr.ns, tr.gen = nil, tr.gen[:0]
 	tr.fresh, tr.freshBuf, tr.cands = tr.fresh[:0], tr.freshBuf[:0], tr.cands[:0]
-	tr.heap, tr.aside = tr.heap[:0], tr.aside[:0]
+	tr.dirty, tr.dirtyW = tr.dirty[:0], tr.dirtyW[:0]
 	tr.wm, tr.cur, tr.partners = 0, 0, nil
 	trackerPool.Put(tr)
 }
 
 // live reports whether an entry's node is still a kid.
 func (tr *rootTracker) live(e entry) bool {
-	return e.n.rootSeq != 0
+	return tr.ns[e.s] != nil && tr.gen[e.s] == e.g
 }
+
+// node is a live entry's node.
+func (tr *rootTracker) node(e entry) *Node { return tr.ns[e.s] }
 
 // bySeq orders live nodes by number (for slices.SortFunc, which, unlike
 // sort.Slice, allocates nothing).
@@ -1019,16 +1093,20 @@ func (tr *rootTracker) id(addr Address, tok *Token) int32 {
 	tr.nj++
 	tr.ids[key] = x
 	if !tr.deferLists {
-		tr.lists = append(tr.lists, [listKinds][]entry{})
+		tr.lists = append(tr.lists, [listKinds]listRef{})
 	}
 	return x
 }
 
-// posJunctions is what byPos keeps for a transfer: the transfer (so that
-// two transfers that share a position are never confused) and its two
-// junctions' numbers + 1 (0: not numbered yet).
+// posJunctions is what byPos keeps for a transfer: the transfer's
+// address (so that two transfers that share a position are never
+// confused) and its two junctions' numbers + 1 (0: not numbered yet).
+// The address is compared, never followed: it is kept as a number, so
+// that byPos holds no pointers and the collector does not scan it (the
+// transfers are the tree's, reachable from it for the whole fixpoint, and
+// Go's heap objects do not move).
 type posJunctions struct {
-	t *Transfer
+	t uintptr
 	j [2]int32 // source, destination
 }
 
@@ -1041,7 +1119,7 @@ func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
 		side, addr = 1, t.To
 	}
 	pos := int64(t.Pos)
-	if pos >= 0 && pos < int64(len(tr.byPos)) && tr.byPos[pos].t == t && tr.byPos[pos].j[side] != 0 {
+	if pos >= 0 && pos < int64(len(tr.byPos)) && tr.byPos[pos].t == uintptr(unsafe.Pointer(t)) && tr.byPos[pos].j[side] != 0 {
 		return tr.byPos[pos].j[side] - 1
 	}
 	x := tr.id(addr, &t.Token)
@@ -1050,8 +1128,8 @@ func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
 			tr.byPos = append(tr.byPos, make([]posJunctions, max(pos+1, 2*int64(len(tr.byPos)), 256)-int64(len(tr.byPos)))...)
 		}
 		p := &tr.byPos[pos]
-		if p.t != t {
-			*p = posJunctions{t: t}
+		if id := uintptr(unsafe.Pointer(t)); p.t != id {
+			*p = posJunctions{t: id}
 		}
 		p.j[side] = x + 1
 	}
@@ -1062,7 +1140,8 @@ func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
 func (tr *rootTracker) add(n *Node) {
 	s := tr.seq(n)
 	ins := func(kind int, x int32) int32 {
-		l := tr.lists[x][kind]
+		r := &tr.lists[x][kind]
+		l := tr.list(r)
 		if len(l) == cap(l) && len(l) > 0 {
 			// Full: drop the dead entries first (nothing reads a list
 			// while a node is added), so that a list grows with its
@@ -1080,13 +1159,13 @@ func (tr *rootTracker) add(n *Node) {
 		if len(l) == cap(l) {
 			// Still full: move it to room carved from the tracker's
 			// block (one allocation per block, not one per list).
-			l = append(tr.carve(max(4, 2*cap(l))), l...)
+			l = append(tr.carve(r, max(4, 2*cap(l))), l...)
 		}
-		at := sort.Search(len(l), func(x int) bool { return l[x].s > s })
+		at := sort.Search(len(l), func(x int) bool { return int64(l[x].s) > s })
 		l = append(l, entry{})
 		copy(l[at+1:], l[at:])
-		l[at] = entry{n, s}
-		tr.lists[x][kind] = l
+		l[at] = entry{int32(s), tr.gen[s]}
+		r.n = int32(len(l))
 		return x
 	}
 	switch {
@@ -1101,17 +1180,36 @@ func (tr *rootTracker) add(n *Node) {
 	}
 }
 
-// carve returns an empty list with room for c entries, carved from the
-// tracker's current block of grown lists (see add).
-func (tr *rootTracker) carve(c int) []entry {
-	if len(tr.more) < c {
+// listRef is where a partner list is: entries off to off+n of
+// tr.blocks[blk], with room to off+c. The references hold no pointers
+// (the collector does not scan them) and are 16 bytes a list where a
+// slice header was 24, and they take the place of the counts the lists
+// were sized from.
+type listRef struct {
+	blk, off, n, c int32
+}
+
+// list returns the list r refers to (nil when it has no room).
+func (tr *rootTracker) list(r *listRef) []entry {
+	if r.c == 0 {
+		return nil
+	}
+	return tr.blocks[r.blk][r.off : r.off+r.n : r.off+r.c]
+}
+
+// carve moves r to an empty list with room for c entries, carved from the
+// tracker's current block of grown lists (see add), and returns it.
+func (tr *rootTracker) carve(r *listRef, c int) []entry {
+	if len(tr.blocks) < 2 || tr.moreAt+c > len(tr.blocks[len(tr.blocks)-1]) {
 		size := max(tr.moreN, 16)
-		tr.more = make([]entry, max(c, size))
+		tr.blocks = append(tr.blocks, make([]entry, max(c, size)))
+		tr.moreAt = 0
 		tr.moreN = min(2*size, listBlock) // blocks double up to listBlock
 	}
-	l := tr.more[:0:c]
-	tr.more = tr.more[c:]
-	return l
+	b := len(tr.blocks) - 1
+	r.blk, r.off, r.n, r.c = int32(b), int32(tr.moreAt), 0, int32(c)
+	tr.moreAt += c
+	return tr.blocks[b][r.off : r.off : r.off+r.c]
 }
 
 // listBlock is the most entries of a block grown lists are carved from
@@ -1122,6 +1220,8 @@ const listBlock = 256
 // and second leave.
 func (tr *rootTracker) replace(first, second, r *Node) {
 	s := tr.seq(first)
+	tr.gen[s]++
+	tr.gen[tr.seq(second)]++
 	first.rootSeq, second.rootSeq = 0, 0
 	tr.setSeq(r, s)
 	tr.add(r)
@@ -1152,7 +1252,7 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 		pls = tr.partners[1]
 	}
 	for _, p := range pls {
-		out = append(out, tr.lists[x.rootJ[p.slot]][p.kind])
+		out = append(out, tr.list(&tr.lists[x.rootJ[p.slot]][p.kind]))
 	}
 	return out
 }
@@ -1163,11 +1263,27 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 // where a frame's reduced children stay, in place, as its parent's: no
 // slice per frame, nothing copied to lift. The slice returned aliases the
 // stack, and is the caller's until the next reduce.
+//
+// Below the root the kernel writes nothing into a leaf's node, so the
+// frames are reduced on T0's own leaf nodes; the leaves that reach the
+// root, where the root tracker keeps its marks in the nodes, are copied
+// here (leafNode). A leaf consumed by a rule below the root costs no node.
+//
+// While it runs no root tracker exists and a node is held only by its
+// sibling slot (the step log keeps names), so build may reuse a consumed
+// built operand's node (k.reuse).
 func (k *kernel) reduce(n *Node) []*Node {
 	base := len(k.stack)
+	k.reuse = k.tr == nil
 	k.reduceOnStack(n)
+	k.reuse = false
 	out := k.stack[base:]
 	k.stack = k.stack[:base:base]
+	for i, c := range out {
+		if c.Leaf != nil {
+			out[i] = k.leafNode(c.Leaf)
+		}
+	}
 	return out
 }
 
@@ -1177,7 +1293,7 @@ func (k *kernel) reduceOnStack(n *Node) {
 	base := len(k.stack)
 	for _, c := range n.Children {
 		if c.Frame == nil {
-			k.stack = append(k.stack, k.leafNode(c.Leaf))
+			k.stack = append(k.stack, c) // T0's node, read only (see reduce)
 			continue
 		}
 		at := len(k.stack)
@@ -1199,11 +1315,11 @@ func (k *kernel) reduceOnStack(n *Node) {
 
 // leafNode returns a new node for the leaf t, carved from a block: the
 // kernel rewrites its own nodes (the root tracker's marks are in them)
-// and only reads the tree it is given, so the leaves are the only nodes
-// it copies.
+// and only reads the tree it is given, so the leaves that reach the root
+// are the only nodes it copies (see reduce).
 func (k *kernel) leafNode(t *Transfer) *Node {
 	if len(k.nodeSlab) == 0 {
-		k.nodeSlab = make([]Node, k.slabLen())
+		k.nodeSlab = make([]Node, k.slabLen(fullNode))
 	}
 	n := &k.nodeSlab[0]
 	k.nodeSlab = k.nodeSlab[1:]
@@ -1325,7 +1441,7 @@ func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 					c.Label = r.label
 					name := k.chainName(c)
 					k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
-						note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: gistNote}})
+						noteLabel: c.Label, noteKind: gistNote, note: stepNote{cfg: k.cfg, chain: c}})
 					changed = true
 					break
 				}
@@ -1386,7 +1502,7 @@ func (k *kernel) validate(root *Frame, kids []*Node) {
 			c.Label, c.Downgraded = r.label, true
 			name := k.chainName(c)
 			k.steps = append(k.steps, Step{Rule: r.rule, Frame: root.Index, Operands: k.one(name), Result: name,
-				note: stepNote{cfg: k.cfg, chain: c, label: c.Label, kind: balanceNote}})
+				noteLabel: c.Label, noteKind: balanceNote, note: stepNote{cfg: k.cfg, chain: c}})
 			break
 		}
 	}
@@ -1456,7 +1572,7 @@ func (k *kernel) leafPassRoot(f *Frame, s *siblings) {
 	tr := k.tr
 	tr.cur = math.MinInt64
 	for k.err == nil {
-		x := tr.nextDirty()
+		x := tr.nextDirty(s)
 		if x == nil {
 			break
 		}
@@ -1470,6 +1586,7 @@ func (k *kernel) leafPassRoot(f *Frame, s *siblings) {
 			}
 		}
 		x.rootDirty = false // its check failed on its current three nodes
+		tr.clearDirty(tr.seq(x))
 		tr.cur = tr.seq(x) + 1
 	}
 }
@@ -1478,8 +1595,45 @@ func (k *kernel) leafPassRoot(f *Frame, s *siblings) {
 func (tr *rootTracker) mark(n *Node) {
 	if !n.rootDirty {
 		n.rootDirty = true
-		tr.heap = heapPush(tr.heap, entry{n, tr.seq(n)})
+		x := tr.seq(n)
+		tr.dirty[x>>6] |= 1 << (x & 63)
+		tr.dirtyW[x>>12] |= 1 << ((x >> 6) & 63)
 	}
+}
+
+// clearDirty clears number x's bit (its node is clean, or gone).
+func (tr *rootTracker) clearDirty(x int64) {
+	w := x >> 6
+	tr.dirty[w] &^= 1 << (x & 63)
+	if tr.dirty[w] == 0 {
+		tr.dirtyW[w>>6] &^= 1 << (w & 63)
+	}
+}
+
+// firstDirty returns the first number at or after x whose bit is set, or
+// -1.
+func (tr *rootTracker) firstDirty(x int64) int64 {
+	x = max(x, 0)
+	w := x >> 6
+	if w >= int64(len(tr.dirty)) {
+		return -1
+	}
+	if b := tr.dirty[w] &^ (1<<(x&63) - 1); b != 0 {
+		return w<<6 | int64(bits.TrailingZeros64(b))
+	}
+	// The next non-empty word, by the summary.
+	w++
+	for W := w >> 6; W < int64(len(tr.dirtyW)); W++ {
+		b := tr.dirtyW[W]
+		if W == w>>6 {
+			b &^= 1<<(w&63) - 1
+		}
+		if b != 0 {
+			v := W<<6 | int64(bits.TrailingZeros64(b))
+			return v<<6 | int64(bits.TrailingZeros64(tr.dirty[v]))
+		}
+	}
+	return -1
 }
 
 // touch marks what a change at a position (a new node there, or a removal
@@ -1504,79 +1658,27 @@ func (tr *rootTracker) touch(s *siblings, p, q int32) {
 }
 
 // backUp moves the scan to the node before slot i (or i, the first), as
-// leafPass does after a rewrite at i, and makes the dirty nodes set aside
-// before it available.
+// leafPass does after a rewrite at i: the dirty nodes from there on are
+// the scan's again.
 func (tr *rootTracker) backUp(s *siblings, i int32) {
 	if p := s.prev[i]; p >= 0 {
 		i = p
 	}
 	tr.cur = tr.seq(s.ns[i])
-	keep := tr.aside[:0]
-	for _, e := range tr.aside {
-		if e.s >= tr.cur {
-			tr.heap = heapPush(tr.heap, e)
-		} else {
-			keep = append(keep, e)
-		}
-	}
-	tr.aside = keep
 }
 
 // nextDirty returns the first live dirty node at or after the scan's
-// position, or nil; dirty nodes before it are set aside for the next pass.
-func (tr *rootTracker) nextDirty() *Node {
-	for len(tr.heap) > 0 {
-		e := tr.heap[0]
-		if e.n.rootSeq == 0 || tr.seq(e.n) != e.s || !e.n.rootDirty {
-			tr.heap = heapPop(tr.heap)
-			continue
+// position, or nil; the dirty nodes before it wait for the next pass
+// (their bits stay set).
+func (tr *rootTracker) nextDirty(s *siblings) *Node {
+	for {
+		x := tr.firstDirty(tr.cur)
+		if x < 0 {
+			return nil
 		}
-		if e.s < tr.cur {
-			tr.heap = heapPop(tr.heap)
-			tr.aside = append(tr.aside, e)
-			continue
+		if n := s.ns[x]; n != nil && n.rootDirty {
+			return n
 		}
-		return e.n
+		tr.clearDirty(x) // stale: the slot is empty, or its node clean
 	}
-	// The pass is over: what was set aside is for the next one.
-	for _, e := range tr.aside {
-		tr.heap = heapPush(tr.heap, e)
-	}
-	tr.aside = tr.aside[:0]
-	return nil
-}
-
-// heapPush and heapPop keep a binary min-heap of entries by number.
-func heapPush(h []entry, e entry) []entry {
-	h = append(h, e)
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if h[p].s <= h[i].s {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	return h
-}
-
-func heapPop(h []entry) []entry {
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && h[l].s < h[m].s {
-			m = l
-		}
-		if l+1 < n && h[l+1].s < h[m].s {
-			m = l + 1
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	return h
 }

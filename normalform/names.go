@@ -116,20 +116,19 @@ const (
 )
 
 // stepNote is a step's note as data: the chain the step built or
-// relabelled, its label then, and the configuration whose token names the
-// note uses. Chains' endpoints, tokens and balances do not change once
-// built, so rendering later says what rendering then would have.
+// relabelled and the configuration whose token names the note uses; the
+// chain's label then and the note's kind are the step's (Step.noteLabel,
+// Step.noteKind). Chains' endpoints, tokens and balances do not change
+// once built, so rendering later says what rendering then would have.
 type stepNote struct {
 	cfg   *Config
 	chain *Chain
-	label Label
-	kind  noteKind
 }
 
 // NoteText is the step's note for people: Note when it is set, else the
 // note rendered from the step's data ("" when it has none).
 func (s Step) NoteText() string {
-	if s.Note != "" || s.note.kind == noNote {
+	if s.Note != "" || s.noteKind == noNote {
 		return s.Note
 	}
 	return string(s.appendNoteText(make([]byte, 0, 64)))
@@ -138,13 +137,13 @@ func (s Step) NoteText() string {
 // appendNoteText appends NoteText() to b (the encoder's steps render
 // notes into one reused buffer).
 func (s *Step) appendNoteText(b []byte) []byte {
-	if s.Note != "" || s.note.kind == noNote {
+	if s.Note != "" || s.noteKind == noNote {
 		return append(b, s.Note...)
 	}
 	n := &s.note
 	c := n.chain
-	b = appendGist(b, n.cfg, c, n.label)
-	if n.kind == balanceNote {
+	b = appendGist(b, n.cfg, c, s.noteLabel)
+	if s.noteKind == balanceNote {
 		d := c.BalanceAt(c.Origin(), c.TokIn())
 		b = fmt.Appendf(b, ": δ[%s, %s] = %s", ShortAddr(c.Origin()), n.cfg.TokenName(c.TokIn()), d)
 	}

@@ -26,7 +26,10 @@ var Shapes = []struct {
 // token back from a nested callback frame, so that the two legs of an arm
 // are not siblings in T0 and meet only after the frames are lifted. About
 // n transfers.
-func StarTx(n int, seed int64) *normalform.Tx {
+func StarTx(n int, seed int64) *normalform.Tx { return compact(starTx(n, seed)) }
+
+// starTx is StarTx before compact: the tree as the Builder made it.
+func starTx(n int, seed int64) *normalform.Tx {
 	r := rand.New(rand.NewSource(seed))
 	b := &Builder{}
 	var kids []*normalform.Node
@@ -45,7 +48,10 @@ func StarTx(n int, seed int64) *normalform.Tx {
 // pays the next in a different token, from its own frame, and the last
 // returns WETH to SC; every hop's frame has a balance check, so that the
 // frames stay apart in T0.
-func ChainTx(n int, seed int64) *normalform.Tx {
+func ChainTx(n int, seed int64) *normalform.Tx { return compact(chainTx(n, seed)) }
+
+// chainTx is ChainTx before compact: the tree as the Builder made it.
+func chainTx(n int, seed int64) *normalform.Tx {
 	r := rand.New(rand.NewSource(seed))
 	b := &Builder{}
 	kids := []*normalform.Node{b.T("SC", "ChainPool0", "100", "WETH", "SC")}
@@ -63,7 +69,10 @@ func ChainTx(n int, seed int64) *normalform.Tx {
 // ScaleRandomTx builds a random tree of about n transfers: nested frames,
 // transfers among n/8+6 addresses in 12 tokens (WETH and ETH among them),
 // some mints and burns.
-func ScaleRandomTx(n int, seed int64) *normalform.Tx {
+func ScaleRandomTx(n int, seed int64) *normalform.Tx { return compact(scaleRandomTx(n, seed)) }
+
+// scaleRandomTx is ScaleRandomTx before compact: the tree as the Builder made it.
+func scaleRandomTx(n int, seed int64) *normalform.Tx {
 	r := rand.New(rand.NewSource(seed))
 	names := []string{"EOA", "SC", "WETH"}
 	for i := 0; i < n/8+3; i++ {
