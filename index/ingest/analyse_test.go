@@ -83,8 +83,12 @@ func analysisDigest(tb testing.TB, txs []*normalform.Tx) string {
 // 3,000 synthetic transactions (records, NF, keys, block facts) is the
 // same as at the branch point of issue 22's session-6 ingest work
 // (4fad24e): the CPU work taken out of the analyser changes no byte.
+// The digest includes %+v dumps of the record and the facts, which
+// print fields in declaration order: s6-slope's Token (Addr, Kind, ID)
+// changed them, and only them (the digest without the dumps is the same
+// before and after that merge), so want was set again then.
 func TestAnalyseOutputUnchanged(t *testing.T) {
-	const want = "cc1bdde13d0925ce2f0f61f9d3a144b0c8562e6aedea5dc6db31ce7a72cb32f4"
+	const want = "fccfc660f7d6344e5f69c43977219cc45f69a194957dac5dd4a8818b3bcf5ca9"
 	txs := syntheticTxs(t, 30)
 	if len(txs) != 3000 {
 		t.Fatalf("%d transactions, want 3000", len(txs))
