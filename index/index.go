@@ -625,7 +625,7 @@ func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32
 // Delete removes a transaction's record and all its keys (ErrNotFound
 // when it is not there).
 func (ix *Index) Delete(tx normalform.Hash) error {
-	if err := ix.roomFor(64 << 10); err != nil {
+	if err := ix.roomFor(128 << 10); err != nil { // its keys, and its page rewritten (pages.go)
 		return err
 	}
 	ix.recMu.Lock()
