@@ -116,8 +116,9 @@ func (w *wtx) page(l Loc) (*wpage, error) {
 		case err != nil:
 			return nil, err
 		default:
-			// A Get's value is the transaction's own copy: the records
-			// may be slices of it.
+			// A copy (a page past Badger's value threshold lives in the
+			// value log, valid only inside Value): the records are slices
+			// of it, kept until the transaction ends.
 			v, err := item.ValueCopy(nil)
 			if err != nil {
 				return nil, err
