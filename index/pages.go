@@ -11,7 +11,7 @@ import (
 	"github.com/flowq/flowq/index/layout"
 )
 
-// Record pages (schema 11, layout/page.go): the records of up to 64
+// Record pages (schema 11, layout/page.go): the records of up to 16
 // consecutive positions of a block under one key. Every reader of a
 // record goes through a recSource (a read transaction's, which keeps
 // the last page it read, or a write transaction's page cache); every

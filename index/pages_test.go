@@ -19,11 +19,11 @@ import (
 // Record pages (schema 11, pages.go, layout/page.go).
 
 // pagedRecords are the corpus's records at positions chosen to fill,
-// share and skip pages: block 500 at indexes 3i (pages of 22 records,
-// the last partial), block 501 at 64+i for the first 5 (one page not at
-// index 0), block 502 at index 63 (a page's last position) and 64 (the
-// next page's first); the corpus's records without an index keep their
-// position (lone keys).
+// share and skip pages (S is layout.PageSpan): block 500 at indexes 3i
+// (a third of each page, the last partial), block 501 at S+i for the
+// first 5 (one page not at index 0), block 502 at index S-1 (a page's
+// last position) and S (the next page's first); the corpus's records
+// without an index keep their position (lone keys).
 func pagedRecords(t testing.TB) []*Record {
 	t.Helper()
 	var out []*Record
@@ -41,11 +41,11 @@ func pagedRecords(t testing.TB) []*Record {
 		if rec.Loc.Known() {
 			switch {
 			case n < 5:
-				rec.Loc = Loc{Block: 501, Index: uint32(64 + n)}
+				rec.Loc = Loc{Block: 501, Index: uint32(layout.PageSpan + n)}
 			case n == 5:
-				rec.Loc = Loc{Block: 502, Index: 63}
+				rec.Loc = Loc{Block: 502, Index: layout.PageSpan - 1}
 			case n == 6:
-				rec.Loc = Loc{Block: 502, Index: 64}
+				rec.Loc = Loc{Block: 502, Index: layout.PageSpan}
 			default:
 				rec.Loc = Loc{Block: 500, Index: uint32(3 * (n - 7))}
 			}
@@ -146,7 +146,7 @@ func TestPagesReadBack(t *testing.T) {
 				t.Fatalf("batched %v: ByHash exact of the record at %s: found %v, %v", batched, l, found, err)
 			}
 		}
-		for _, l := range []Loc{{Block: 500, Index: 1}, {Block: 501, Index: 0}, {Block: 501, Index: 63}, {Block: 502, Index: 65}, {Block: 503, Index: 0}} {
+		for _, l := range []Loc{{Block: 500, Index: 1}, {Block: 501, Index: 0}, {Block: 501, Index: layout.PageSpan - 1}, {Block: 502, Index: layout.PageSpan + 1}, {Block: 503, Index: 0}} {
 			if _, err := ix.GetAt(l); !errors.Is(err, ErrNotFound) {
 				t.Fatalf("GetAt(%s), no record there: %v", l, err)
 			}
@@ -179,7 +179,7 @@ func TestPagesReadBack(t *testing.T) {
 				want500++
 			}
 		}
-		if len(inBlock) != want500 || want500 < 64 {
+		if len(inBlock) != want500 || want500 <= layout.PageSpan {
 			t.Fatalf("ByBlocks(500): %d records, want %d (more than a page)", len(inBlock), want500)
 		}
 		for i, l := range inBlock {
@@ -223,8 +223,8 @@ func TestPageMoves(t *testing.T) {
 			}
 		}
 	}
-	// mover is at block 501 index 68 (page 64..127, with four others),
-	// or in block 500: either way, move it twice.
+	// mover is in block 501's page (with four others), or in block
+	// 500's: either way, move it twice.
 	from := mover.Loc
 	for _, to := range []Loc{{Block: from.Block, Index: from.Index + 200}, {Block: 777, Index: 5}} {
 		before := pageKeys(t, ix)
@@ -272,7 +272,7 @@ func TestPageDeleteLast(t *testing.T) {
 	ctx := context.Background()
 	recs := pagedRecords(t)
 	ix := openPaged(t)
-	var page []*Record // block 501's page 64..127
+	var page []*Record // block 501's page S..2S-1
 	for _, r := range recs {
 		if err := ix.PutRecord(r); err != nil {
 			t.Fatal(err)
@@ -319,7 +319,7 @@ func TestBatchReadsEarlierPage(t *testing.T) {
 	fin := &Finish{Name: "two"}
 	var in500 []*Record
 	for _, r := range recs {
-		if r.Loc.Block == 500 && r.Loc.Index < 64 {
+		if r.Loc.Block == 500 && r.Loc.Index < layout.PageSpan {
 			in500 = append(in500, r)
 		}
 	}
@@ -442,15 +442,15 @@ func TestPageDamaged(t *testing.T) {
 	if at == nil {
 		t.Fatal("no record at block 500 index 3")
 	}
-	other := Loc{Block: 502, Index: 64}
+	other := Loc{Block: 502, Index: layout.PageSpan}
 	damages := map[string]func(v []byte) []byte{
 		"cut short":    func(v []byte) []byte { return v[:len(v)/2] },
 		"version":      func(v []byte) []byte { v = append([]byte(nil), v...); v[0] = 9; return v },
 		"empty":        func([]byte) []byte { return []byte{} },
 		"no record":    func([]byte) []byte { return []byte{layout.PageVersion} },
 		"out of order": func(v []byte) []byte { v = append([]byte(nil), v...); return append(v, 0, 1, 7) },
-		"past its end": func(v []byte) []byte { v = append([]byte(nil), v...); return append(v, 63, 0x7f, 1) },
-		"offset 64":    func(v []byte) []byte { v = append([]byte(nil), v...); return append(v, 64, 1, 1) },
+		"past its end": func(v []byte) []byte { v = append([]byte(nil), v...); v[2], v[3], v[4] = 0xff, 0xff, 0x7f; return v }, // the first entry's length
+		"offset past":  func(v []byte) []byte { v = append([]byte(nil), v...); return append(v, layout.PageSpan, 1, 1) },
 	}
 	for name, damage := range damages {
 		t.Run(name, func(t *testing.T) {
@@ -482,8 +482,8 @@ func TestPageDamaged(t *testing.T) {
 			}
 			// A point read of a record after the damage, or every record
 			// when the page's front is damaged.
-			_, err := ix.GetAt(Loc{Block: 500, Index: 63})
-			if name != "cut short" && name != "out of order" && name != "past its end" && name != "offset 64" {
+			_, err := ix.GetAt(Loc{Block: 500, Index: 3 * ((layout.PageSpan - 1) / 3)}) // the page's last
+			if name != "cut short" && name != "out of order" && name != "past its end" && name != "offset past" {
 				named("GetAt", err)
 			} else if err != nil && !errors.Is(err, ErrNotFound) {
 				named("GetAt", err)
@@ -511,7 +511,7 @@ func TestPageDamaged(t *testing.T) {
 //	go test ./index -run '^$' -fuzz FuzzWalkPage -fuzztime 30s
 func FuzzWalkPage(f *testing.F) {
 	var recs [layout.PageSpan][]byte
-	recs[0], recs[5], recs[63] = []byte{1, 2, 3}, bytes.Repeat([]byte{7}, 200), []byte{9}
+	recs[0], recs[layout.PageSpan/2], recs[layout.PageSpan-1] = []byte{1, 2, 3}, bytes.Repeat([]byte{7}, 200), []byte{9}
 	v, _ := layout.AppendPage(nil, &recs)
 	f.Add(v)
 	f.Add(v[:len(v)-1])

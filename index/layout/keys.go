@@ -31,7 +31,7 @@ import (
 //	0x04 dict    0x04 u8 level (1 shape, 2 tokens, 3 family), hash    id
 //	0x05 name    0x05 id                                              u8 level, hash
 //	0x06 next    0x06                                                 u32: the next id to assign
-//	0x10 tx      0x10 u40 block u24 (index &^ 63)                     record page: u8 version, per record u8 (index & 63), uvarint length, Record (page.go, record.go)
+//	0x10 tx      0x10 u40 block u24 (index &^ 15)                     record page: u8 version, per record u8 (index & 15), uvarint length, Record (page.go, record.go)
 //	             0x10 loc (index unknown: 0xffffff, hash)             Record (record.go): a lone record
 //	0x11 txhash  0x11 tag of the transaction hash                     loc, loc, ...: the positions of the transactions with that tag, in key order
 //	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, loc        (none)
@@ -56,7 +56,7 @@ import (
 //
 // Records are keyed by position, so a block range or a full scan reads
 // them in order with one iterator; since schema 11 a key holds a page of
-// up to 64 positions' records (page.go), which scans walk as one key. A record's normal form (its encoded
+// up to 16 positions' records (page.go), which scans walk as one key. A record's normal form (its encoded
 // analysis with the step log, the larger part of its bytes) is not in
 // the record but under its own key at the same position (0x1b): scans,
 // which filter and show the record's fields, copy and decode about 300
@@ -126,7 +126,7 @@ import (
 
 // SchemaVersion is the version of the key layout and of the values'
 // encodings. Open refuses an index written with another. Version 11:
-// record pages (page.go; issue 22): the records of up to 64 consecutive
+// record pages (page.go; issue 22): the records of up to 16 consecutive
 // positions of a block under one tx key, so that a scan walks one Badger
 // key a page instead of one a record (the cost of a scan is per key);
 // records whose index is unknown keep their own key, and the record

@@ -6,14 +6,23 @@ import (
 )
 
 // Record pages (schema 11, issue 22). The records of a block's known
-// positions are grouped 64 consecutive positions to a key: a scan walks
+// positions are grouped 16 consecutive positions to a key: a scan walks
 // one Badger key a page instead of one a record, and Badger's cost of a
 // scan is per key (its merge iterator, the version checks), not per
 // byte.
 //
-//	key   0x10 u40 block u24 (index &^ 63)          the tx key of the page's first position (9 bytes)
+//	key   0x10 u40 block u24 (index &^ 15)          the tx key of the page's first position (9 bytes)
 //	value u8 PageVersion, then per record present, in index order:
-//	      u8 (index & 63), uvarint length, the record (record.go, unchanged)
+//	      u8 (index & 15), uvarint length, the record (record.go, unchanged)
+//
+// Why 16 and not 64: a point read (a lookup's row) copies its whole page
+// out of Badger (its Get, like its iterator, copies every value), so the
+// page's size is paid a row; a scan's saving is per key, nearly all of
+// it at 16 (7 keys a 100 records against 100; at 64, 2). Measured at
+// 200,000 synthetic transactions (BENCHMARKS.md, "Record pages (schema
+// 11)"): the filtered find the same at 8, 16 and 64 (about 30% less CPU
+// than a key a record), the lookup of every row of a busy bot 1.3x the
+// CPU of a key a record at 16 and 2x at 64.
 //
 // A record whose index is unknown (its loc holds 0xffffff and the hash:
 // a 41-byte key) keeps its own key, its value the record alone; such
@@ -21,8 +30,9 @@ import (
 // record by the key's length (IsPageKey). A page holds at least one
 // record: an empty one is deleted.
 
-// PageSpan is the number of consecutive positions a page holds.
-const PageSpan = 64
+// PageSpan is the number of consecutive positions a page holds (at
+// most 256: an entry's offset is a byte).
+const PageSpan = 16
 
 // PageVersion is a page value's first byte.
 const PageVersion = 1
