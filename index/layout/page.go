@@ -3,6 +3,8 @@ package layout
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/flowq/flowq/normalform"
 )
 
 // Record pages (schema 11, issue 22). The records of a block's known
@@ -43,6 +45,7 @@ const PageVersion = 1
 func PageLoc(l Loc) Loc {
 	if l.Known() {
 		l.Index &^= PageSpan - 1
+		l.Tx = normalform.Hash{} // as in its key (a known position's hash is not part of it)
 	}
 	return l
 }
