@@ -541,3 +541,85 @@ func FuzzWalkPage(f *testing.F) {
 		}
 	})
 }
+
+// TestBatchTooBigSplits: a batch too big for one Badger transaction
+// (its keys and the pages written at its end) is split and written
+// whole: every record at its position, each page holding its records.
+func TestBatchTooBigSplits(t *testing.T) {
+	ctx := context.Background()
+	base := pagedRecords(t)
+	ix := openPaged(t)
+	b, err := ix.Batches(ctx, normalform.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fin := &Finish{Name: "big"}
+	var ops []Op
+	var locs []Loc
+	const n = 6000 // about 6 MB of keys and values: past Badger's 4.8 MB a transaction
+	for i := range n {
+		r := *base[i%len(base)]
+		r.Hash = normalform.Hash{byte(i), byte(i >> 8), 0xb1}
+		r.Loc = Loc{Block: 9000 + uint64(i/100), Index: uint32(i % 100)}
+		locs = append(locs, r.Loc)
+		ops = append(ops, Op{Entry: NewEntry(&r), Owner: fin})
+	}
+	if err := b.Write(ops); err != nil {
+		t.Fatal(err)
+	}
+	if len(fin.Failures) != 0 {
+		t.Fatalf("%d transactions dropped: %v", len(fin.Failures), fin.Failures[0].Msg)
+	}
+	if got, err := ix.Count(ctx); err != nil || got != n {
+		t.Fatalf("Count: %d, %v; want %d", got, err, n)
+	}
+	for i, l := range locs {
+		if i%97 != 0 {
+			continue
+		}
+		if rec, err := ix.GetAt(l); err != nil || rec.Hash != (normalform.Hash{byte(i), byte(i >> 8), 0xb1}) {
+			t.Fatalf("GetAt(%s): %v", l, err)
+		}
+	}
+	st, err := ix.Stats(ctx)
+	if err != nil || st[KindTx].Pages != 60*((100+layout.PageSpan-1)/layout.PageSpan) {
+		t.Fatalf("Stats: %+v %v", st[KindTx], err)
+	}
+}
+
+// TestBatchFlushTooBig: a batch whose pages, written at its end, find
+// the Badger transaction too big (the hook stands for Badger here) is
+// split in halves and written whole, as when a record's keys do.
+func TestBatchFlushTooBig(t *testing.T) {
+	ctx := context.Background()
+	recs := pagedRecords(t)
+	ix := openPaged(t)
+	b, err := ix.Batches(ctx, normalform.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fired := 0
+	ix.hook = func(op string, k []byte) error {
+		if op == "set" && layout.IsPageKey(k) && fired == 0 {
+			fired++
+			return badger.ErrTxnTooBig
+		}
+		return nil
+	}
+	fin := &Finish{Name: "flush"}
+	var ops []Op
+	for _, r := range recs {
+		ops = append(ops, Op{Entry: NewEntry(r), Owner: fin})
+	}
+	err = b.Write(ops)
+	ix.hook = nil
+	if err != nil || fired != 1 || len(fin.Failures) != 0 {
+		t.Fatalf("Write: %v (the page write refused %d times, %d failures)", err, fired, len(fin.Failures))
+	}
+	if n, err := ix.Count(ctx); err != nil || n != len(recs) {
+		t.Fatalf("Count: %d %v; want %d", n, err, len(recs))
+	}
+	if err := ix.Verify(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
