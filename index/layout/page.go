@@ -93,7 +93,7 @@ func WalkPage(page Loc, v []byte, fn func(l Loc, rec []byte) error) error {
 			return &PageError{Page: page, Pos: -1, Msg: fmt.Sprintf("entry offset %d after %d (want increasing, below %d)", low, last, PageSpan)}
 		}
 		n, w := binary.Uvarint(b[1:])
-		if w <= 0 || n == 0 || n > uint64(len(b)-1-w) {
+		if w <= 0 || w != uvarintLen(n) || n == 0 || n > uint64(len(b)-1-w) { // minimal, as AppendPage writes it
 			return &PageError{Page: page, Pos: pos, Msg: fmt.Sprintf("record length does not fit the %d bytes left", len(b)-1)}
 		}
 		rec := b[1+w : 1+w+int(n)]
