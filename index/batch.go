@@ -201,21 +201,18 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 		case errors.Is(err, badger.ErrTxnTooBig):
 			txn.Discard()
 			unlock()
-			if len(ops) > 1 {
-				half := len(ops) / 2
-				if err := w.commit(ops[:half]); err != nil {
-					return nil, err
-				}
-				return nil, w.commit(ops[half:])
-			}
-			if ops[0].Entry == nil {
-				return nil, fmt.Errorf("%s: the input's failures and marker do not fit in one write", ops[0].Fin.Name)
-			}
-			w.drop(&ops[0], fmt.Sprintf("tx %s: its record and keys do not fit in one Badger write", ops[0].Entry.Rec.Hash.Hex()))
-			return nil, nil
+			return nil, w.split(ops)
 		default:
 			return nil, err
 		}
+	}
+	// The record pages the batch changed, each written once (pages.go).
+	if err := wt.flush(); errors.Is(err, badger.ErrTxnTooBig) {
+		txn.Discard()
+		unlock()
+		return nil, w.split(ops)
+	} else if err != nil {
+		return nil, err
 	}
 	if err := txn.Commit(); err != nil {
 		return wt, err
@@ -225,6 +222,23 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 		w.memo.add(f)
 	}
 	return wt, nil
+}
+
+// split writes a batch too big for one Badger transaction in two
+// halves, or drops its one transaction.
+func (w *Batches) split(ops []Op) error {
+	if len(ops) > 1 {
+		half := len(ops) / 2
+		if err := w.commit(ops[:half]); err != nil {
+			return err
+		}
+		return w.commit(ops[half:])
+	}
+	if ops[0].Entry == nil {
+		return fmt.Errorf("%s: the input's failures and marker do not fit in one write", ops[0].Fin.Name)
+	}
+	w.drop(&ops[0], fmt.Sprintf("tx %s: its record and keys do not fit in one Badger write", ops[0].Entry.Rec.Hash.Hex()))
+	return nil
 }
 
 // drop turns a transaction that cannot be written into a failure of its

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -53,18 +54,17 @@ func (ix *Index) CountHashes(ctx context.Context, level normalform.Level, blocks
 			if err != nil || len(rest) != 0 {
 				return fmt.Errorf("%w: hash key %x: its position does not parse", ErrBadKey, first)
 			}
-			item, err := txn.Get(TxKey(l).Bytes())
-			if err != nil {
-				return fmt.Errorf("%s hash key at %s: its record: %w", level, l, err)
-			}
 			var tx normalform.Hash
-			if err := item.Value(func(v []byte) error {
+			if err := recordValue(txn, l, func(v []byte) error {
 				var ok bool
 				if tx, ok = layout.HashOf(v); !ok {
 					return fmt.Errorf("record at %s: %w", l, ErrBadRecord)
 				}
 				return nil
 			}); err != nil {
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					return fmt.Errorf("%s hash key at %s: its record: %w", level, l, err)
+				}
 				return err
 			}
 			return fn(h, n, Ref{Hash: tx, Loc: l})

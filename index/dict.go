@@ -138,6 +138,10 @@ type wtx struct {
 	// dirty are the blocks whose dirty key this transaction has written
 	// (blocks.go).
 	dirty map[uint64]bool
+	// pages are the record pages the transaction has read or changed
+	// (pages.go); abs, when set, says which cannot exist (absent.go).
+	pages map[Loc]*wpage
+	abs   *absent
 }
 
 func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }

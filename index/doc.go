@@ -20,8 +20,9 @@
 // the block each shape was first seen, by verdict and tier, by profit per
 // token in numeric order (losses first), by address and token touched.
 // They end in the transaction's position and lead to its record with one
-// point read; a block range and a full scan read the records themselves in
-// order. Shape, tokens and family hashes are held as small dictionary ids,
+// point read (of its page: the records of 16 consecutive positions of a
+// block are one key, layout/page.go); a block range and a full scan read
+// the records themselves in order, a page a key. Shape, tokens and family hashes are held as small dictionary ids,
 // and hashes, addresses and tokens in keys as 6-byte tags checked against
 // the record. layout/keys.go documents every key kind by its byte layout;
 // ParseKey is the inverse of Key.Bytes.

@@ -74,7 +74,7 @@ func TestFirstSeenValueIsLoc(t *testing.T) {
 	for _, f := range firsts {
 		var least *Ref
 		if err := ix.db.View(func(txn *badger.Txn) (err error) {
-			least, err = leastOfBot(txn, ix.namesIn(txn), f.bot, f.shape)
+			least, err = leastOfBot(txn, newTxnRecs(txn), ix.namesIn(txn), f.bot, f.shape)
 			return err
 		}); err != nil || least == nil {
 			t.Fatalf("bot %x shape %d: least %v %v", f.bot, f.shape, least, err)

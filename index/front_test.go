@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/flowq/flowq/index/layout"
 )
 
@@ -76,13 +74,13 @@ func TestFilterRowsByFront(t *testing.T) {
 	}
 	set := func(l Loc, v []byte) {
 		t.Helper()
-		if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(TxKey(l).Bytes(), v) }); err != nil {
+		if err := SetRawRecord(ix, l, v); err != nil { // through its page
 			t.Fatal(err)
 		}
 	}
 	raw := func(l Loc) []byte {
-		v, ok := rawGet(t, ix, TxKey(l).Bytes())
-		if !ok {
+		v, ok, err := RawRecord(ix, l)
+		if err != nil || !ok {
 			t.Fatalf("no record at %s", l)
 		}
 		return v

@@ -284,8 +284,10 @@ func (ix *Index) PutRecord(rec *Record) error {
 		var w *wtx
 		err = ix.db.Update(func(txn *badger.Txn) error {
 			w = ix.newWtx(txn)
-			_, err := w.put(rec, e)
-			return err
+			if _, err := w.put(rec, e); err != nil {
+				return err
+			}
+			return w.flush() // the pages it changed (pages.go)
 		})
 		if err == nil {
 			w.committed()
@@ -341,37 +343,30 @@ func (w *wtx) put(rec *Record, e *encoded) (bool, error) { return w.putAbsent(re
 // putAbsent is put, without the reads that abs says can only miss
 // (absent.go; nil: every read made), and noting in abs what it writes.
 func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
-	ix, txn := w.ix, w.txn
 	w.kept, w.wrote = false, nil
+	w.abs = abs // its page reads (pages.go)
 	// The record at this position, or this transaction's elsewhere.
 	var oldEnc []byte
 	var oldLoc Loc
 	var locs []Loc // the txhash key's positions, when read
 	samePos := false
-	var item *badger.Item
-	err := badger.ErrKeyNotFound
-	if !abs.posAbsent(rec.Loc) {
-		item, err = txn.Get(TxKey(rec.Loc).Bytes())
-	}
+	err := w.record(rec.Loc, func(v []byte) error { oldEnc = append([]byte(nil), v...); return nil })
 	switch {
 	case errors.Is(err, badger.ErrKeyNotFound):
 		if !abs.hashAbsent(rec.Hash) {
-			if locs, err = locsOf(txn, rec.Hash); err != nil {
+			if locs, err = locsOf(w.txn, rec.Hash); err != nil {
 				return false, err
 			}
 		}
 		if locs == nil {
 			locs = []Loc{} // read, and none: txHashAdd need not read them again
 		}
-		if oldLoc, oldEnc, err = recordAmong(txn, rec.Hash, locs); err != nil {
+		if oldLoc, oldEnc, err = recordAmong(w, rec.Hash, locs); err != nil {
 			return false, err
 		}
 	case err != nil:
 		return false, err
 	default:
-		if oldEnc, err = item.ValueCopy(nil); err != nil {
-			return false, err
-		}
 		if h, ok := hashOf(oldEnc); !ok {
 			return false, fmt.Errorf("record at %s: %w", rec.Loc, ErrBadRecord)
 		} else if h != rec.Hash {
@@ -416,14 +411,14 @@ func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 		}
 		for _, x := range keysOf(old, oldEnc, oldID) {
 			if !keep[string(x.k)] {
-				if err := ix.del(txn, x.k); err != nil {
+				if err := w.delKey(x.k); err != nil {
 					return false, err
 				}
 			}
 		}
 	}
 	for _, x := range kvs {
-		if err := ix.set(txn, x.k, x.v); err != nil {
+		if err := w.setKey(x.k, x.v); err != nil {
 			return false, err
 		}
 	}
@@ -512,25 +507,21 @@ func recordOf(txn *badger.Txn, tx normalform.Hash) (Loc, []byte, error) {
 	if err != nil {
 		return Loc{}, nil, err
 	}
-	return recordAmong(txn, tx, locs)
+	return recordAmong(newTxnRecs(txn), tx, locs)
 }
 
 // recordAmong reads the record of a transaction among the positions of
 // its txhash key.
-func recordAmong(txn *badger.Txn, tx normalform.Hash, locs []Loc) (Loc, []byte, error) {
+func recordAmong(src recSource, tx normalform.Hash, locs []Loc) (Loc, []byte, error) {
 	for _, l := range locs {
-		item, err := txn.Get(TxKey(l).Bytes())
-		if err != nil {
-			return Loc{}, nil, fmt.Errorf("txhash key of %s: its record at %s: %w", tx.Hex(), l, err)
-		}
 		var enc []byte
-		if err := item.Value(func(v []byte) error {
+		if err := src.record(l, func(v []byte) error {
 			if h, ok := hashOf(v); ok && h == tx {
 				enc = append([]byte(nil), v...)
 			}
 			return nil
 		}); err != nil {
-			return Loc{}, nil, err
+			return Loc{}, nil, fmt.Errorf("txhash key of %s: its record at %s: %w", tx.Hex(), l, err)
 		}
 		if enc != nil {
 			return l, enc, nil
@@ -551,7 +542,7 @@ func (w *wtx) find(tx normalform.Hash) (*Record, ids, []byte, error) {
 // findIn reads a transaction's record among the positions of its txhash
 // key (nil: none).
 func (w *wtx) findIn(tx normalform.Hash, locs []Loc) (*Record, ids, []byte, error) {
-	l, enc, err := recordAmong(w.txn, tx, locs)
+	l, enc, err := recordAmong(w, tx, locs)
 	if err != nil || enc == nil {
 		return nil, ids{}, nil, err
 	}
@@ -634,7 +625,7 @@ func (w *wtx) firstAfter(old *Record, oldShape uint32, rec *Record, shape uint32
 // Delete removes a transaction's record and all its keys (ErrNotFound
 // when it is not there).
 func (ix *Index) Delete(tx normalform.Hash) error {
-	if err := ix.roomFor(64 << 10); err != nil {
+	if err := ix.roomFor(128 << 10); err != nil { // its keys, and its page rewritten (pages.go)
 		return err
 	}
 	ix.recMu.Lock()
@@ -650,7 +641,7 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 			return fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
 		}
 		for _, x := range keysOf(old, enc, id) {
-			if err := ix.del(txn, x.k); err != nil {
+			if err := w.delKey(x.k); err != nil {
 				return err
 			}
 		}
@@ -660,7 +651,10 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 		if err := w.markDirty(old.Loc); err != nil { // blocks.go
 			return err
 		}
-		return w.firstAfter(old, id[normalform.Shape], nil, 0, nil)
+		if err := w.firstAfter(old, id[normalform.Shape], nil, 0, nil); err != nil {
+			return err
+		}
+		return w.flush() // the pages it changed (pages.go)
 	})
 }
 
@@ -689,14 +683,8 @@ func firstRef(txn *badger.Txn, k, v []byte) (Ref, error) {
 	if !l.Known() {
 		return Ref{Hash: l.Tx, Loc: l}, nil
 	}
-	item, err := txn.Get(TxKey(l).Bytes())
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return Ref{}, fmt.Errorf("first-seen key %x: no record at %s: %w", k, l, ErrBadRecord)
-	} else if err != nil {
-		return Ref{}, err
-	}
 	r := Ref{Loc: l}
-	err = item.Value(func(enc []byte) error {
+	err = recordValue(txn, l, func(enc []byte) error {
 		h, ok := hashOf(enc)
 		if !ok {
 			return fmt.Errorf("first-seen key %x: record at %s: %w", k, l, ErrBadRecord)
@@ -704,6 +692,9 @@ func firstRef(txn *badger.Txn, k, v []byte) (Ref, error) {
 		r.Hash = h
 		return nil
 	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return Ref{}, fmt.Errorf("first-seen key %x: no record at %s: %w", k, l, ErrBadRecord)
+	}
 	return r, err
 }
 
@@ -756,7 +747,7 @@ func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, l Loc) error {
 	if cur != l {
 		return nil
 	}
-	first, err := leastOfBot(txn, w.resolve(), bot, shape)
+	first, err := leastOfBot(txn, w, w.resolve(), bot, shape)
 	if err != nil {
 		return err
 	}
@@ -769,7 +760,7 @@ func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, l Loc) error {
 // leastOfBot is the bot's first transaction of a shape (id), from its
 // bot keys (nil: none): the first whose record's recipient is the bot
 // (another bot may share its tag).
-func leastOfBot(txn *badger.Txn, names Names, bot normalform.Address, shape uint32) (*Ref, error) {
+func leastOfBot(txn *badger.Txn, src recSource, names Names, bot normalform.Address, shape uint32) (*Ref, error) {
 	prefix := botShapePrefix(bot, shape)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
@@ -778,7 +769,7 @@ func leastOfBot(txn *badger.Txn, names Names, bot normalform.Address, shape uint
 		if err != nil {
 			return nil, err
 		}
-		rec, err := recordIn(txn, l, names, depthAddrs)
+		rec, err := recordFrom(src, txn, l, names, depthAddrs)
 		if err != nil {
 			return nil, err
 		}
@@ -821,4 +812,29 @@ func (ix *Index) GetAt(l Loc) (*Record, error) {
 
 func (ix *Index) recordAt(txn *badger.Txn, l Loc, d depth) (*Record, error) {
 	return recordIn(txn, l, ix.namesIn(txn), d)
+}
+
+// setKey writes one of a record's keys: the record itself into its page
+// (pages.go), any other key as it is.
+func (w *wtx) setKey(k, v []byte) error {
+	if len(k) > 0 && k[0] == byte(KindTx) {
+		l, err := layout.TxLoc(k)
+		if err != nil {
+			return err
+		}
+		return w.setRecord(l, v)
+	}
+	return w.ix.set(w.txn, k, v)
+}
+
+// delKey deletes one of a record's keys, as setKey writes them.
+func (w *wtx) delKey(k []byte) error {
+	if len(k) > 0 && k[0] == byte(KindTx) {
+		l, err := layout.TxLoc(k)
+		if err != nil {
+			return err
+		}
+		return w.delRecord(l)
+	}
+	return w.ix.del(w.txn, k)
 }

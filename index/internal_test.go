@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -136,4 +137,34 @@ func DictIDs(ctx context.Context, ix *Index, fn func(id uint32)) error {
 			return nil, false, err
 		})
 	})
+}
+
+// SetRawRecord writes v as the record at l, through its page (or its
+// own key when l's index is unknown), as a damaged or hand-made record.
+func SetRawRecord(ix *Index, l Loc, v []byte) error {
+	return ix.db.Update(func(txn *badger.Txn) error {
+		w := ix.newWtx(txn)
+		if err := w.setRecord(l, v); err != nil {
+			return err
+		}
+		return w.flush()
+	})
+}
+
+// RawRecord reads the bytes of the record at l (found: it is there).
+func RawRecord(ix *Index, l Loc) (v []byte, found bool, err error) {
+	err = ix.db.View(func(txn *badger.Txn) error {
+		return recordValue(txn, l, func(b []byte) error { v = append([]byte(nil), b...); return nil })
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	return v, err == nil, err
+}
+
+// RecordsUnder counts the records under one tx key (a page's, or 1).
+func RecordsUnder(k, v []byte) (int, error) {
+	n := 0
+	err := walkTxKey(k, v, func(Loc, []byte) error { n++; return nil })
+	return n, err
 }

@@ -117,18 +117,18 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 	names := ix.namesIn(txn)
 	d = max(d, lk.CheckDepth()) // what the check reads
 	n := 0
+	recs := newTxnRecs(txn) // consecutive positions of a page: one read
 	get := func(key *Key) error {
 		if n++; n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		item, err := txn.Get(TxKey(key.Loc).Bytes())
-		if err != nil {
-			return fmt.Errorf("%s key at %s: its record: %w", key.Kind, key.Loc, err)
-		}
 		var rec *Record
-		if err := item.Value(func(v []byte) (err error) { rec, err = decodeRecord(key.Loc, v, names, d); return }); err != nil {
+		if err := recs.record(key.Loc, func(v []byte) (err error) { rec, err = decodeRecord(key.Loc, v, names, d); return }); err != nil {
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				return fmt.Errorf("%s key at %s: its record: %w", key.Kind, key.Loc, err)
+			}
 			return err
 		}
 		if !lk.Holds(rec, key) {
@@ -368,12 +368,13 @@ func (ix *Index) ByBotShape(ctx context.Context, bot normalform.Address, shape n
 			return err
 		}
 		names := ix.namesIn(txn)
+		recs := newTxnRecs(txn)
 		return scanGroupsTxn(ctx, txn, botShapePrefix(bot, id), 0, blocks, func(k, _ []byte) error {
 			l, err := locOf(k)
 			if err != nil {
 				return err
 			}
-			rec, err := recordIn(txn, l, names, depthAddrs)
+			rec, err := recordFrom(recs, txn, l, names, depthAddrs)
 			if err != nil || rec.Recipient != bot {
 				return err
 			}
@@ -384,14 +385,16 @@ func (ix *Index) ByBotShape(ctx context.Context, bot normalform.Address, shape n
 
 // recordIn reads the record at a position, decoded to depth d.
 func recordIn(txn *badger.Txn, l Loc, names Names, d depth) (*Record, error) {
-	item, err := txn.Get(TxKey(l).Bytes())
+	return recordFrom(newTxnRecs(txn), txn, l, names, d)
+}
+
+// recordFrom is recordIn reading the record from src.
+func recordFrom(src recSource, txn *badger.Txn, l Loc, names Names, d depth) (*Record, error) {
+	var rec *Record
+	err := src.record(l, func(v []byte) (err error) { rec, err = decodeRecord(l, v, names, d); return })
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, fmt.Errorf("position %s: %w", l, ErrNotFound)
 	} else if err != nil {
-		return nil, err
-	}
-	var rec *Record
-	if err = item.Value(func(v []byte) (err error) { rec, err = decodeRecord(l, v, names, d); return }); err != nil {
 		return nil, err
 	}
 	if d == depthWhole {
@@ -483,16 +486,15 @@ func recordsTxn(ctx context.Context, txn *badger.Txn, blocks BlockRange, fn func
 	}
 	prefix := kindPrefix(KindTx)
 	lo, _ := blockBounds(prefix, blocks.From, blocks.To)
-	var key Key
 	return scanTxn(ctx, txn, prefix, lo, true, func(k, v []byte) ([]byte, bool, error) {
-		var err error
-		if key.Loc, err = layout.TxLoc(k); err != nil {
+		l, err := layout.TxLoc(k)
+		if err != nil {
 			return nil, true, err
 		}
-		if !blocks.Has(key.Loc.Block) {
+		if !blocks.Has(l.Block) {
 			return nil, true, nil
 		}
-		return nil, false, fn(key.Loc, v)
+		return nil, false, walkTxKey(k, v, fn) // a page's records, or a lone record (pages.go)
 	})
 }
 
@@ -632,9 +634,14 @@ type KindStats struct {
 	Keys       int
 	KeyBytes   int64
 	ValueBytes int64
+	// Pages: for the tx kind, the Badger keys (record pages and lone
+	// records, layout/page.go); its Keys are the records they hold.
+	Pages int
 }
 
-// Stats counts the keys of every kind (a full scan of the keys).
+// Stats counts the keys of every kind (a full scan of the keys), but
+// for the tx kind, whose Keys are the records (one per transaction,
+// read from the pages' values) and Pages the Badger keys that hold them.
 func (ix *Index) Stats(ctx context.Context) (map[Kind]KindStats, error) {
 	out := map[Kind]KindStats{}
 	err := ix.db.View(func(txn *badger.Txn) error {
@@ -650,7 +657,17 @@ func (ix *Index) Stats(ctx context.Context) (map[Kind]KindStats, error) {
 			item := it.Item()
 			k := Kind(item.Key()[0])
 			s := out[k]
-			s.Keys++
+			if k == KindTx {
+				s.Pages++
+				err := item.Value(func(v []byte) error {
+					return walkTxKey(item.Key(), v, func(Loc, []byte) error { s.Keys++; return nil })
+				})
+				if err != nil {
+					return err
+				}
+			} else {
+				s.Keys++
+			}
 			s.KeyBytes += int64(len(item.Key()))
 			s.ValueBytes += item.ValueSize()
 			out[k] = s
@@ -661,11 +678,11 @@ func (ix *Index) Stats(ctx context.Context) (map[Kind]KindStats, error) {
 }
 
 // Count is the number of transactions in the index.
+// It walks the record pages and counts their entries.
 func (ix *Index) Count(ctx context.Context) (int, error) {
 	n := 0
-	err := ix.scan(ctx, kindPrefix(KindTx), nil, false, func(k, v []byte) ([]byte, bool, error) {
-		n++
-		return nil, false, nil
+	err := ix.scan(ctx, kindPrefix(KindTx), nil, true, func(k, v []byte) ([]byte, bool, error) {
+		return nil, false, walkTxKey(k, v, func(Loc, []byte) error { n++; return nil })
 	})
 	return n, err
 }

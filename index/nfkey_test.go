@@ -73,7 +73,10 @@ func TestNFKey(t *testing.T) {
 		if !ok || !bytes.Equal(v, rec.NFValue()) {
 			t.Fatalf("tx %s: NF key %v, value %d bytes", rec.Hash.Hex(), ok, len(v))
 		}
-		rv, _ := rawGet(t, ix, TxKey(rec.Loc).Bytes())
+		rv, ok, err := RawRecord(ix, rec.Loc)
+		if err != nil || !ok {
+			t.Fatalf("tx %s: its record: %v %v", rec.Hash.Hex(), ok, err)
+		}
 		if bytes.Contains(rv, v[2:]) {
 			t.Fatalf("tx %s: the record's value holds its NF", rec.Hash.Hex())
 		}
@@ -184,7 +187,7 @@ func TestSchema8Refused(t *testing.T) {
 	}
 	ix.Close()
 	// schema 8: the NF in the record; schema 9: the NF key's value with its own tables
-	for _, v := range [][2]uint32{{8, 5}, {9, 6}} {
+	for _, v := range [][2]uint32{{8, 5}, {9, 6}, {10, 6}} { // schema 10: a key a record, no pages
 		ix, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -194,7 +197,7 @@ func TestSchema8Refused(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix.Close()
-		want := fmt.Sprintf("has schema %d (records v%d); this flowq uses schema 10 (records v6): ingest into a new directory", v[0], v[1])
+		want := fmt.Sprintf("has schema %d (records v%d); this flowq uses schema %d (records v6): ingest into a new directory", v[0], v[1], SchemaVersion)
 		if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("open a schema %d index: %v", v[0], err)
 		}

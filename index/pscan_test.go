@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/ingest"
 )
@@ -145,7 +143,7 @@ func TestScanRecordsBadRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := all[len(all)/3]
-	if err := index.DB(ix).Update(func(txn *badger.Txn) error { return txn.Set(index.TxKey(bad).Bytes(), []byte{0xff, 0x01}) }); err != nil {
+	if err := index.SetRawRecord(ix, bad, []byte{0xff, 0x01}); err != nil {
 		t.Fatal(err)
 	}
 	scan := func() ([]index.Loc, error) {

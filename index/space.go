@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/index/layout"
 )
 
 // Disk space.
@@ -226,20 +228,34 @@ func (ix *Index) noSpace(err error) error {
 
 // writeSize is about what putting rec (encoded as e) writes: its value,
 // its NF key's value, and its keys with the log's per-entry overhead (the keys of a record it
-// replaces are deleted in the same write, and cost as much).
+// replaces are deleted in the same write, and cost as much), and its
+// page (pages.go), rewritten whole: up to PageSpan-1 other records,
+// counted at this one's size.
 func writeSize(rec *Record, e *encoded) uint64 {
-	keys := 16 + len(rec.Addresses) + len(rec.Tokens) + len(rec.Gross) + len(rec.Net)
-	return uint64(len(e.Pre)+len(e.Post)+16+len(rec.NF)) + 2*uint64(keys)*64 // the NF under its own key (0x1b)
+	return keysSize(rec, e) + uint64(layout.PageSpan-1)*recordSize(e)
 }
 
-// opsSize is about what a batch of the ingest writes (writeSize of its
-// records, and its inputs' failures and markers).
+// keysSize is writeSize without the record's page.
+func keysSize(rec *Record, e *encoded) uint64 {
+	keys := 16 + len(rec.Addresses) + len(rec.Tokens) + len(rec.Gross) + len(rec.Net)
+	return recordSize(e) + uint64(len(rec.NF)) + 2*uint64(keys)*64 // the NF under its own key (0x1b)
+}
+
+// recordSize is about the bytes of a record in its page.
+func recordSize(e *encoded) uint64 { return uint64(len(e.Pre)+len(e.Post)) + 16 }
+
+// opsSize is about what a batch of the ingest writes (the keys of its
+// records, each page they touch rewritten whole once, counted at its
+// largest record's size, and its inputs' failures and markers).
 func opsSize(ops []Op) uint64 {
-	var n uint64
+	var n, largest uint64
+	pages := map[Loc]bool{}
 	for _, o := range ops {
 		switch {
 		case o.Entry != nil:
-			n += writeSize(o.Entry.Rec, o.Entry.enc)
+			n += keysSize(o.Entry.Rec, o.Entry.enc)
+			largest = max(largest, recordSize(o.Entry.enc))
+			pages[layout.PageLoc(o.Entry.Rec.Loc)] = true
 		case o.Fin != nil:
 			n += 256
 			for _, f := range o.Fin.Failures {
@@ -247,7 +263,7 @@ func opsSize(ops []Op) uint64 {
 			}
 		}
 	}
-	return n
+	return n + uint64(len(pages))*uint64(layout.PageSpan)*largest
 }
 
 // base0 is the size of the base level, into which level 0 is compacted.

@@ -33,16 +33,13 @@ func (ix *Index) Verify(ctx context.Context) error {
 		var cached *Record
 		var cachedID ids
 		var cachedKeys map[string][]byte
+		recs := newTxnRecs(txn) // records through their pages (pages.go)
 		recordKeys := func(l Loc) (*Record, map[string][]byte, error) {
 			if cachedLoc != nil && *cachedLoc == l {
 				return cached, cachedKeys, nil
 			}
-			item, err := txn.Get(TxKey(l).Bytes())
-			if err != nil {
-				return nil, nil, err
-			}
-			enc, err := item.ValueCopy(nil)
-			if err != nil {
+			var enc []byte
+			if err := recs.record(l, func(v []byte) error { enc = append([]byte(nil), v...); return nil }); err != nil {
 				return nil, nil, err
 			}
 			rec, id, err := decodeRecordIDs(l, enc, names, depthFull)
@@ -63,6 +60,53 @@ func (ix *Index) Verify(ctx context.Context) error {
 			}
 			cachedLoc, cached, cachedID, cachedKeys = &l, rec, id, m
 			return rec, m, nil
+		}
+		// checkRecord checks the record at l and its keys; true: enough reported.
+		checkRecord := func(l Loc) (bool, error) {
+			rec, m, err := recordKeys(l)
+			if err != nil {
+				return report("record at %s: %v", l, err), nil
+			}
+			for sk, sv := range m {
+				var got []byte
+				var err error
+				if sk[0] == byte(KindTx) { // in its page
+					err = recs.record(l, func(v []byte) error { got = append([]byte(nil), v...); return nil })
+				} else {
+					var item *badger.Item
+					if item, err = txn.Get([]byte(sk)); err == nil {
+						got, err = item.ValueCopy(nil)
+					}
+				}
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					if report("tx %s: missing key %x", rec.Hash.Hex(), sk) {
+						return true, nil
+					}
+					continue
+				} else if err != nil {
+					return false, err
+				}
+				if !bytes.Equal(got, sv) {
+					if report("tx %s: key %x has value %x", rec.Hash.Hex(), sk, got) {
+						return true, nil
+					}
+				}
+			}
+			locs, err := locsOf(txn, rec.Hash)
+			found := false
+			for _, l := range locs {
+				found = found || l == rec.Loc
+			}
+			if err != nil || !found {
+				if report("tx %s: its txhash key does not list %s (%v)", rec.Hash.Hex(), rec.Loc, err) {
+					return true, nil
+				}
+			}
+			first := FirstKey(rec.Recipient, cachedID[normalform.Shape]).Bytes()
+			if _, err := txn.Get(first); err != nil {
+				return report("tx %s: first-seen key %x: %v", rec.Hash.Hex(), first, err), nil
+			}
+			return false, nil
 		}
 		var next uint32
 		if item, err := txn.Get(NextKey().Bytes()); err == nil {
@@ -92,48 +136,24 @@ func (ix *Index) Verify(ctx context.Context) error {
 			}
 			switch key.Kind {
 			case KindTx:
-				rec, m, err := recordKeys(key.Loc)
-				if err != nil {
-					if report("record at %s: %v", key.Loc, err) {
-						return nil
+				// A page holds many records (layout/page.go): each is checked.
+				stop := false
+				var failed error
+				err := walkTxKey(k, v, func(l Loc, _ []byte) error {
+					stop, failed = checkRecord(l)
+					if stop || failed != nil {
+						return errStopVerify
 					}
-					continue
+					return nil
+				})
+				if failed != nil {
+					return failed
 				}
-				for sk, sv := range m {
-					item, err := txn.Get([]byte(sk))
-					if errors.Is(err, badger.ErrKeyNotFound) {
-						if report("tx %s: missing key %x", rec.Hash.Hex(), sk) {
-							return nil
-						}
-						continue
-					} else if err != nil {
-						return err
-					}
-					got, err := item.ValueCopy(nil)
-					if err != nil {
-						return err
-					}
-					if !bytes.Equal(got, sv) {
-						if report("tx %s: key %x has value %x", rec.Hash.Hex(), sk, got) {
-							return nil
-						}
-					}
+				if stop {
+					return nil
 				}
-				locs, err := locsOf(txn, rec.Hash)
-				found := false
-				for _, l := range locs {
-					found = found || l == rec.Loc
-				}
-				if err != nil || !found {
-					if report("tx %s: its txhash key does not list %s (%v)", rec.Hash.Hex(), rec.Loc, err) {
-						return nil
-					}
-				}
-				first := FirstKey(rec.Recipient, cachedID[normalform.Shape]).Bytes()
-				if _, err := txn.Get(first); err != nil {
-					if report("tx %s: first-seen key %x: %v", rec.Hash.Hex(), first, err) {
-						return nil
-					}
+				if err != nil && report("tx key %x: %v", k, err) {
+					return nil
 				}
 			case KindTxHash:
 				locs, err := parseLocs(v)
@@ -183,7 +203,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 					}
 					continue
 				}
-				least, err := leastOfBot(txn, names, key.Addr, key.ID)
+				least, err := leastOfBot(txn, recs, names, key.Addr, key.ID)
 				if err != nil {
 					return err
 				}
@@ -233,3 +253,6 @@ func (ix *Index) Verify(ctx context.Context) error {
 }
 
 func hasKey(m map[string][]byte, k []byte) bool { _, ok := m[string(k)]; return ok }
+
+// errStopVerify stops a page's walk in Verify (enough reported).
+var errStopVerify = errors.New("stop")

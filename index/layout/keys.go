@@ -31,7 +31,8 @@ import (
 //	0x04 dict    0x04 u8 level (1 shape, 2 tokens, 3 family), hash    id
 //	0x05 name    0x05 id                                              u8 level, hash
 //	0x06 next    0x06                                                 u32: the next id to assign
-//	0x10 tx      0x10 loc                                             Record (record.go)
+//	0x10 tx      0x10 u40 block u24 (index &^ 15)                     record page: u8 version, per record u8 (index & 15), uvarint length, Record (page.go, record.go)
+//	             0x10 loc (index unknown: 0xffffff, hash)             Record (record.go): a lone record
 //	0x11 txhash  0x11 tag of the transaction hash                     loc, loc, ...: the positions of the transactions with that tag, in key order
 //	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, loc        (none)
 //	             0x12 u8 level (1 shape, 2 tokens, 3 family), id, loc (none)
@@ -54,7 +55,8 @@ import (
 // ingest computes them.
 //
 // Records are keyed by position, so a block range or a full scan reads
-// them in order with one iterator. A record's normal form (its encoded
+// them in order with one iterator; since schema 11 a key holds a page of
+// up to 16 positions' records (page.go), which scans walk as one key. A record's normal form (its encoded
 // analysis with the step log, the larger part of its bytes) is not in
 // the record but under its own key at the same position (0x1b): scans,
 // which filter and show the record's fields, copy and decode about 300
@@ -123,7 +125,12 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 10:
+// encodings. Open refuses an index written with another. Version 11:
+// record pages (page.go; issue 22): the records of up to 16 consecutive
+// positions of a block under one tx key, so that a scan walks one Badger
+// key a page instead of one a record (the cost of a scan is per key);
+// records whose index is unknown keep their own key, and the record
+// version is unchanged. Version 10:
 // the NF key's value refers to its record's addresses and tokens instead
 // of writing out the NF's address and token tables (record.go, appendNF;
 // issue 22); the first-seen key's value is the first transaction's loc
@@ -145,7 +152,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // Kind is a key's first byte.
 type Kind uint8

@@ -1,0 +1,234 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"github.com/flowq/flowq/index/layout"
+)
+
+// Record pages (schema 11, layout/page.go): the records of up to 16
+// consecutive positions of a block under one key. Every reader of a
+// record goes through a recSource (a read transaction's, which keeps
+// the last page it read, or a write transaction's page cache); every
+// writer of a record through its write transaction's page cache, which
+// writes each page it changed once, right before the Badger
+// transaction commits (wtx.flush).
+
+// recSource reads the record at a position: fn receives its bytes
+// (valid only during fn); badger.ErrKeyNotFound when there is none.
+type recSource interface {
+	record(l Loc, fn func(v []byte) error) error
+}
+
+// txnRecs reads records in a read transaction; consecutive positions
+// of one page read the page once.
+type txnRecs struct {
+	txn  *badger.Txn
+	key  []byte       // the page last read
+	item *badger.Item // its item; nil: absent
+}
+
+func newTxnRecs(txn *badger.Txn) *txnRecs { return &txnRecs{txn: txn} }
+
+func (r *txnRecs) record(l Loc, fn func(v []byte) error) error {
+	if !l.Known() {
+		item, err := r.txn.Get(TxKey(l).Bytes())
+		if err != nil {
+			return err
+		}
+		return item.Value(fn)
+	}
+	var kb [1 + layout.LocWidth]byte
+	k := layout.PageKey(l).Append(kb[:0])
+	if r.key == nil || !bytes.Equal(k, r.key) {
+		item, err := r.txn.Get(k)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+			item = nil
+		case err != nil:
+			return err
+		}
+		r.key, r.item = append(r.key[:0], k...), item
+	}
+	if r.item == nil {
+		return badger.ErrKeyNotFound
+	}
+	page := layout.PageLoc(l)
+	return r.item.Value(func(v []byte) error {
+		rec, err := layout.PageRecord(page, v, l)
+		if err != nil {
+			return err
+		}
+		if rec == nil {
+			return badger.ErrKeyNotFound
+		}
+		return fn(rec)
+	})
+}
+
+// recordValue reads the record at l in a read transaction (one page
+// read; see txnRecs to read many).
+func recordValue(txn *badger.Txn, l Loc, fn func(v []byte) error) error {
+	return newTxnRecs(txn).record(l, fn)
+}
+
+// walkTxKey calls fn with every record under one tx key (k, v): a
+// page's, or a lone record.
+func walkTxKey(k, v []byte, fn func(l Loc, rec []byte) error) error {
+	l, err := layout.TxLoc(k)
+	if err != nil {
+		return err
+	}
+	if !layout.IsPageKey(k) {
+		return fn(l, v)
+	}
+	if l.Index%layout.PageSpan != 0 {
+		return fmt.Errorf("%w: tx key %x: a page key's index is not a multiple of %d", ErrBadKey, k, layout.PageSpan)
+	}
+	return layout.WalkPage(l, v, fn)
+}
+
+// wpage is a page a write transaction has read or changed.
+type wpage struct {
+	loc   Loc // its first position
+	recs  [layout.PageSpan][]byte
+	dirty bool
+}
+
+// page is the page that holds the record at l (known index), read
+// once a Badger transaction, not at all when w.abs says its block
+// cannot hold one.
+func (w *wtx) page(l Loc) (*wpage, error) {
+	pl := layout.PageLoc(l)
+	if p, ok := w.pages[pl]; ok {
+		return p, nil
+	}
+	p := &wpage{loc: pl}
+	if !w.abs.posAbsent(l) {
+		item, err := w.txn.Get(TxKey(pl).Bytes())
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			// A copy (a page past Badger's value threshold lives in the
+			// value log, valid only inside Value): the records are slices
+			// of it, kept until the transaction ends.
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return nil, err
+			}
+			if err := layout.PageRecords(pl, v, &p.recs); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if w.pages == nil {
+		w.pages = map[Loc]*wpage{}
+	}
+	w.pages[pl] = p
+	return p, nil
+}
+
+// record reads the record at l as this write transaction sees it.
+func (w *wtx) record(l Loc, fn func(v []byte) error) error {
+	if !l.Known() {
+		item, err := w.txn.Get(TxKey(l).Bytes())
+		if err != nil {
+			return err
+		}
+		return item.Value(fn)
+	}
+	p, err := w.page(l)
+	if err != nil {
+		return err
+	}
+	rec := p.recs[l.Index-p.loc.Index]
+	if rec == nil {
+		return badger.ErrKeyNotFound
+	}
+	return fn(rec)
+}
+
+// setRecord writes the record at l (in its page; written by flush).
+func (w *wtx) setRecord(l Loc, v []byte) error {
+	if !l.Known() {
+		return w.ix.set(w.txn, TxKey(l).Bytes(), v)
+	}
+	p, err := w.page(l)
+	if err != nil {
+		return err
+	}
+	p.recs[l.Index-p.loc.Index] = v
+	p.dirty = true
+	return nil
+}
+
+// delRecord deletes the record at l.
+func (w *wtx) delRecord(l Loc) error {
+	if !l.Known() {
+		return w.ix.del(w.txn, TxKey(l).Bytes())
+	}
+	p, err := w.page(l)
+	if err != nil {
+		return err
+	}
+	if p.recs[l.Index-p.loc.Index] != nil {
+		p.recs[l.Index-p.loc.Index] = nil
+		p.dirty = true
+	}
+	return nil
+}
+
+// flush writes every page the transaction changed, in key order, once
+// (an empty page is deleted). Every path that commits a record change
+// calls it right before the commit.
+func (w *wtx) flush() error {
+	if len(w.pages) == 0 {
+		return nil
+	}
+	ps := make([]*wpage, 0, len(w.pages))
+	for _, p := range w.pages {
+		if p.dirty {
+			ps = append(ps, p)
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].loc.Less(ps[j].loc) })
+	for _, p := range ps {
+		k := TxKey(p.loc).Bytes()
+		v, ok := layout.AppendPage(make([]byte, 0, pageCap(&p.recs)), &p.recs)
+		var err error
+		if ok {
+			err = w.ix.set(w.txn, k, v)
+		} else {
+			err = w.ix.del(w.txn, k)
+		}
+		if err != nil {
+			return err
+		}
+		// Written: the page now holds v's records (a later change in the
+		// same transaction, after a flush, writes it again).
+		if ok {
+			if err := layout.PageRecords(p.loc, v, &p.recs); err != nil {
+				return err
+			}
+		}
+		p.dirty = false
+	}
+	return nil
+}
+
+func pageCap(recs *[layout.PageSpan][]byte) int {
+	n := 1
+	for _, r := range recs {
+		if r != nil {
+			n += 4 + len(r)
+		}
+	}
+	return n
+}
