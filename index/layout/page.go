@@ -2,6 +2,7 @@ package layout
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/flowq/flowq/normalform"
@@ -114,21 +115,23 @@ func WalkPage(page Loc, v []byte, fn func(l Loc, rec []byte) error) error {
 func PageRecord(page Loc, v []byte, l Loc) ([]byte, error) {
 	want := l.Index - page.Index
 	var out []byte
-	stop := fmt.Errorf("stop")
 	err := WalkPage(page, v, func(at Loc, rec []byte) error {
 		if at.Index-page.Index >= want {
 			if at.Index == l.Index {
 				out = rec
 			}
-			return stop
+			return errPageStop
 		}
 		return nil
 	})
-	if err != nil && err != stop {
+	if err != nil && err != errPageStop {
 		return nil, err
 	}
 	return out, nil
 }
+
+// errPageStop ends PageRecord's walk at the entry it looks for.
+var errPageStop = errors.New("page walk stopped")
 
 // PageRecords parses a page into its records by offset (nil: absent);
 // the records are slices of v.
