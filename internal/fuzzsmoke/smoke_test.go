@@ -44,6 +44,7 @@ var Targets = []struct{ Pkg, Name string }{
 	{"./normalform/trace", "FuzzDecodeBundles"}, // block bundles (header, receipts, traces), under limits
 	{"./normalform/trace", "FuzzDecodeValid"},   // never accepts what encoding/json.Valid rejects
 	{"./normalform/trace", "FuzzNF"},            // binary normal forms, from the real corpus
+	{"./normalform/trace", "FuzzFastPathsSame"}, // the decoder's shortcuts decide as the plain path does
 	{"./normalform", "FuzzDecodeNF"},            // binary normal forms, from random routes
 	{"./lang", "FuzzParse"},                     // the query language
 	{"./planner", "FuzzQuery"},                  // parse, plan and run against a real index
