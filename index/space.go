@@ -275,3 +275,17 @@ func base0(levels []badger.LevelInfo) uint64 {
 	}
 	return 0
 }
+
+// CompactionPending reports whether Badger has a compaction to run: a
+// level whose (adjusted) score is at least 1, as Badger's compactors
+// pick them. A scan's CPU time, measured as the process's, includes the
+// compactions that run beside it; measurements wait for this to be
+// false to time the scan alone (internal/workload/cmd/scale, --settle).
+func (ix *Index) CompactionPending() bool {
+	for _, l := range ix.db.Levels() {
+		if l.Adjusted >= 1 {
+			return true
+		}
+	}
+	return false
+}
