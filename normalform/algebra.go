@@ -82,11 +82,25 @@ type Term struct {
 }
 
 // Terms renders a normal form as terms, one per root element, in order.
+// They are computed once per normal form (an analysis is complete when
+// Analyze or decoding returns it) and shared: callers must not change them.
 func (a *Analysis) Terms() []*Term {
 	if a.NF == nil {
 		return nil
 	}
+	if a.termsOf == a.NF {
+		return a.terms
+	}
+	out := a.buildTerms()
+	a.terms, a.termsOf = out, a.NF
+	return out
+}
+
+func (a *Analysis) buildTerms() []*Term {
 	var out []*Term
+	if n := len(a.NF.Children); n > 0 {
+		out = make([]*Term, 0, n)
+	}
 	for _, n := range a.NF.Children {
 		switch {
 		case n.Leaf != nil:

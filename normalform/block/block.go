@@ -40,6 +40,7 @@
 package block
 
 import (
+	"bytes"
 	"fmt"
 	"math/big"
 	"sort"
@@ -233,9 +234,7 @@ func FactsOf(a *normalform.Analysis, cfg *normalform.Config) *TxFacts {
 	f := &TxFacts{Hash: m.Hash, Block: m.Block, Index: m.Index, HasBlock: m.HasBlock, HasIndex: m.HasIndex, HasFrom: m.HasFrom,
 		Sender: a.Sender, Recipient: a.Recipient, Verdict: a.Verdict, Tier: a.Tier, Costs: a.Costs,
 		Gross: append([]normalform.DeltaEntry(nil), a.Gross...)}
-	for _, s := range swapsOf(0, a, cfg) {
-		f.swaps = append(f.swaps, *s)
-	}
+	f.swaps = swapsOf(nil, a, cfg)
 	if len(a.Detections) > 0 {
 		d := a.Detections[0]
 		f.Detected, f.DetToken, f.DetGain = true, cfg.Unit(d.Token), d.Gain.String()
@@ -476,91 +475,112 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 	return r, nil
 }
 
-// swapsOf reads a transaction's swaps (package doc).
-func swapsOf(pos int, a *normalform.Analysis, cfg *normalform.Config) []*swap {
+// swapsOf reads a transaction's swaps (package doc), appending them to
+// out (pos unset: FactsOf's callers place them).
+//
+// Balances are kept per address, in first-seen order, as a short list of
+// (token, balance) pairs: a pool sees two or three tokens, so a linear
+// scan beats a map keyed by (address, token) (issue 22). The origins and
+// swap junctions of the normal form are read only when a candidate pool
+// is an origin.
+func swapsOf(out []swap, a *normalform.Analysis, cfg *normalform.Config) []swap {
 	if a.Tx.Meta.HasReceipt && a.Tx.Meta.Status == normalform.StatusFailed {
-		return nil
-	}
-	junction := map[normalform.Address]bool{}
-	var walk func(t *normalform.Term)
-	walk = func(t *normalform.Term) {
-		if t.Kind == normalform.TSwap {
-			junction[t.At] = true
-		}
-		for _, p := range t.Parts {
-			walk(p)
-		}
-	}
-	for _, t := range a.Terms() {
-		walk(t)
-	}
-	origin := map[normalform.Address]bool{}
-	if a.NF != nil {
-		for _, n := range a.NF.Children {
-			if n.Chain != nil {
-				origin[n.Chain.Origin()] = true
-			}
-		}
+		return out
 	}
 	// Balances per address and token, mints and burns left out.
-	type key struct {
-		addr normalform.Address
-		tok  normalform.Token
+	type entry struct {
+		tok normalform.Token
+		bal normalform.Signed
 	}
-	bal := map[key]*normalform.Signed{}
-	var addrs []normalform.Address
-	seen := map[normalform.Address]bool{}
-	add := func(addr normalform.Address, tok normalform.Token, v *uint256.Int, neg bool) {
-		k := key{addr, tok}
-		s := bal[k]
-		if s == nil {
-			s = &normalform.Signed{}
-			bal[k] = s
+	type party struct {
+		addr normalform.Address
+		ents []entry
+	}
+	var parties []party
+	at := make(map[normalform.Address]int, 2*len(a.Tx.Transfers))
+	add := func(addr normalform.Address, tok *normalform.Token, v *uint256.Int, neg bool) {
+		i, ok := at[addr]
+		if !ok {
+			i = len(parties)
+			at[addr] = i
+			parties = append(parties, party{addr: addr})
 		}
-		s.Add(v, neg) // an overflow needs adversarial amounts; the pool then reads as no swap
-		if !seen[addr] {
-			seen[addr] = true
-			addrs = append(addrs, addr)
+		p := &parties[i]
+		for k := range p.ents {
+			if p.ents[k].tok == *tok {
+				p.ents[k].bal.Add(v, neg) // an overflow needs adversarial amounts; the pool then reads as no swap
+				return
+			}
 		}
+		p.ents = append(p.ents, entry{tok: *tok})
+		p.ents[len(p.ents)-1].bal.Add(v, neg)
 	}
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
 		if t.Token.HasID() || t.From == t.To {
 			continue
 		}
-		add(t.From, t.Token, &t.Amount, true)
-		add(t.To, t.Token, &t.Amount, false)
+		add(t.From, &t.Token, &t.Amount, true)
+		add(t.To, &t.Token, &t.Amount, false)
 	}
-	toks := map[normalform.Address][]normalform.Token{}
-	for k := range bal {
-		toks[k.addr] = append(toks[k.addr], k.tok)
-	}
-	var zero normalform.Address
-	var out []*swap
-	for _, p := range addrs {
-		if p == zero || p == normalform.NativeAddress || a.InCoalition(p) || cfg.IsWrappedNative(p) ||
-			(a.Tx.Meta.HasHeader && p == a.Tx.Meta.Miner) || (origin[p] && !junction[p]) {
-			continue
-		}
-		var in, out1 []normalform.Token
-		for _, tk := range toks[p] {
-			switch bal[key{p, tk}].Sign() {
-			case 1:
-				in = append(in, tk)
-			case -1:
-				out1 = append(out1, tk)
+	// origin[p] && !junction[p]: an origin of a chain that is no swap
+	// junction of the normal form's terms.
+	var origin, junction map[normalform.Address]bool
+	bareOrigin := func(p normalform.Address) bool {
+		if origin == nil {
+			origin = map[normalform.Address]bool{}
+			junction = map[normalform.Address]bool{}
+			if a.NF != nil {
+				for _, n := range a.NF.Children {
+					if n.Chain != nil {
+						origin[n.Chain.Origin()] = true
+					}
+				}
+			}
+			var walk func(t *normalform.Term)
+			walk = func(t *normalform.Term) {
+				if t.Kind == normalform.TSwap {
+					junction[t.At] = true
+				}
+				for _, p := range t.Parts {
+					walk(p)
+				}
+			}
+			for _, t := range a.Terms() {
+				walk(t)
 			}
 		}
-		if len(in) != 1 || len(out1) != 1 {
+		return origin[p] && !junction[p]
+	}
+	var zero normalform.Address
+	first := len(out)
+	for pi := range parties {
+		pt := &parties[pi]
+		var in, out1 *entry
+		nin, nout := 0, 0
+		for k := range pt.ents {
+			switch pt.ents[k].bal.Sign() {
+			case 1:
+				nin++
+				in = &pt.ents[k]
+			case -1:
+				nout++
+				out1 = &pt.ents[k]
+			}
+		}
+		if nin != 1 || nout != 1 {
 			continue
 		}
-		s := &swap{pos: pos, pool: p, in: in[0], out: out1[0], sender: a.Sender, bot: a.Recipient,
-			hasSender: a.Tx.Meta.HasFrom, router: cfg.IsRouter(a.Recipient)}
-		s.amtIn = bal[key{p, in[0]}].Abs
-		s.amtOut = bal[key{p, out1[0]}].Abs
-		out = append(out, s)
+		p := pt.addr
+		if p == zero || p == normalform.NativeAddress || a.InCoalition(p) || cfg.IsWrappedNative(p) ||
+			(a.Tx.Meta.HasHeader && p == a.Tx.Meta.Miner) || bareOrigin(p) {
+			continue
+		}
+		out = append(out, swap{pool: p, in: in.tok, out: out1.tok, sender: a.Sender, bot: a.Recipient,
+			hasSender: a.Tx.Meta.HasFrom, router: cfg.IsRouter(a.Recipient), amtIn: in.bal.Abs, amtOut: out1.bal.Abs})
 	}
-	sort.Slice(out, func(i, j int) bool { return strings.Compare(hexOf(out[i].pool), hexOf(out[j].pool)) < 0 })
+	mine := out[first:]
+	sort.Slice(mine, func(i, j int) bool { return bytes.Compare(mine[i].pool[:], mine[j].pool[:]) < 0 })
 	return out
 }
 
