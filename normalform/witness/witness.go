@@ -157,10 +157,39 @@ func Find[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, b
 // Find never panics; it is deterministic and does not depend on the order
 // of ts (transfers are taken in Pos order).
 func FindIn[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, tok *T, budget int) (w *Witness[T], found bool, exhausted bool) {
-	s, ok := newSearch(ts, eq, budget)
+	return NewSearcher(ts, eq).FindIn(at, tok, budget)
+}
+
+// Searcher is FindIn over one transfer set, its search tables (transfers
+// in Pos order, outflows by source, inflows and their sums by address and
+// token, reachability) built once for any number of searches: a detector
+// asks for a witness per detection and token (issue 22). Each FindIn
+// starts with the whole budget and gives what the function FindIn gives
+// on the same transfers. A Searcher is not safe for concurrent use.
+type Searcher[T Token] struct {
+	s *search[T] // nil: two transfers share a Pos
+}
+
+// NewSearcher prepares FindIn's tables for ts (copied) under eq (nil:
+// identity).
+func NewSearcher[T Token](ts []Transfer[T], eq func(a, b T) bool) *Searcher[T] {
+	s, ok := newSearch(ts, eq, 0)
 	if !ok {
+		return &Searcher[T]{}
+	}
+	return &Searcher[T]{s: s}
+}
+
+// FindIn is the function FindIn on the Searcher's transfers.
+func (p *Searcher[T]) FindIn(at *common.Address, tok *T, budget int) (w *Witness[T], found bool, exhausted bool) {
+	s := p.s
+	if s == nil {
 		return nil, false, true
 	}
+	if budget < 0 {
+		budget = 0
+	}
+	s.budget, s.steps, s.inconsistent = budget, 0, false
 	best, feasible, complete := s.decide(at, tok)
 	if best == nil {
 		return nil, false, !complete || s.inconsistent
