@@ -45,6 +45,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/holiman/uint256"
 
@@ -475,6 +476,65 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 	return r, nil
 }
 
+// swapScratch is swapsOf's storage, pooled: the addresses in first-seen
+// order, each with the head and tail of its entries' list; an index of
+// them by address once there are more than a few (below, a scan).
+type swapScratch struct {
+	parties []swapParty
+	ents    []swapEntry
+	at      map[normalform.Address]int32
+}
+
+type swapParty struct {
+	addr       normalform.Address
+	head, tail int32
+}
+
+type swapEntry struct {
+	tok  normalform.Token
+	bal  normalform.Signed
+	next int32 // the address's next entry; -1: none
+}
+
+var swapScratches = sync.Pool{New: func() any { return &swapScratch{at: map[normalform.Address]int32{}} }}
+
+// swapScan is how many addresses swapsOf looks through before it indexes them.
+const swapScan = 12
+
+// find returns addr's index in s.parties, adding it when new.
+func (s *swapScratch) find(addr normalform.Address) int32 {
+	n := int32(len(s.parties))
+	if n <= swapScan {
+		for i := range s.parties {
+			if s.parties[i].addr == addr {
+				return int32(i)
+			}
+		}
+		if n == swapScan {
+			for i := range s.parties {
+				s.at[s.parties[i].addr] = int32(i)
+			}
+		}
+	} else if i, ok := s.at[addr]; ok {
+		return i
+	}
+	s.parties = append(s.parties, swapParty{addr: addr, head: -1, tail: -1})
+	if n >= swapScan {
+		s.at[addr] = n
+	}
+	return n
+}
+
+// put returns s to the pool unless it grew large.
+func (s *swapScratch) put() {
+	if cap(s.ents) > 4096 || cap(s.parties) > 4096 {
+		return
+	}
+	s.parties, s.ents = s.parties[:0], s.ents[:0]
+	clear(s.at)
+	swapScratches.Put(s)
+}
+
 // swapsOf reads a transaction's swaps (package doc), appending them to
 // out (pos unset: FactsOf's callers place them).
 //
@@ -487,33 +547,28 @@ func swapsOf(out []swap, a *normalform.Analysis, cfg *normalform.Config) []swap 
 	if a.Tx.Meta.HasReceipt && a.Tx.Meta.Status == normalform.StatusFailed {
 		return out
 	}
-	// Balances per address and token, mints and burns left out.
-	type entry struct {
-		tok normalform.Token
-		bal normalform.Signed
-	}
-	type party struct {
-		addr normalform.Address
-		ents []entry
-	}
-	var parties []party
-	at := make(map[normalform.Address]int, 2*len(a.Tx.Transfers))
+	// Balances per address and token, mints and burns left out: each
+	// address's (token, balance) entries are a list through sc.ents.
+	sc := swapScratches.Get().(*swapScratch)
+	defer sc.put()
 	add := func(addr normalform.Address, tok *normalform.Token, v *uint256.Int, neg bool) {
-		i, ok := at[addr]
-		if !ok {
-			i = len(parties)
-			at[addr] = i
-			parties = append(parties, party{addr: addr})
-		}
-		p := &parties[i]
-		for k := range p.ents {
-			if p.ents[k].tok == *tok {
-				p.ents[k].bal.Add(v, neg) // an overflow needs adversarial amounts; the pool then reads as no swap
+		i := sc.find(addr)
+		p := &sc.parties[i]
+		for k := p.head; k >= 0; k = sc.ents[k].next {
+			if e := &sc.ents[k]; e.tok == *tok {
+				e.bal.Add(v, neg) // an overflow needs adversarial amounts; the pool then reads as no swap
 				return
 			}
 		}
-		p.ents = append(p.ents, entry{tok: *tok})
-		p.ents[len(p.ents)-1].bal.Add(v, neg)
+		sc.ents = append(sc.ents, swapEntry{tok: *tok, next: -1})
+		k := int32(len(sc.ents) - 1)
+		sc.ents[k].bal.Add(v, neg)
+		if p.head < 0 {
+			p.head = k
+		} else {
+			sc.ents[p.tail].next = k
+		}
+		p.tail = k
 	}
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
@@ -554,18 +609,19 @@ func swapsOf(out []swap, a *normalform.Analysis, cfg *normalform.Config) []swap 
 	}
 	var zero normalform.Address
 	first := len(out)
-	for pi := range parties {
-		pt := &parties[pi]
-		var in, out1 *entry
+	for pi := range sc.parties {
+		pt := &sc.parties[pi]
+		var in, out1 *swapEntry
 		nin, nout := 0, 0
-		for k := range pt.ents {
-			switch pt.ents[k].bal.Sign() {
+		for k := pt.head; k >= 0; k = sc.ents[k].next {
+			e := &sc.ents[k]
+			switch e.bal.Sign() {
 			case 1:
 				nin++
-				in = &pt.ents[k]
+				in = e
 			case -1:
 				nout++
-				out1 = &pt.ents[k]
+				out1 = e
 			}
 		}
 		if nin != 1 || nout != 1 {

@@ -144,8 +144,15 @@ func TestSwapsOfMatchesReference(t *testing.T) {
 	for i := range 20 {
 		decode(gen.Block().Bundle, fmt.Sprintf("synthetic block %d", i))
 	}
-	nswaps := 0
+	nswaps, wide := 0, 0
 	for i, tx := range txs {
+		parties := map[normalform.Address]bool{}
+		for _, t := range tx.Transfers {
+			parties[t.From], parties[t.To] = true, true
+		}
+		if len(parties) > swapScan+1 {
+			wide++ // swapsOf indexes its addresses past swapScan
+		}
 		a, err := normalform.Analyze(tx, cfg)
 		if err != nil {
 			continue // the reference and the rewrite read analyses only
@@ -160,8 +167,8 @@ func TestSwapsOfMatchesReference(t *testing.T) {
 		}
 		nswaps += len(got)
 	}
-	if len(txs) < 2000 || nswaps < 100 {
-		t.Fatalf("%d transactions, %d swaps: the comparison read too little", len(txs), nswaps)
+	if len(txs) < 2000 || nswaps < 100 || wide < 5 {
+		t.Fatalf("%d transactions (%d with more than %d addresses), %d swaps: the comparison read too little", len(txs), wide, swapScan+1, nswaps)
 	}
-	t.Logf("%d transactions, %d swaps", len(txs), nswaps)
+	t.Logf("%d transactions (%d with more than %d addresses), %d swaps", len(txs), wide, swapScan+1, nswaps)
 }
