@@ -523,7 +523,7 @@ func (d *detector) trades(ts []*Transfer, v Address, unit Token) bool {
 // found.
 func (d *detector) witness(det *Detection) bool {
 	if d.checked == nil {
-		d.checked = witness.NewSearcher(CheckerTransfers(d.a.Tx.Transfers), d.cfg.TokenEq)
+		d.checked = witness.NewSearcherOwning(CheckerTransfers(d.a.Tx.Transfers), d.cfg.TokenEq)
 	}
 	toks := []Token{det.Token}
 	unit := d.cfg.Unit(det.Token)

@@ -173,7 +173,13 @@ type Searcher[T Token] struct {
 // NewSearcher prepares FindIn's tables for ts (copied) under eq (nil:
 // identity).
 func NewSearcher[T Token](ts []Transfer[T], eq func(a, b T) bool) *Searcher[T] {
-	s, ok := newSearch(ts, eq, 0)
+	return NewSearcherOwning(append([]Transfer[T](nil), ts...), eq)
+}
+
+// NewSearcherOwning is NewSearcher taking ts itself, not a copy: the
+// Searcher reorders it (by Pos) and the caller must not use it after.
+func NewSearcherOwning[T Token](ts []Transfer[T], eq func(a, b T) bool) *Searcher[T] {
+	s, ok := newSearchOwning(ts, eq, 0)
 	if !ok {
 		return &Searcher[T]{}
 	}
@@ -241,20 +247,34 @@ type vtKey[T Token] struct {
 	tok T
 }
 
+// inflow is In(v, τ): the transfers into v from elsewhere in τ exactly,
+// with a non-zero amount, largest amount first (ties: Pos order); their
+// sum, and whether it leaves 256 bits.
+type inflow struct {
+	idx   []int
+	total uint256.Int
+	over  bool
+}
+
+// inflows returns In(k) (nil: none).
+func (s *search[T]) inflows(k vtKey[T]) *inflow {
+	if i, ok := s.in[k]; ok {
+		return &s.flows[i]
+	}
+	return nil
+}
+
 type search[T Token] struct {
 	ts     []Transfer[T] // sorted by Pos
 	eq     func(a, b T) bool
 	budget int
 	steps  int
 	out    map[common.Address][]int // indices by source, Pos order
-	// in[(v, τ)]: transfers into v from elsewhere in τ exactly, with a
-	// non-zero amount, largest amount first (ties: Pos order).
-	in map[vtKey[T]][]int
-	// inTotal[(v, τ)]: their sum; inOver when it leaves 256 bits.
-	inTotal map[vtKey[T]]uint256.Int
-	inOver  map[vtKey[T]]bool
-	reach   map[common.Address]map[common.Address]bool
-	into    map[common.Address][]common.Address // sources by destination
+	// in[(v, τ)]: the inflows of v in τ (flows' index).
+	in    map[vtKey[T]]int32
+	flows []inflow
+	reach map[common.Address]map[common.Address]bool
+	into  map[common.Address][]common.Address // sources by destination
 	// inconsistent: a candidate passed the search's own checks but Verify
 	// rejected it (a bug); a "no" is then not definite.
 	inconsistent bool
@@ -264,6 +284,11 @@ type search[T Token] struct {
 }
 
 func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*search[T], bool) {
+	return newSearchOwning(append([]Transfer[T](nil), ts...), eq, budget)
+}
+
+// newSearchOwning is newSearch on ts itself (reordered by Pos).
+func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*search[T], bool) {
 	if eq == nil {
 		eq = func(a, b T) bool { return a == b }
 	}
@@ -271,16 +296,16 @@ func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*se
 		budget = 0
 	}
 	s := &search[T]{
-		ts:      append([]Transfer[T](nil), ts...),
-		eq:      eq,
-		budget:  budget,
-		out:     map[common.Address][]int{},
-		in:      map[vtKey[T]][]int{},
-		inTotal: map[vtKey[T]]uint256.Int{},
-		inOver:  map[vtKey[T]]bool{},
-		reach:   map[common.Address]map[common.Address]bool{},
+		ts:     ts,
+		eq:     eq,
+		budget: budget,
+		out:    map[common.Address][]int{},
+		in:     map[vtKey[T]]int32{},
+		reach:  map[common.Address]map[common.Address]bool{},
 	}
-	sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
+	if !sort.SliceIsSorted(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos }) {
+		sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
+	}
 	for i := 1; i < len(s.ts); i++ {
 		if s.ts[i].Pos == s.ts[i-1].Pos {
 			return nil, false
@@ -291,15 +316,21 @@ func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*se
 		s.out[t.From] = append(s.out[t.From], i)
 		if t.From != t.To && !t.Amount.IsZero() {
 			k := vtKey[T]{t.To, t.Token}
-			s.in[k] = append(s.in[k], i)
-			sum := s.inTotal[k]
-			if _, over := sum.AddOverflow(&sum, &t.Amount); over {
-				s.inOver[k] = true
+			n, ok := s.in[k]
+			if !ok {
+				n = int32(len(s.flows))
+				s.in[k] = n
+				s.flows = append(s.flows, inflow{})
 			}
-			s.inTotal[k] = sum
+			f := &s.flows[n]
+			f.idx = append(f.idx, i)
+			if _, over := f.total.AddOverflow(&f.total, &t.Amount); over {
+				f.over = true
+			}
 		}
 	}
-	for _, l := range s.in {
+	for n := range s.flows {
+		l := s.flows[n].idx
 		sort.SliceStable(l, func(i, j int) bool { return s.ts[l[i]].Amount.Cmp(&s.ts[l[j]].Amount) > 0 })
 	}
 	return s, true
@@ -349,14 +380,15 @@ func (s *search[T]) decide(at *common.Address, tok *T) (best *Witness[T], feasib
 		if t1.To != t1.From {
 			need = t1.Amount
 		}
-		if total := s.inTotal[k]; !s.inOver[k] && total.Cmp(&need) <= 0 {
+		f := s.inflows(k)
+		if f == nil || (!f.over && f.total.Cmp(&need) <= 0) {
 			continue
 		}
 		// Greedy: δ starts at -need and only grows; while δ ≤ 0 adding an
 		// amount cannot leave 256 bits.
 		delta := Signed{Neg: true, Abs: need}
 		var chosen []int
-		for _, j := range s.in[k] {
+		for _, j := range f.idx {
 			if !s.step() {
 				return best, feasible, false
 			}
@@ -475,7 +507,11 @@ func (s *search[T]) runs(feasible []bool) (*Witness[T], bool) {
 		if t1.To != v {
 			delta.Add(&t1.Amount, true)
 		}
-		rest, bounded := s.inTotal[k], !s.inOver[k]
+		var rest uint256.Int
+		bounded := true
+		if f := s.inflows(k); f != nil {
+			rest, bounded = f.total, !f.over
+		}
 		s.used[i] = true
 		s.path = append(s.path[:0], i)
 		w, ok := s.walk(v, tau, delta, rest, bounded, s.reachers(v))
