@@ -299,8 +299,9 @@ func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int
 		ts:     ts,
 		eq:     eq,
 		budget: budget,
-		out:    map[common.Address][]int{},
-		in:     map[vtKey[T]]int32{},
+		out:    make(map[common.Address][]int, len(ts)/2),
+		in:     make(map[vtKey[T]]int32, len(ts)),
+		flows:  make([]inflow, 0, len(ts)),
 		reach:  map[common.Address]map[common.Address]bool{},
 	}
 	if !sort.SliceIsSorted(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos }) {
