@@ -206,8 +206,9 @@ type namer struct {
 	level   Level
 	display bool // for people: short concrete addresses
 	cfg     *Config
-	addrs   map[Address]string
-	tokens  map[Token]string
+	// the variables: addresses (and tokens) by first occurrence
+	addrs  table[Address]
+	tokens table[Token]
 }
 
 func (n *namer) addr(a Address) string {
@@ -220,7 +221,7 @@ func (n *namer) addr(a Address) string {
 	case Family:
 		return "⋆"
 	}
-	return variable(n.addrs, a, "a")
+	return "a" + strconv.Itoa(n.addrs.add(a)+1)
 }
 
 func (n *namer) token(t Token) string {
@@ -233,14 +234,21 @@ func (n *namer) token(t Token) string {
 	case Family:
 		return "⋆"
 	}
-	return variable(n.tokens, t, "τ")
+	return "τ" + strconv.Itoa(n.tokens.add(t)+1)
 }
 
 // putAddr writes addr(a) to b (the exact level's hex without a string).
 func (n *namer) putAddr(b *textBuf, a Address) {
-	if !n.display && n.level == Exact {
-		b.b = appendHex(b.b, a)
-		return
+	if !n.display {
+		switch n.level {
+		case Exact:
+			b.b = appendHex(b.b, a)
+			return
+		case Shape, Tokens:
+			b.byte1('a')
+			b.b = strconv.AppendInt(b.b, int64(n.addrs.add(a)+1), 10)
+			return
+		}
 	}
 	b.str(n.addr(a))
 }
@@ -255,20 +263,15 @@ func (n *namer) putToken(b *textBuf, t Token) {
 		}
 		return
 	}
+	if n.level == Shape {
+		b.str("τ")
+		b.b = strconv.AppendInt(b.b, int64(n.tokens.add(t)+1), 10)
+		return
+	}
 	b.str(n.token(t))
 }
 
-// variable is k's variable: prefix and k's rank of first occurrence in m.
-func variable[K comparable](m map[K]string, k K, prefix string) string {
-	if v, ok := m[k]; ok {
-		return v
-	}
-	v := prefix + strconv.Itoa(len(m)+1)
-	m[k] = v
-	return v
-}
-
-var termNames = map[TermKind]string{TStar: "Star", TCycle: "Cycle", TPath: "Path", TLeft: "Left", TCost: "Cost"}
+var termNames = [...]string{TStar: "Star", TCycle: "Cycle", TPath: "Path", TLeft: "Left", TCost: "Cost"}
 
 // head writes a term's NAME@AT(IN, without its place at the family level.
 func (n *namer) head(b *textBuf, name string, t *Term) {
@@ -285,11 +288,12 @@ func (n *namer) head(b *textBuf, name string, t *Term) {
 func (n *namer) render(b *textBuf, t *Term) {
 	switch t.Kind {
 	case TStar, TCycle, TPath:
-		name := termNames[t.Kind]
 		if t.Kind == TCycle && t.Label != Cycle {
-			name = "Cycle:" + t.Label.String()
+			b.str("Cycle:")
+			n.head(b, t.Label.String(), t)
+		} else {
+			n.head(b, termNames[t.Kind], t)
 		}
-		n.head(b, name, t)
 		b.str(", ")
 		if len(t.Parts) == 1 && !(t.Parts[0].Kind == TSeq && len(t.Parts[0].Parts) == 0) {
 			n.render(b, t.Parts[0])
@@ -351,7 +355,7 @@ func (n *namer) render(b *textBuf, t *Term) {
 // concrete pools and tokens (symbols where known), one element per line.
 func (a *Analysis) RenderTerms(cfg *Config) []string {
 	cfg = cfg.ForAnalysis(a)
-	n := &namer{level: Tokens, display: true, cfg: cfg, addrs: map[Address]string{}, tokens: map[Token]string{}}
+	n := &namer{level: Tokens, display: true, cfg: cfg}
 	var out []string
 	for _, t := range a.Terms() {
 		var b textBuf
@@ -411,7 +415,7 @@ func canonicalText(l Level, ts []*Term) string {
 
 // writeCanonical writes the canonical text of ts at level l to b.
 func writeCanonical(b *textBuf, l Level, ts []*Term) {
-	n := &namer{level: l, addrs: map[Address]string{}, tokens: map[Token]string{}}
+	n := namer{level: l}
 	for i, t := range ts {
 		if i > 0 {
 			b.str(" ; ")
