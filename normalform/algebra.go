@@ -415,14 +415,22 @@ func canonicalText(l Level, ts []*Term) string {
 
 // writeCanonical writes the canonical text of ts at level l to b.
 func writeCanonical(b *textBuf, l Level, ts []*Term) {
-	n := namer{level: l}
+	n := namers.Get().(*namer)
+	n.level = l
 	for i, t := range ts {
 		if i > 0 {
 			b.str(" ; ")
 		}
 		n.render(b, t)
 	}
+	n.addrs.reset()
+	n.tokens.reset()
+	namers.Put(n)
 }
+
+// namers are writeCanonical's namers, their variable tables reused (reset:
+// emptied, dropped when grown large).
+var namers = sync.Pool{New: func() any { return &namer{} }}
 
 // Canonical returns the canonical form of a level, as text. Exact is the
 // normal form itself (every chain's composition, label and rule, every
