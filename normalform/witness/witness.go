@@ -269,12 +269,18 @@ type search[T Token] struct {
 	eq     func(a, b T) bool
 	budget int
 	steps  int
-	out    map[common.Address][]int // indices by source, Pos order
 	// in[(v, τ)]: the inflows of v in τ (flows' index).
 	in    map[vtKey[T]]int32
 	flows []inflow
-	reach map[common.Address]map[common.Address]bool
-	into  map[common.Address][]common.Address // sources by destination
+	// Addresses are numbered (id) for the walks: to[i] is s.ts[i].To's
+	// number, outs[a] the transfers out of a (Pos order), into[a] the
+	// sources of the transfers into a, reach[v] (built when first asked)
+	// whether each address reaches v.
+	id    map[common.Address]int32
+	to    []int32
+	outs  [][]int
+	into  [][]int32
+	reach map[int32][]bool
 	// inconsistent: a candidate passed the search's own checks but Verify
 	// rejected it (a bug); a "no" is then not definite.
 	inconsistent bool
@@ -299,10 +305,11 @@ func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int
 		ts:     ts,
 		eq:     eq,
 		budget: budget,
-		out:    make(map[common.Address][]int, len(ts)/2),
+		id:     make(map[common.Address]int32, len(ts)),
+		to:     make([]int32, len(ts)),
 		in:     make(map[vtKey[T]]int32, len(ts)),
 		flows:  make([]inflow, 0, len(ts)),
-		reach:  map[common.Address]map[common.Address]bool{},
+		reach:  map[int32][]bool{},
 	}
 	if !sort.SliceIsSorted(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos }) {
 		sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
@@ -314,7 +321,10 @@ func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int
 	}
 	for i := range s.ts {
 		t := &s.ts[i]
-		s.out[t.From] = append(s.out[t.From], i)
+		f, d := s.number(t.From), s.number(t.To)
+		s.to[i] = d
+		s.outs[f] = append(s.outs[f], i)
+		s.into[d] = append(s.into[d], f)
 		if t.From != t.To && !t.Amount.IsZero() {
 			k := vtKey[T]{t.To, t.Token}
 			n, ok := s.in[k]
@@ -456,20 +466,28 @@ func (s *search[T]) witness(seq []int, gain Signed) *Witness[T] {
 	return w
 }
 
-// reachers returns the addresses from which v can be reached by a
-// (possibly empty) connected chain of transfers of ts.
-func (s *search[T]) reachers(v common.Address) map[common.Address]bool {
-	if r, ok := s.reach[v]; ok {
+// number returns a's number, numbering it when new.
+func (s *search[T]) number(a common.Address) int32 {
+	if n, ok := s.id[a]; ok {
+		return n
+	}
+	n := int32(len(s.outs))
+	s.id[a] = n
+	s.outs = append(s.outs, nil)
+	s.into = append(s.into, nil)
+	return n
+}
+
+// reachers returns, by address number, whether v can be reached from the
+// address by a (possibly empty) connected chain of transfers of ts.
+func (s *search[T]) reachers(v common.Address) []bool {
+	n := s.id[v] // v is a transfer's source: numbered
+	if r, ok := s.reach[n]; ok {
 		return r
 	}
-	if s.into == nil {
-		s.into = map[common.Address][]common.Address{}
-		for i := range s.ts {
-			s.into[s.ts[i].To] = append(s.into[s.ts[i].To], s.ts[i].From)
-		}
-	}
-	r := map[common.Address]bool{v: true}
-	queue := []common.Address{v}
+	r := make([]bool, len(s.outs))
+	r[n] = true
+	queue := []int32{n}
 	for len(queue) > 0 {
 		x := queue[0]
 		queue = queue[1:]
@@ -480,7 +498,7 @@ func (s *search[T]) reachers(v common.Address) map[common.Address]bool {
 			}
 		}
 	}
-	s.reach[v] = r
+	s.reach[n] = r
 	return r
 }
 
@@ -530,9 +548,9 @@ func (s *search[T]) runs(feasible []bool) (*Witness[T], bool) {
 
 // walk extends s.path. rest is the sum of the unused transfers of
 // In(v, τ) when bounded.
-func (s *search[T]) walk(v common.Address, tau T, delta Signed, rest uint256.Int, bounded bool, reach map[common.Address]bool) (*Witness[T], bool) {
-	end := s.ts[s.path[len(s.path)-1]].To
-	for _, j := range s.out[end] {
+func (s *search[T]) walk(v common.Address, tau T, delta Signed, rest uint256.Int, bounded bool, reach []bool) (*Witness[T], bool) {
+	end := s.to[s.path[len(s.path)-1]]
+	for _, j := range s.outs[end] {
 		if s.used[j] {
 			continue
 		}
@@ -540,7 +558,7 @@ func (s *search[T]) walk(v common.Address, tau T, delta Signed, rest uint256.Int
 			return nil, false
 		}
 		t := &s.ts[j]
-		if !reach[t.To] {
+		if !reach[s.to[j]] {
 			continue
 		}
 		d, r := delta, rest
