@@ -43,6 +43,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -501,6 +502,10 @@ var swapScratches = sync.Pool{New: func() any { return &swapScratch{at: map[norm
 // swapScan is how many addresses swapsOf looks through before it indexes them.
 const swapScan = 12
 
+// originScan is how many origins and junctions swapsOf scans; past it,
+// sets (a variable: the tests take both paths).
+var originScan = 64
+
 // find returns addr's index in s.parties, adding it when new.
 func (s *swapScratch) find(addr normalform.Address) int32 {
 	n := int32(len(s.parties))
@@ -578,34 +583,50 @@ func swapsOf(out []swap, a *normalform.Analysis, cfg *normalform.Config) []swap 
 		add(t.From, &t.Token, &t.Amount, true)
 		add(t.To, &t.Token, &t.Amount, false)
 	}
-	// origin[p] && !junction[p]: an origin of a chain that is no swap
-	// junction of the normal form's terms.
-	var origin, junction map[normalform.Address]bool
+	// bareOrigin: p is the origin of a chain of the normal form and no
+	// swap junction of its terms. Both lists are gathered at the first
+	// candidate pool; a few addresses, scanned (past originScan, sets).
+	var origins, junctions []normalform.Address
+	var originSet, junctionSet map[normalform.Address]bool
+	gathered := false
+	var walk func(t *normalform.Term)
+	walk = func(t *normalform.Term) {
+		if t.Kind == normalform.TSwap {
+			junctions = append(junctions, t.At)
+		}
+		for _, p := range t.Parts {
+			walk(p)
+		}
+	}
 	bareOrigin := func(p normalform.Address) bool {
-		if origin == nil {
-			origin = map[normalform.Address]bool{}
-			junction = map[normalform.Address]bool{}
+		if !gathered {
+			gathered = true
 			if a.NF != nil {
 				for _, n := range a.NF.Children {
 					if n.Chain != nil {
-						origin[n.Chain.Origin()] = true
+						origins = append(origins, n.Chain.Origin())
 					}
 				}
 			}
-			var walk func(t *normalform.Term)
-			walk = func(t *normalform.Term) {
-				if t.Kind == normalform.TSwap {
-					junction[t.At] = true
-				}
-				for _, p := range t.Parts {
-					walk(p)
+			if len(origins) > 0 {
+				for _, t := range a.Terms() {
+					walk(t)
 				}
 			}
-			for _, t := range a.Terms() {
-				walk(t)
+			if len(origins)+len(junctions) > originScan { // a large normal form: sets
+				originSet, junctionSet = map[normalform.Address]bool{}, map[normalform.Address]bool{}
+				for _, o := range origins {
+					originSet[o] = true
+				}
+				for _, j := range junctions {
+					junctionSet[j] = true
+				}
 			}
 		}
-		return origin[p] && !junction[p]
+		if originSet != nil {
+			return originSet[p] && !junctionSet[p]
+		}
+		return slices.Contains(origins, p) && !slices.Contains(junctions, p)
 	}
 	var zero normalform.Address
 	first := len(out)

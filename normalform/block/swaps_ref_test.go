@@ -107,7 +107,8 @@ func swapsOfReference(pos int, a *normalform.Analysis, cfg *normalform.Config) [
 
 // TestSwapsOfMatchesReference: the rewritten swapsOf reads the same swaps,
 // in the same order, as the reference over the mainnet block 11017338,
-// every scenario of the corpus and 2,000 synthetic transactions.
+// every scenario of the corpus and 2,000 synthetic transactions, with the
+// origins scanned and in sets.
 func TestSwapsOfMatchesReference(t *testing.T) {
 	cfg := normalform.DefaultConfig()
 	var txs []*normalform.Tx
@@ -164,6 +165,12 @@ func TestSwapsOfMatchesReference(t *testing.T) {
 		got := swapsOf(nil, a, cfg)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("tx %d (%s): swaps\n%+v\nwant\n%+v", i, tx.Meta.Hash.Hex(), got, want)
+		}
+		originScan = 0 // the sets a large normal form takes
+		got = swapsOf(nil, a, cfg)
+		originScan = 64
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("tx %d (%s), origins in sets: swaps\n%+v\nwant\n%+v", i, tx.Meta.Hash.Hex(), got, want)
 		}
 		nswaps += len(got)
 	}
