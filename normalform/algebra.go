@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/holiman/uint256"
 )
 
 // AlgebraVersion versions the canonical forms and their hashes: a hash is
@@ -531,12 +533,12 @@ func writeTransfer(b *textBuf, t *Transfer) {
 	b.byte1('>')
 	b.raw(appendHex(buf[:0], t.To))
 	b.byte1(':')
-	b.str(t.Amount.Dec())
+	b.dec(&t.Amount)
 	b.byte1(':')
 	b.raw(appendHex(buf[:0], t.Token.Addr))
 	if t.Token.HasID() {
 		b.byte1('/')
-		b.str(t.Token.ID.Dec())
+		b.dec(&t.Token.ID)
 	}
 	if t.Flags&(Mint|Burn) != 0 {
 		b.byte1(':')
@@ -618,6 +620,15 @@ func putHashBuf(b *textBuf) {
 func (t *textBuf) str(s string) { t.b = append(t.b, s...) }
 func (t *textBuf) byte1(c byte) { t.b = append(t.b, c) }
 func (t *textBuf) raw(p []byte) { t.b = append(t.b, p...) }
+
+// dec writes v in decimal (Int.Dec's text; below 2^64 without its string).
+func (t *textBuf) dec(v *uint256.Int) {
+	if v.IsUint64() {
+		t.b = strconv.AppendUint(t.b, v.Uint64(), 10)
+		return
+	}
+	t.str(v.Dec())
+}
 
 // --- families ---------------------------------------------------------------
 
