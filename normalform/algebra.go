@@ -86,6 +86,8 @@ type Term struct {
 // Terms renders a normal form as terms, one per root element, in order.
 // They are computed once per normal form (an analysis is complete when
 // Analyze or decoding returns it) and shared: callers must not change them.
+// The first call records them in the analysis, so goroutines sharing one
+// analysis must call Terms (or Hashes) once before they share it.
 func (a *Analysis) Terms() []*Term {
 	if a.NF == nil {
 		return nil
