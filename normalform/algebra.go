@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/holiman/uint256"
 )
 
 // AlgebraVersion versions the canonical forms and their hashes: a hash is
@@ -82,11 +84,27 @@ type Term struct {
 }
 
 // Terms renders a normal form as terms, one per root element, in order.
+// They are computed once per normal form (an analysis is complete when
+// Analyze or decoding returns it) and shared: callers must not change them.
+// The first call records them in the analysis, so goroutines sharing one
+// analysis must call Terms (or Hashes) once before they share it.
 func (a *Analysis) Terms() []*Term {
 	if a.NF == nil {
 		return nil
 	}
+	if a.termsOf == a.NF {
+		return a.terms
+	}
+	out := a.buildTerms()
+	a.terms, a.termsOf = out, a.NF
+	return out
+}
+
+func (a *Analysis) buildTerms() []*Term {
 	var out []*Term
+	if n := len(a.NF.Children); n > 0 {
+		out = make([]*Term, 0, n)
+	}
 	for _, n := range a.NF.Children {
 		switch {
 		case n.Leaf != nil:
@@ -192,8 +210,9 @@ type namer struct {
 	level   Level
 	display bool // for people: short concrete addresses
 	cfg     *Config
-	addrs   map[Address]string
-	tokens  map[Token]string
+	// the variables: addresses (and tokens) by first occurrence
+	addrs  table[Address]
+	tokens table[Token]
 }
 
 func (n *namer) addr(a Address) string {
@@ -206,7 +225,7 @@ func (n *namer) addr(a Address) string {
 	case Family:
 		return "⋆"
 	}
-	return variable(n.addrs, a, "a")
+	return "a" + strconv.Itoa(n.addrs.add(a)+1)
 }
 
 func (n *namer) token(t Token) string {
@@ -219,14 +238,21 @@ func (n *namer) token(t Token) string {
 	case Family:
 		return "⋆"
 	}
-	return variable(n.tokens, t, "τ")
+	return "τ" + strconv.Itoa(n.tokens.add(t)+1)
 }
 
 // putAddr writes addr(a) to b (the exact level's hex without a string).
 func (n *namer) putAddr(b *textBuf, a Address) {
-	if !n.display && n.level == Exact {
-		b.b = appendHex(b.b, a)
-		return
+	if !n.display {
+		switch n.level {
+		case Exact:
+			b.b = appendHex(b.b, a)
+			return
+		case Shape, Tokens:
+			b.byte1('a')
+			b.b = strconv.AppendInt(b.b, int64(n.addrs.add(a)+1), 10)
+			return
+		}
 	}
 	b.str(n.addr(a))
 }
@@ -241,20 +267,15 @@ func (n *namer) putToken(b *textBuf, t Token) {
 		}
 		return
 	}
+	if n.level == Shape {
+		b.str("τ")
+		b.b = strconv.AppendInt(b.b, int64(n.tokens.add(t)+1), 10)
+		return
+	}
 	b.str(n.token(t))
 }
 
-// variable is k's variable: prefix and k's rank of first occurrence in m.
-func variable[K comparable](m map[K]string, k K, prefix string) string {
-	if v, ok := m[k]; ok {
-		return v
-	}
-	v := prefix + strconv.Itoa(len(m)+1)
-	m[k] = v
-	return v
-}
-
-var termNames = map[TermKind]string{TStar: "Star", TCycle: "Cycle", TPath: "Path", TLeft: "Left", TCost: "Cost"}
+var termNames = [...]string{TStar: "Star", TCycle: "Cycle", TPath: "Path", TLeft: "Left", TCost: "Cost"}
 
 // head writes a term's NAME@AT(IN, without its place at the family level.
 func (n *namer) head(b *textBuf, name string, t *Term) {
@@ -271,11 +292,12 @@ func (n *namer) head(b *textBuf, name string, t *Term) {
 func (n *namer) render(b *textBuf, t *Term) {
 	switch t.Kind {
 	case TStar, TCycle, TPath:
-		name := termNames[t.Kind]
 		if t.Kind == TCycle && t.Label != Cycle {
-			name = "Cycle:" + t.Label.String()
+			b.str("Cycle:")
+			n.head(b, t.Label.String(), t)
+		} else {
+			n.head(b, termNames[t.Kind], t)
 		}
-		n.head(b, name, t)
 		b.str(", ")
 		if len(t.Parts) == 1 && !(t.Parts[0].Kind == TSeq && len(t.Parts[0].Parts) == 0) {
 			n.render(b, t.Parts[0])
@@ -337,7 +359,7 @@ func (n *namer) render(b *textBuf, t *Term) {
 // concrete pools and tokens (symbols where known), one element per line.
 func (a *Analysis) RenderTerms(cfg *Config) []string {
 	cfg = cfg.ForAnalysis(a)
-	n := &namer{level: Tokens, display: true, cfg: cfg, addrs: map[Address]string{}, tokens: map[Token]string{}}
+	n := &namer{level: Tokens, display: true, cfg: cfg}
 	var out []string
 	for _, t := range a.Terms() {
 		var b textBuf
@@ -397,14 +419,22 @@ func canonicalText(l Level, ts []*Term) string {
 
 // writeCanonical writes the canonical text of ts at level l to b.
 func writeCanonical(b *textBuf, l Level, ts []*Term) {
-	n := &namer{level: l, addrs: map[Address]string{}, tokens: map[Token]string{}}
+	n := namers.Get().(*namer)
+	n.level = l
 	for i, t := range ts {
 		if i > 0 {
 			b.str(" ; ")
 		}
 		n.render(b, t)
 	}
+	n.addrs.reset()
+	n.tokens.reset()
+	namers.Put(n)
 }
+
+// namers are writeCanonical's namers, their variable tables reused (reset:
+// emptied, dropped when grown large).
+var namers = sync.Pool{New: func() any { return &namer{} }}
 
 // Canonical returns the canonical form of a level, as text. Exact is the
 // normal form itself (every chain's composition, label and rule, every
@@ -505,12 +535,12 @@ func writeTransfer(b *textBuf, t *Transfer) {
 	b.byte1('>')
 	b.raw(appendHex(buf[:0], t.To))
 	b.byte1(':')
-	b.str(t.Amount.Dec())
+	b.dec(&t.Amount)
 	b.byte1(':')
 	b.raw(appendHex(buf[:0], t.Token.Addr))
 	if t.Token.HasID() {
 		b.byte1('/')
-		b.str(t.Token.ID.Dec())
+		b.dec(&t.Token.ID)
 	}
 	if t.Flags&(Mint|Burn) != 0 {
 		b.byte1(':')
@@ -592,6 +622,15 @@ func putHashBuf(b *textBuf) {
 func (t *textBuf) str(s string) { t.b = append(t.b, s...) }
 func (t *textBuf) byte1(c byte) { t.b = append(t.b, c) }
 func (t *textBuf) raw(p []byte) { t.b = append(t.b, p...) }
+
+// dec writes v in decimal (Int.Dec's text; below 2^64 without its string).
+func (t *textBuf) dec(v *uint256.Int) {
+	if v.IsUint64() {
+		t.b = strconv.AppendUint(t.b, v.Uint64(), 10)
+		return
+	}
+	t.str(v.Dec())
+}
 
 // --- families ---------------------------------------------------------------
 

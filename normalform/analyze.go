@@ -118,6 +118,10 @@ type Analysis struct {
 	Net         Delta // Gross folded, less costs; nil when costs are unknown
 	Costs       Costs
 	unwitnessed int
+	// terms memoizes Terms for the NF it was computed from (termsOf):
+	// Hashes and block.FactsOf both read them (issue 22).
+	terms   []*Term
+	termsOf *Node
 }
 
 // Principal reports whether addr is one of the transaction's principals:

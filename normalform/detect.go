@@ -139,10 +139,10 @@ type detector struct {
 	a       *Analysis
 	cfg     *Config
 	claimed map[*Chain]bool
-	depth   map[int32]int32 // frame index → depth, for the frames of T0
-	checked []witness.Transfer[Token]
-	senders map[Address]bool // addresses that send something (settle.go)
-	cdBuf   Delta            // classDelta's storage, reused from call to call
+	depth   map[int32]int32          // frame index → depth, for the frames of T0
+	checked *witness.Searcher[Token] // the checker's tables over T0, built at the first witness asked
+	senders map[Address]bool         // addresses that send something (settle.go)
+	cdBuf   Delta                    // classDelta's storage, reused from call to call
 }
 
 // classDelta sums a balance's entries per =_τ class, in the classes'
@@ -523,7 +523,7 @@ func (d *detector) trades(ts []*Transfer, v Address, unit Token) bool {
 // found.
 func (d *detector) witness(det *Detection) bool {
 	if d.checked == nil {
-		d.checked = CheckerTransfers(d.a.Tx.Transfers)
+		d.checked = witness.NewSearcherOwning(CheckerTransfers(d.a.Tx.Transfers), d.cfg.TokenEq)
 	}
 	toks := []Token{det.Token}
 	unit := d.cfg.Unit(det.Token)
@@ -534,7 +534,7 @@ func (d *detector) witness(det *Detection) bool {
 		}
 	}
 	for _, tok := range toks {
-		w, found, _ := witness.FindIn(d.checked, d.cfg.TokenEq, &det.Origin, &tok, WitnessBudget)
+		w, found, _ := d.checked.FindIn(&det.Origin, &tok, WitnessBudget)
 		if found {
 			det.Witness = w
 			return true

@@ -40,10 +40,13 @@
 package block
 
 import (
+	"bytes"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/holiman/uint256"
 
@@ -233,9 +236,7 @@ func FactsOf(a *normalform.Analysis, cfg *normalform.Config) *TxFacts {
 	f := &TxFacts{Hash: m.Hash, Block: m.Block, Index: m.Index, HasBlock: m.HasBlock, HasIndex: m.HasIndex, HasFrom: m.HasFrom,
 		Sender: a.Sender, Recipient: a.Recipient, Verdict: a.Verdict, Tier: a.Tier, Costs: a.Costs,
 		Gross: append([]normalform.DeltaEntry(nil), a.Gross...)}
-	for _, s := range swapsOf(0, a, cfg) {
-		f.swaps = append(f.swaps, *s)
-	}
+	f.swaps = swapsOf(nil, a, cfg)
 	if len(a.Detections) > 0 {
 		d := a.Detections[0]
 		f.Detected, f.DetToken, f.DetGain = true, cfg.Unit(d.Token), d.Gain.String()
@@ -476,91 +477,187 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 	return r, nil
 }
 
-// swapsOf reads a transaction's swaps (package doc).
-func swapsOf(pos int, a *normalform.Analysis, cfg *normalform.Config) []*swap {
-	if a.Tx.Meta.HasReceipt && a.Tx.Meta.Status == normalform.StatusFailed {
-		return nil
-	}
-	junction := map[normalform.Address]bool{}
-	var walk func(t *normalform.Term)
-	walk = func(t *normalform.Term) {
-		if t.Kind == normalform.TSwap {
-			junction[t.At] = true
-		}
-		for _, p := range t.Parts {
-			walk(p)
-		}
-	}
-	for _, t := range a.Terms() {
-		walk(t)
-	}
-	origin := map[normalform.Address]bool{}
-	if a.NF != nil {
-		for _, n := range a.NF.Children {
-			if n.Chain != nil {
-				origin[n.Chain.Origin()] = true
+// swapScratch is swapsOf's storage, pooled: the addresses in first-seen
+// order, each with the head and tail of its entries' list; an index of
+// them by address once there are more than a few (below, a scan).
+type swapScratch struct {
+	parties []swapParty
+	ents    []swapEntry
+	at      map[normalform.Address]int32
+}
+
+type swapParty struct {
+	addr       normalform.Address
+	head, tail int32
+}
+
+type swapEntry struct {
+	tok  normalform.Token
+	bal  normalform.Signed
+	next int32 // the address's next entry; -1: none
+}
+
+var swapScratches = sync.Pool{New: func() any { return &swapScratch{at: map[normalform.Address]int32{}} }}
+
+// swapScan is how many addresses swapsOf looks through before it indexes them.
+const swapScan = 12
+
+// originScan is how many origins and junctions swapsOf scans; past it,
+// sets (a variable: the tests take both paths).
+var originScan = 64
+
+// find returns addr's index in s.parties, adding it when new.
+func (s *swapScratch) find(addr normalform.Address) int32 {
+	n := int32(len(s.parties))
+	if n <= swapScan {
+		for i := range s.parties {
+			if s.parties[i].addr == addr {
+				return int32(i)
 			}
 		}
-	}
-	// Balances per address and token, mints and burns left out.
-	type key struct {
-		addr normalform.Address
-		tok  normalform.Token
-	}
-	bal := map[key]*normalform.Signed{}
-	var addrs []normalform.Address
-	seen := map[normalform.Address]bool{}
-	add := func(addr normalform.Address, tok normalform.Token, v *uint256.Int, neg bool) {
-		k := key{addr, tok}
-		s := bal[k]
-		if s == nil {
-			s = &normalform.Signed{}
-			bal[k] = s
+		if n == swapScan {
+			for i := range s.parties {
+				s.at[s.parties[i].addr] = int32(i)
+			}
 		}
-		s.Add(v, neg) // an overflow needs adversarial amounts; the pool then reads as no swap
-		if !seen[addr] {
-			seen[addr] = true
-			addrs = append(addrs, addr)
+	} else if i, ok := s.at[addr]; ok {
+		return i
+	}
+	s.parties = append(s.parties, swapParty{addr: addr, head: -1, tail: -1})
+	if n >= swapScan {
+		s.at[addr] = n
+	}
+	return n
+}
+
+// put returns s to the pool unless it grew large.
+func (s *swapScratch) put() {
+	if cap(s.ents) > 4096 || cap(s.parties) > 4096 {
+		return
+	}
+	s.parties, s.ents = s.parties[:0], s.ents[:0]
+	clear(s.at)
+	swapScratches.Put(s)
+}
+
+// swapsOf reads a transaction's swaps (package doc), appending them to
+// out (pos unset: FactsOf's callers place them).
+//
+// Balances are kept per address, in first-seen order, as a short list of
+// (token, balance) pairs: a pool sees two or three tokens, so a linear
+// scan beats a map keyed by (address, token) (issue 22). The origins and
+// swap junctions of the normal form are read only when a candidate pool
+// is an origin.
+func swapsOf(out []swap, a *normalform.Analysis, cfg *normalform.Config) []swap {
+	if a.Tx.Meta.HasReceipt && a.Tx.Meta.Status == normalform.StatusFailed {
+		return out
+	}
+	// Balances per address and token, mints and burns left out: each
+	// address's (token, balance) entries are a list through sc.ents.
+	sc := swapScratches.Get().(*swapScratch)
+	defer sc.put()
+	add := func(addr normalform.Address, tok *normalform.Token, v *uint256.Int, neg bool) {
+		i := sc.find(addr)
+		p := &sc.parties[i]
+		for k := p.head; k >= 0; k = sc.ents[k].next {
+			if e := &sc.ents[k]; e.tok == *tok {
+				e.bal.Add(v, neg) // an overflow needs adversarial amounts; the pool then reads as no swap
+				return
+			}
 		}
+		sc.ents = append(sc.ents, swapEntry{tok: *tok, next: -1})
+		k := int32(len(sc.ents) - 1)
+		sc.ents[k].bal.Add(v, neg)
+		if p.head < 0 {
+			p.head = k
+		} else {
+			sc.ents[p.tail].next = k
+		}
+		p.tail = k
 	}
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
 		if t.Token.HasID() || t.From == t.To {
 			continue
 		}
-		add(t.From, t.Token, &t.Amount, true)
-		add(t.To, t.Token, &t.Amount, false)
+		add(t.From, &t.Token, &t.Amount, true)
+		add(t.To, &t.Token, &t.Amount, false)
 	}
-	toks := map[normalform.Address][]normalform.Token{}
-	for k := range bal {
-		toks[k.addr] = append(toks[k.addr], k.tok)
-	}
-	var zero normalform.Address
-	var out []*swap
-	for _, p := range addrs {
-		if p == zero || p == normalform.NativeAddress || a.InCoalition(p) || cfg.IsWrappedNative(p) ||
-			(a.Tx.Meta.HasHeader && p == a.Tx.Meta.Miner) || (origin[p] && !junction[p]) {
-			continue
+	// bareOrigin: p is the origin of a chain of the normal form and no
+	// swap junction of its terms. Both lists are gathered at the first
+	// candidate pool; a few addresses, scanned (past originScan, sets).
+	var origins, junctions []normalform.Address
+	var originSet, junctionSet map[normalform.Address]bool
+	gathered := false
+	var walk func(t *normalform.Term)
+	walk = func(t *normalform.Term) {
+		if t.Kind == normalform.TSwap {
+			junctions = append(junctions, t.At)
 		}
-		var in, out1 []normalform.Token
-		for _, tk := range toks[p] {
-			switch bal[key{p, tk}].Sign() {
-			case 1:
-				in = append(in, tk)
-			case -1:
-				out1 = append(out1, tk)
+		for _, p := range t.Parts {
+			walk(p)
+		}
+	}
+	bareOrigin := func(p normalform.Address) bool {
+		if !gathered {
+			gathered = true
+			if a.NF != nil {
+				for _, n := range a.NF.Children {
+					if n.Chain != nil {
+						origins = append(origins, n.Chain.Origin())
+					}
+				}
+			}
+			if len(origins) > 0 {
+				for _, t := range a.Terms() {
+					walk(t)
+				}
+			}
+			if len(origins)+len(junctions) > originScan { // a large normal form: sets
+				originSet, junctionSet = map[normalform.Address]bool{}, map[normalform.Address]bool{}
+				for _, o := range origins {
+					originSet[o] = true
+				}
+				for _, j := range junctions {
+					junctionSet[j] = true
+				}
 			}
 		}
-		if len(in) != 1 || len(out1) != 1 {
+		if originSet != nil {
+			return originSet[p] && !junctionSet[p]
+		}
+		return slices.Contains(origins, p) && !slices.Contains(junctions, p)
+	}
+	var zero normalform.Address
+	first := len(out)
+	for pi := range sc.parties {
+		pt := &sc.parties[pi]
+		var in, out1 *swapEntry
+		nin, nout := 0, 0
+		for k := pt.head; k >= 0; k = sc.ents[k].next {
+			e := &sc.ents[k]
+			switch e.bal.Sign() {
+			case 1:
+				nin++
+				in = e
+			case -1:
+				nout++
+				out1 = e
+			}
+		}
+		if nin != 1 || nout != 1 {
 			continue
 		}
-		s := &swap{pos: pos, pool: p, in: in[0], out: out1[0], sender: a.Sender, bot: a.Recipient,
-			hasSender: a.Tx.Meta.HasFrom, router: cfg.IsRouter(a.Recipient)}
-		s.amtIn = bal[key{p, in[0]}].Abs
-		s.amtOut = bal[key{p, out1[0]}].Abs
-		out = append(out, s)
+		p := pt.addr
+		if p == zero || p == normalform.NativeAddress || a.InCoalition(p) || cfg.IsWrappedNative(p) ||
+			(a.Tx.Meta.HasHeader && p == a.Tx.Meta.Miner) || bareOrigin(p) {
+			continue
+		}
+		out = append(out, swap{pool: p, in: in.tok, out: out1.tok, sender: a.Sender, bot: a.Recipient,
+			hasSender: a.Tx.Meta.HasFrom, router: cfg.IsRouter(a.Recipient), amtIn: in.bal.Abs, amtOut: out1.bal.Abs})
 	}
-	sort.Slice(out, func(i, j int) bool { return strings.Compare(hexOf(out[i].pool), hexOf(out[j].pool)) < 0 })
+	mine := out[first:]
+	sort.Slice(mine, func(i, j int) bool { return bytes.Compare(mine[i].pool[:], mine[j].pool[:]) < 0 })
 	return out
 }
 

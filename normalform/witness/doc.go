@@ -18,6 +18,11 @@
 // the engine (or a mismatch between the engine's reading of the definitions
 // and this one); exhausted without found is inconclusive.
 //
+// A harness with several questions over the same transfers (the detector:
+// one per detection and token) builds the search tables once with
+// NewSearcher (or NewSearcherOwning) and asks Searcher.FindIn: each answer
+// is FindIn's, the budget each question's own.
+//
 // # Definitions, as implemented
 //
 // A cycle at v (Definition 4) is a sequence C of distinct transfers (by

@@ -157,10 +157,45 @@ func Find[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, b
 // Find never panics; it is deterministic and does not depend on the order
 // of ts (transfers are taken in Pos order).
 func FindIn[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address, tok *T, budget int) (w *Witness[T], found bool, exhausted bool) {
-	s, ok := newSearch(ts, eq, budget)
+	return NewSearcher(ts, eq).FindIn(at, tok, budget)
+}
+
+// Searcher is FindIn over one transfer set, its search tables (transfers
+// in Pos order, outflows by source, inflows and their sums by address and
+// token, reachability) built once for any number of searches: a detector
+// asks for a witness per detection and token (issue 22). Each FindIn
+// starts with the whole budget and gives what the function FindIn gives
+// on the same transfers. A Searcher is not safe for concurrent use.
+type Searcher[T Token] struct {
+	s *search[T] // nil: two transfers share a Pos
+}
+
+// NewSearcher prepares FindIn's tables for ts (copied) under eq (nil:
+// identity).
+func NewSearcher[T Token](ts []Transfer[T], eq func(a, b T) bool) *Searcher[T] {
+	return NewSearcherOwning(append([]Transfer[T](nil), ts...), eq)
+}
+
+// NewSearcherOwning is NewSearcher taking ts itself, not a copy: the
+// Searcher reorders it (by Pos) and the caller must not use it after.
+func NewSearcherOwning[T Token](ts []Transfer[T], eq func(a, b T) bool) *Searcher[T] {
+	s, ok := newSearchOwning(ts, eq, 0)
 	if !ok {
+		return &Searcher[T]{}
+	}
+	return &Searcher[T]{s: s}
+}
+
+// FindIn is the function FindIn on the Searcher's transfers.
+func (p *Searcher[T]) FindIn(at *common.Address, tok *T, budget int) (w *Witness[T], found bool, exhausted bool) {
+	s := p.s
+	if s == nil {
 		return nil, false, true
 	}
+	if budget < 0 {
+		budget = 0
+	}
+	s.budget, s.steps, s.inconsistent = budget, 0, false
 	best, feasible, complete := s.decide(at, tok)
 	if best == nil {
 		return nil, false, !complete || s.inconsistent
@@ -212,20 +247,40 @@ type vtKey[T Token] struct {
 	tok T
 }
 
+// inflow is In(v, τ): the transfers into v from elsewhere in τ exactly,
+// with a non-zero amount, largest amount first (ties: Pos order); their
+// sum, and whether it leaves 256 bits.
+type inflow struct {
+	idx   []int
+	total uint256.Int
+	over  bool
+}
+
+// inflows returns In(k) (nil: none).
+func (s *search[T]) inflows(k vtKey[T]) *inflow {
+	if i, ok := s.in[k]; ok {
+		return &s.flows[i]
+	}
+	return nil
+}
+
 type search[T Token] struct {
 	ts     []Transfer[T] // sorted by Pos
 	eq     func(a, b T) bool
 	budget int
 	steps  int
-	out    map[common.Address][]int // indices by source, Pos order
-	// in[(v, τ)]: transfers into v from elsewhere in τ exactly, with a
-	// non-zero amount, largest amount first (ties: Pos order).
-	in map[vtKey[T]][]int
-	// inTotal[(v, τ)]: their sum; inOver when it leaves 256 bits.
-	inTotal map[vtKey[T]]uint256.Int
-	inOver  map[vtKey[T]]bool
-	reach   map[common.Address]map[common.Address]bool
-	into    map[common.Address][]common.Address // sources by destination
+	// in[(v, τ)]: the inflows of v in τ (flows' index).
+	in    map[vtKey[T]]int32
+	flows []inflow
+	// Addresses are numbered (id) for the walks: to[i] is s.ts[i].To's
+	// number, outs[a] the transfers out of a (Pos order), into[a] the
+	// sources of the transfers into a, reach[v] (built when first asked)
+	// whether each address reaches v.
+	id    map[common.Address]int32
+	to    []int32
+	outs  [][]int
+	into  [][]int32
+	reach map[int32][]bool
 	// inconsistent: a candidate passed the search's own checks but Verify
 	// rejected it (a bug); a "no" is then not definite.
 	inconsistent bool
@@ -235,6 +290,11 @@ type search[T Token] struct {
 }
 
 func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*search[T], bool) {
+	return newSearchOwning(append([]Transfer[T](nil), ts...), eq, budget)
+}
+
+// newSearchOwning is newSearch on ts itself (reordered by Pos).
+func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*search[T], bool) {
 	if eq == nil {
 		eq = func(a, b T) bool { return a == b }
 	}
@@ -242,16 +302,18 @@ func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*se
 		budget = 0
 	}
 	s := &search[T]{
-		ts:      append([]Transfer[T](nil), ts...),
-		eq:      eq,
-		budget:  budget,
-		out:     map[common.Address][]int{},
-		in:      map[vtKey[T]][]int{},
-		inTotal: map[vtKey[T]]uint256.Int{},
-		inOver:  map[vtKey[T]]bool{},
-		reach:   map[common.Address]map[common.Address]bool{},
+		ts:     ts,
+		eq:     eq,
+		budget: budget,
+		id:     make(map[common.Address]int32, len(ts)),
+		to:     make([]int32, len(ts)),
+		in:     make(map[vtKey[T]]int32, len(ts)),
+		flows:  make([]inflow, 0, len(ts)),
+		reach:  map[int32][]bool{},
 	}
-	sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
+	if !sort.SliceIsSorted(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos }) {
+		sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
+	}
 	for i := 1; i < len(s.ts); i++ {
 		if s.ts[i].Pos == s.ts[i-1].Pos {
 			return nil, false
@@ -259,18 +321,27 @@ func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*se
 	}
 	for i := range s.ts {
 		t := &s.ts[i]
-		s.out[t.From] = append(s.out[t.From], i)
+		f, d := s.number(t.From), s.number(t.To)
+		s.to[i] = d
+		s.outs[f] = append(s.outs[f], i)
+		s.into[d] = append(s.into[d], f)
 		if t.From != t.To && !t.Amount.IsZero() {
 			k := vtKey[T]{t.To, t.Token}
-			s.in[k] = append(s.in[k], i)
-			sum := s.inTotal[k]
-			if _, over := sum.AddOverflow(&sum, &t.Amount); over {
-				s.inOver[k] = true
+			n, ok := s.in[k]
+			if !ok {
+				n = int32(len(s.flows))
+				s.in[k] = n
+				s.flows = append(s.flows, inflow{})
 			}
-			s.inTotal[k] = sum
+			f := &s.flows[n]
+			f.idx = append(f.idx, i)
+			if _, over := f.total.AddOverflow(&f.total, &t.Amount); over {
+				f.over = true
+			}
 		}
 	}
-	for _, l := range s.in {
+	for n := range s.flows {
+		l := s.flows[n].idx
 		sort.SliceStable(l, func(i, j int) bool { return s.ts[l[i]].Amount.Cmp(&s.ts[l[j]].Amount) > 0 })
 	}
 	return s, true
@@ -320,14 +391,15 @@ func (s *search[T]) decide(at *common.Address, tok *T) (best *Witness[T], feasib
 		if t1.To != t1.From {
 			need = t1.Amount
 		}
-		if total := s.inTotal[k]; !s.inOver[k] && total.Cmp(&need) <= 0 {
+		f := s.inflows(k)
+		if f == nil || (!f.over && f.total.Cmp(&need) <= 0) {
 			continue
 		}
 		// Greedy: δ starts at -need and only grows; while δ ≤ 0 adding an
 		// amount cannot leave 256 bits.
 		delta := Signed{Neg: true, Abs: need}
 		var chosen []int
-		for _, j := range s.in[k] {
+		for _, j := range f.idx {
 			if !s.step() {
 				return best, feasible, false
 			}
@@ -394,20 +466,28 @@ func (s *search[T]) witness(seq []int, gain Signed) *Witness[T] {
 	return w
 }
 
-// reachers returns the addresses from which v can be reached by a
-// (possibly empty) connected chain of transfers of ts.
-func (s *search[T]) reachers(v common.Address) map[common.Address]bool {
-	if r, ok := s.reach[v]; ok {
+// number returns a's number, numbering it when new.
+func (s *search[T]) number(a common.Address) int32 {
+	if n, ok := s.id[a]; ok {
+		return n
+	}
+	n := int32(len(s.outs))
+	s.id[a] = n
+	s.outs = append(s.outs, nil)
+	s.into = append(s.into, nil)
+	return n
+}
+
+// reachers returns, by address number, whether v can be reached from the
+// address by a (possibly empty) connected chain of transfers of ts.
+func (s *search[T]) reachers(v common.Address) []bool {
+	n := s.id[v] // v is a transfer's source: numbered
+	if r, ok := s.reach[n]; ok {
 		return r
 	}
-	if s.into == nil {
-		s.into = map[common.Address][]common.Address{}
-		for i := range s.ts {
-			s.into[s.ts[i].To] = append(s.into[s.ts[i].To], s.ts[i].From)
-		}
-	}
-	r := map[common.Address]bool{v: true}
-	queue := []common.Address{v}
+	r := make([]bool, len(s.outs))
+	r[n] = true
+	queue := []int32{n}
 	for len(queue) > 0 {
 		x := queue[0]
 		queue = queue[1:]
@@ -418,7 +498,7 @@ func (s *search[T]) reachers(v common.Address) map[common.Address]bool {
 			}
 		}
 	}
-	s.reach[v] = r
+	s.reach[n] = r
 	return r
 }
 
@@ -446,7 +526,11 @@ func (s *search[T]) runs(feasible []bool) (*Witness[T], bool) {
 		if t1.To != v {
 			delta.Add(&t1.Amount, true)
 		}
-		rest, bounded := s.inTotal[k], !s.inOver[k]
+		var rest uint256.Int
+		bounded := true
+		if f := s.inflows(k); f != nil {
+			rest, bounded = f.total, !f.over
+		}
 		s.used[i] = true
 		s.path = append(s.path[:0], i)
 		w, ok := s.walk(v, tau, delta, rest, bounded, s.reachers(v))
@@ -464,9 +548,9 @@ func (s *search[T]) runs(feasible []bool) (*Witness[T], bool) {
 
 // walk extends s.path. rest is the sum of the unused transfers of
 // In(v, τ) when bounded.
-func (s *search[T]) walk(v common.Address, tau T, delta Signed, rest uint256.Int, bounded bool, reach map[common.Address]bool) (*Witness[T], bool) {
-	end := s.ts[s.path[len(s.path)-1]].To
-	for _, j := range s.out[end] {
+func (s *search[T]) walk(v common.Address, tau T, delta Signed, rest uint256.Int, bounded bool, reach []bool) (*Witness[T], bool) {
+	end := s.to[s.path[len(s.path)-1]]
+	for _, j := range s.outs[end] {
 		if s.used[j] {
 			continue
 		}
@@ -474,7 +558,7 @@ func (s *search[T]) walk(v common.Address, tau T, delta Signed, rest uint256.Int
 			return nil, false
 		}
 		t := &s.ts[j]
-		if !reach[t.To] {
+		if !reach[s.to[j]] {
 			continue
 		}
 		d, r := delta, rest
