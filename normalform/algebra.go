@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 )
@@ -86,18 +88,24 @@ type Term struct {
 // Terms renders a normal form as terms, one per root element, in order.
 // They are computed once per normal form (an analysis is complete when
 // Analyze or decoding returns it) and shared: callers must not change them.
-// The first call records them in the analysis, so goroutines sharing one
-// analysis must call Terms (or Hashes) once before they share it.
+// The first call records them in the analysis (atomically: goroutines
+// sharing one analysis may call it at once).
 func (a *Analysis) Terms() []*Term {
 	if a.NF == nil {
 		return nil
 	}
-	if a.termsOf == a.NF {
-		return a.terms
+	if m := (*termsMemo)(atomic.LoadPointer(&a.terms)); m != nil && m.of == a.NF {
+		return m.terms
 	}
 	out := a.buildTerms()
-	a.terms, a.termsOf = out, a.NF
+	atomic.StorePointer(&a.terms, unsafe.Pointer(&termsMemo{terms: out, of: a.NF}))
 	return out
+}
+
+// termsMemo is Terms' memo: the terms of the normal form of.
+type termsMemo struct {
+	terms []*Term
+	of    *Node
 }
 
 func (a *Analysis) buildTerms() []*Term {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 )
@@ -118,10 +119,13 @@ type Analysis struct {
 	Net         Delta // Gross folded, less costs; nil when costs are unknown
 	Costs       Costs
 	unwitnessed int
-	// terms memoizes Terms for the NF it was computed from (termsOf):
-	// Hashes and block.FactsOf both read them (issue 22).
-	terms   []*Term
-	termsOf *Node
+	// terms memoizes Terms for the NF it was computed from (an
+	// atomic pointer, so that goroutines sharing an analysis may each
+	// call Terms: at worst two build the same terms, and one's are kept).
+	// A plain pointer read and written with sync/atomic, not an
+	// atomic.Pointer: analyses are copied by value, and a copy keeps the
+	// memo, which holds for the NF it names.
+	terms unsafe.Pointer // *termsMemo
 }
 
 // Principal reports whether addr is one of the transaction's principals:
