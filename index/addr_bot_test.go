@@ -2,10 +2,8 @@ package index
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -20,18 +18,9 @@ import (
 // token too.
 func TestAddressLookupWithoutRecipientAddrKey(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(filepath.Join(t.TempDir(), "index"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
 	as := analyseCorpus(t)
 	as = append(as, analyseDir(t, gethScenarios)...)
-	for _, a := range as {
-		if err := ix.Put(a, time.Microsecond); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ix := putAll(t, as)
 	var recs []*Record
 	if err := ix.Scan(ctx, func(r *Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)

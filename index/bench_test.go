@@ -87,7 +87,7 @@ func TestDelete(t *testing.T) {
 	ix := openTemp(t)
 	ingestCorpus(t, ix, ingest.Options{})
 	ctx := context.Background()
-	before := dump(t, ix)
+	before := index.Dump(t, ix)
 	var recs []*index.Record
 	ix.Records(ctx, index.Blocks(11017338, 11017338), func(r *index.Record) error { recs = append(recs, r); return nil })
 	for _, r := range recs[:60] {
@@ -112,7 +112,7 @@ func TestDelete(t *testing.T) {
 	if _, err := ix.RefreshBlocks(ctx, nil); err != nil { // the block's findings, computed again
 		t.Fatal(err)
 	}
-	if after := dump(t, ix); len(diff(before, after)) != 0 {
+	if after := index.Dump(t, ix); len(diff(before, after)) != 0 {
 		t.Errorf("put back:\n%s", diff(before, after))
 	}
 }

@@ -126,7 +126,7 @@ func TestCrashSafety(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dump(t, ref)
+	want := index.Dump(t, ref)
 	if err := ref.Verify(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestCrashSafety(t *testing.T) {
 		if err != nil {
 			t.Fatalf("trial %d: resume: %v", trial, err)
 		}
-		if got := dump(t, ix); !reflect.DeepEqual(got, want) {
+		if got := index.Dump(t, ix); !reflect.DeepEqual(got, want) {
 			t.Fatalf("trial %d: resumed index differs from the uninterrupted one:\n%s", trial, diff(want, got))
 		}
 		ix.Close()

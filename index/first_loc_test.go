@@ -3,10 +3,8 @@ package index
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -20,17 +18,8 @@ import (
 // key, not a panic.
 func TestFirstSeenValueIsLoc(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(filepath.Join(t.TempDir(), "index"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
 	as := analyseCorpus(t)
-	for _, a := range as {
-		if err := ix.Put(a, time.Microsecond); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ix := putAll(t, as)
 	// One at an unknown index: its loc holds its hash.
 	rec, err := NewRecord(as[0], 0)
 	if err != nil {

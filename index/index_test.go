@@ -57,28 +57,6 @@ func corpusInputs(t testing.TB) []ingest.Input {
 // byte for byte.
 func fixedClock() time.Time { return time.Unix(0, 0) }
 
-// dump reads every key and value of the index.
-func dump(t testing.TB, ix *index.Index) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := index.DB(ix).View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.DefaultIteratorOptions)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			v, err := it.Item().ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			out[string(it.Item().KeyCopy(nil))] = string(v)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // withoutLatency zeroes the latency of every record.
 func withoutLatency(d map[string]string) map[string]string {
 	out := make(map[string]string, len(d))
@@ -198,12 +176,12 @@ func TestIngestCorpus(t *testing.T) {
 func TestIngestTwiceSameContent(t *testing.T) {
 	ix := openTemp(t)
 	ingestCorpus(t, ix, ingest.Options{Clock: time.Now})
-	before := dump(t, ix)
+	before := index.Dump(t, ix)
 	sum := ingestCorpus(t, ix, ingest.Options{Clock: time.Now})
 	if sum.InputsSkipped != 26 || sum.Skipped != corpusTxs || sum.Stored != 0 {
 		t.Errorf("second ingest: %+v", sum)
 	}
-	if after := dump(t, ix); !reflect.DeepEqual(before, after) {
+	if after := index.Dump(t, ix); !reflect.DeepEqual(before, after) {
 		t.Errorf("second ingest changed the index:\n%s", diff(before, after))
 	}
 	// Forced: every transaction is analysed again and found unchanged
@@ -213,12 +191,12 @@ func TestIngestTwiceSameContent(t *testing.T) {
 	if sum.InputsSkipped != 0 || sum.Unchanged != corpusTxs-2 || sum.Stored != 2 {
 		t.Errorf("forced ingest: %+v", sum)
 	}
-	if after := dump(t, ix); !reflect.DeepEqual(withoutLatency(before), withoutLatency(after)) {
+	if after := index.Dump(t, ix); !reflect.DeepEqual(withoutLatency(before), withoutLatency(after)) {
 		t.Errorf("forced ingest changed the index:\n%s", diff(before, after))
 	}
 	// Put of the same analyses directly (the later of the two that
 	// disagree): nothing changes either, not even the latencies.
-	before = dump(t, ix)
+	before = index.Dump(t, ix)
 	last := map[normalform.Hash]*normalform.Analysis{}
 	for _, a := range analyseCorpus(t) {
 		last[a.Tx.Meta.Hash] = a
@@ -228,7 +206,7 @@ func TestIngestTwiceSameContent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if after := dump(t, ix); !reflect.DeepEqual(before, after) {
+	if after := index.Dump(t, ix); !reflect.DeepEqual(before, after) {
 		t.Errorf("Put of the same analyses changed the index:\n%s", diff(before, after))
 	}
 }
@@ -239,7 +217,7 @@ func TestIngestDeterministic(t *testing.T) {
 	a, b := openTemp(t), openTemp(t)
 	ingestCorpus(t, a, ingest.Options{Workers: 1, BatchTxs: 1000})
 	ingestCorpus(t, b, ingest.Options{Workers: 8, BatchTxs: 3})
-	if da, db := dump(t, a), dump(t, b); !reflect.DeepEqual(da, db) {
+	if da, db := index.Dump(t, a), index.Dump(t, b); !reflect.DeepEqual(da, db) {
 		t.Errorf("1 worker and 8 workers disagree:\n%s", diff(da, db))
 	}
 }
@@ -256,7 +234,7 @@ func TestPutAtomic(t *testing.T) {
 		}
 	}
 	ix := openTemp(t)
-	empty := dump(t, ix)
+	empty := index.Dump(t, ix)
 	rec, _ := index.NewRecord(a, time.Millisecond)
 	// The record's keys, its txhash and first-seen keys, and the three
 	// ids of a first record (an id's dict and name keys and the next id).
@@ -274,7 +252,7 @@ func TestPutAtomic(t *testing.T) {
 		if err := ix.Put(a, time.Millisecond); !errors.Is(err, boom) {
 			t.Fatalf("write %d of %d: Put returned %v", k, n, err)
 		}
-		if got := dump(t, ix); !reflect.DeepEqual(got, empty) {
+		if got := index.Dump(t, ix); !reflect.DeepEqual(got, empty) {
 			t.Fatalf("failure at write %d of %d left keys:\n%s", k, n, diff(empty, got))
 		}
 	}
@@ -282,7 +260,7 @@ func TestPutAtomic(t *testing.T) {
 	if err := ix.Put(a, time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	full := dump(t, ix)
+	full := index.Dump(t, ix)
 	if len(full) != len(empty)+keys {
 		t.Errorf("%d keys written, want %d", len(full)-len(empty), keys)
 	}
@@ -306,7 +284,7 @@ func TestPutAtomic(t *testing.T) {
 		if !errors.Is(err, boom) {
 			t.Fatal(err)
 		}
-		if got := dump(t, ix); !reflect.DeepEqual(got, full) {
+		if got := index.Dump(t, ix); !reflect.DeepEqual(got, full) {
 			t.Fatalf("failed replacement at write %d left changes:\n%s", k, diff(full, got))
 		}
 	}
@@ -385,7 +363,7 @@ func TestPutReplace(t *testing.T) {
 func TestResume(t *testing.T) {
 	ref := openTemp(t)
 	ingestCorpus(t, ref, ingest.Options{BatchTxs: 5})
-	want := dump(t, ref)
+	want := index.Dump(t, ref)
 	for _, stopAfter := range []int{1, 9, 20} {
 		ix := openTemp(t)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -416,7 +394,7 @@ func TestResume(t *testing.T) {
 		if sum2.InputsSkipped != sum.Inputs {
 			t.Errorf("stop after %d: rerun skipped %d inputs, %d were done", stopAfter, sum2.InputsSkipped, sum.Inputs)
 		}
-		if got := dump(t, ix); !reflect.DeepEqual(got, want) {
+		if got := index.Dump(t, ix); !reflect.DeepEqual(got, want) {
 			t.Errorf("stop after %d: resumed index differs:\n%s", stopAfter, diff(want, got))
 		}
 	}

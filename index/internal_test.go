@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -94,7 +95,45 @@ var AnalyseCorpus = analyseCorpus
 // writes, the write hooks, the scan's tuning, the space estimate, the
 // dictionary.
 
-func DB(ix *Index) *badger.DB                                { return ix.db }
+func DB(ix *Index) *badger.DB { return ix.db }
+
+// putAll opens an index in a temporary directory (closed when the test
+// ends) and puts every analysis.
+func putAll(t testing.TB, as []*normalform.Analysis) *Index {
+	t.Helper()
+	ix, err := Open(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	for _, a := range as {
+		if err := ix.Put(a, time.Microsecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ix
+}
+
+// Dump reads every key and value of the index.
+func Dump(t testing.TB, ix *Index) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if err := ix.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			out[string(it.Item().KeyCopy(nil))] = string(v)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 func Set(ix *Index, txn *badger.Txn, k, v []byte) error      { return ix.set(txn, k, v) }
 func Del(ix *Index, txn *badger.Txn, k []byte) error         { return ix.del(txn, k) }
 func SetHook(ix *Index, f func(op string, key []byte) error) { ix.hook = f }

@@ -37,11 +37,7 @@ func newTxnRecs(txn *badger.Txn) *txnRecs { return &txnRecs{txn: txn} }
 
 func (r *txnRecs) record(l Loc, fn func(v []byte) error) error {
 	if !l.Known() {
-		item, err := r.txn.Get(TxKey(l).Bytes())
-		if err != nil {
-			return err
-		}
-		return item.Value(fn)
+		return loneRecord(r.txn, l, fn)
 	}
 	var kb [1 + layout.LocWidth]byte
 	k := layout.PageKey(l).Append(kb[:0])
@@ -69,6 +65,16 @@ func (r *txnRecs) record(l Loc, fn func(v []byte) error) error {
 		}
 		return fn(rec)
 	})
+}
+
+// loneRecord reads the record of a position without index, under its
+// own key (it has no page).
+func loneRecord(txn *badger.Txn, l Loc, fn func(v []byte) error) error {
+	item, err := txn.Get(TxKey(l).Bytes())
+	if err != nil {
+		return err
+	}
+	return item.Value(fn)
 }
 
 // recordValue reads the record at l in a read transaction (one page
@@ -138,11 +144,7 @@ func (w *wtx) page(l Loc) (*wpage, error) {
 // record reads the record at l as this write transaction sees it.
 func (w *wtx) record(l Loc, fn func(v []byte) error) error {
 	if !l.Known() {
-		item, err := w.txn.Get(TxKey(l).Bytes())
-		if err != nil {
-			return err
-		}
-		return item.Value(fn)
+		return loneRecord(w.txn, l, fn)
 	}
 	p, err := w.page(l)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -380,7 +381,7 @@ func TestPutAtomicPage(t *testing.T) {
 	moved := *recs[len(recs)/3]
 	moved.Loc = Loc{Block: moved.Loc.Block, Index: moved.Loc.Index + 1000}
 	for _, r := range []*Record{first, &replaced, &moved} {
-		before := dumpKeys(t, ix)
+		before := Dump(t, ix)
 		ix.hook = fail
 		pageWrites = 0
 		err := ix.PutRecord(r)
@@ -388,42 +389,10 @@ func TestPutAtomicPage(t *testing.T) {
 		if !errors.Is(err, boom) || pageWrites == 0 {
 			t.Fatalf("put %s with its page write failing: %v (%d page writes seen)", r.Loc, err, pageWrites)
 		}
-		if after := dumpKeys(t, ix); !equalKeys(before, after) {
+		if after := Dump(t, ix); !maps.Equal(before, after) {
 			t.Fatalf("a failed page write at %s changed the index", r.Loc)
 		}
 	}
-}
-
-func dumpKeys(t testing.TB, ix *Index) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	if err := ix.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			v, err := it.Item().ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			out[string(it.Item().KeyCopy(nil))] = string(v)
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func equalKeys(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestPageDamaged: a page whose value does not parse (cut short, another

@@ -29,7 +29,7 @@ func TestDiskFullInjected(t *testing.T) {
 	if _, err := ingest.Ingest(context.Background(), ref, crashInputs(t), crashOptions()); err != nil {
 		t.Fatal(err)
 	}
-	want := dump(t, ref)
+	want := index.Dump(t, ref)
 
 	ix := openTemp(t)
 	calls := 0
@@ -56,7 +56,7 @@ func TestDiskFullInjected(t *testing.T) {
 	if _, err := ingest.Ingest(context.Background(), ix, crashInputs(t), crashOptions()); err != nil {
 		t.Fatal(err)
 	}
-	if got := dump(t, ix); !reflect.DeepEqual(got, want) {
+	if got := index.Dump(t, ix); !reflect.DeepEqual(got, want) {
 		t.Fatalf("resumed after a full disk, the index differs:\n%s", diff(want, got))
 	}
 }
@@ -92,7 +92,7 @@ func TestReadOnlyAfterKill(t *testing.T) {
 				t.Fatalf("verify, read-only: %v", err)
 			}
 			n, _ := ro.Count(context.Background())
-			keys := dump(t, ro)
+			keys := index.Dump(t, ro)
 			if err := ro.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestReadOnlyAfterKill(t *testing.T) {
 			if n != m || n == 0 {
 				t.Fatalf("read-only sees %d transactions, read-write %d", n, m)
 			}
-			if got := dump(t, rw); !reflect.DeepEqual(got, keys) {
+			if got := index.Dump(t, rw); !reflect.DeepEqual(got, keys) {
 				t.Fatalf("read-only and read-write opens differ:\n%s", diff(got, keys))
 			}
 			t.Logf("killed after commit %d: %d memtable log(s); read-only open saw %d transactions, %d keys, as the read-write open", seen, len(mems), n, len(keys))

@@ -420,25 +420,22 @@ const (
 	fullNode  = 64 // Node: 64 bytes
 )
 
-// newBuilt returns a zero builtNode, carved from a block.
-func (k *kernel) newBuilt() *builtNode {
-	if len(k.builtSlab) == 0 {
-		k.builtSlab = make([]builtNode, k.slabLen(fullBuilt))
+// carve returns the next zero element of *slab, allocating a block of
+// n when it is used up.
+func carve[T any](slab *[]T, n int) *T {
+	if len(*slab) == 0 {
+		*slab = make([]T, n)
 	}
-	m := &k.builtSlab[0]
-	k.builtSlab = k.builtSlab[1:]
-	return m
+	x := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return x
 }
 
+// newBuilt returns a zero builtNode, carved from a block.
+func (k *kernel) newBuilt() *builtNode { return carve(&k.builtSlab, k.slabLen(fullBuilt)) }
+
 // newChain returns a zero Chain, carved from a block.
-func (k *kernel) newChain() *Chain {
-	if len(k.leafSlab) == 0 {
-		k.leafSlab = make([]Chain, k.slabLen(fullChain))
-	}
-	c := &k.leafSlab[0]
-	k.leafSlab = k.leafSlab[1:]
-	return c
-}
+func (k *kernel) newChain() *Chain { return carve(&k.leafSlab, k.slabLen(fullChain)) }
 
 // asChain returns n's chain, wrapping a leaf (a leaf chain carved from a
 // block).
@@ -1318,11 +1315,7 @@ func (k *kernel) reduceOnStack(n *Node) {
 // and only reads the tree it is given, so the leaves that reach the root
 // are the only nodes it copies (see reduce).
 func (k *kernel) leafNode(t *Transfer) *Node {
-	if len(k.nodeSlab) == 0 {
-		k.nodeSlab = make([]Node, k.slabLen(fullNode))
-	}
-	n := &k.nodeSlab[0]
-	k.nodeSlab = k.nodeSlab[1:]
+	n := carve(&k.nodeSlab, k.slabLen(fullNode))
 	n.Leaf = t
 	return n
 }
