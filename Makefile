@@ -1,11 +1,19 @@
 # The README's test command is `make test`; .ci/run calls it.
 GO ?= go
 
-.PHONY: test build build-duckdb test-duckdb fmt-check vet bench scenario-setup fuzz-smoke browser-setup tokens
+.PHONY: test test-race build build-duckdb test-duckdb fmt-check vet bench scenario-setup fuzz-smoke browser-setup tokens
 
 test: scenario-setup browser-setup fmt-check vet
 	$(GO) test ./...
 	$(MAKE) test-duckdb
+	$(MAKE) test-race
+
+# The tests of shared and pooled state (kernels, trackers, decoders,
+# encoders, the terms' memo, concurrent puts) under the race detector:
+# they assert the same results from goroutines at once, which only the
+# detector turns into a failure when the sharing is unsynchronised.
+test-race:
+	$(GO) test -race -count=1 -run 'Concurrent|PoolKeepsNothing|SearcherReuse' ./normalform/... ./index ./index/ingest
 
 # DuckDB (the lake's SQL engine, linked with cgo) builds only with the
 # duckdb tag, so that `go run ./cmd/flowq` stays quick on a fresh machine;

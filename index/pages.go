@@ -26,11 +26,14 @@ type recSource interface {
 }
 
 // txnRecs reads records in a read transaction; consecutive positions
-// of one page read the page once.
+// of one page read and parse the page once (as wtx.page does for a
+// write transaction).
 type txnRecs struct {
-	txn  *badger.Txn
-	key  []byte       // the page last read
-	item *badger.Item // its item; nil: absent
+	txn   *badger.Txn
+	key   []byte // the page last read
+	found bool   // whether it was there
+	buf   []byte // its value, copied (reused from page to page)
+	recs  [layout.PageSpan][]byte
 }
 
 func newTxnRecs(txn *badger.Txn) *txnRecs { return &txnRecs{txn: txn} }
@@ -41,30 +44,33 @@ func (r *txnRecs) record(l Loc, fn func(v []byte) error) error {
 	}
 	var kb [1 + layout.LocWidth]byte
 	k := layout.PageKey(l).Append(kb[:0])
-	if r.key == nil || !bytes.Equal(k, r.key) {
+	if !bytes.Equal(k, r.key) {
+		r.key, r.found = append(r.key[:0], k...), false
 		item, err := r.txn.Get(k)
 		switch {
 		case errors.Is(err, badger.ErrKeyNotFound):
-			item = nil
 		case err != nil:
+			r.key = r.key[:0]
 			return err
+		default:
+			if r.buf, err = item.ValueCopy(r.buf[:0]); err == nil {
+				err = layout.PageRecords(layout.PageLoc(l), r.buf, &r.recs)
+			}
+			if err != nil {
+				r.key = r.key[:0] // not cached: read (and fail) again
+				return err
+			}
+			r.found = true
 		}
-		r.key, r.item = append(r.key[:0], k...), item
 	}
-	if r.item == nil {
+	if !r.found {
 		return badger.ErrKeyNotFound
 	}
-	page := layout.PageLoc(l)
-	return r.item.Value(func(v []byte) error {
-		rec, err := layout.PageRecord(page, v, l)
-		if err != nil {
-			return err
-		}
-		if rec == nil {
-			return badger.ErrKeyNotFound
-		}
-		return fn(rec)
-	})
+	rec := r.recs[l.Index-layout.PageLoc(l).Index]
+	if rec == nil {
+		return badger.ErrKeyNotFound
+	}
+	return fn(rec)
 }
 
 // loneRecord reads the record of a position without index, under its
@@ -213,14 +219,7 @@ func (w *wtx) flush() error {
 		if err != nil {
 			return err
 		}
-		// Written: the page now holds v's records (a later change in the
-		// same transaction, after a flush, writes it again).
-		if ok {
-			if err := layout.PageRecords(p.loc, v, &p.recs); err != nil {
-				return err
-			}
-		}
-		p.dirty = false
+		p.dirty = false // p.recs still holds the records written
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"expvar"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -276,14 +277,21 @@ func base0(levels []badger.LevelInfo) uint64 {
 	return 0
 }
 
-// CompactionPending reports whether Badger has a compaction to run: a
-// level whose (adjusted) score is at least 1, as Badger's compactors
-// pick them. A scan's CPU time, measured as the process's, includes the
-// compactions that run beside it; measurements wait for this to be
-// false to time the scan alone (internal/workload/cmd/scale, --settle).
+// CompactionPending reports whether Badger is compacting or has a
+// compaction to pick: tables being compacted (Badger's
+// compaction_current_num_lsm counter, which counts the compactions of
+// every Badger database of the process), a level whose adjusted score is
+// at least 1, or level 0 with a score of at least 1 (the first
+// compactor takes level 0 on its score alone). A scan's CPU time,
+// measured as the process's, includes the compactions that run beside
+// it; measurements wait for this to be false to time the scan alone
+// (internal/workload/cmd/scale, --settle).
 func (ix *Index) CompactionPending() bool {
+	if v, ok := expvar.Get("badger_compaction_current_num_lsm").(*expvar.Int); ok && v.Value() > 0 {
+		return true
+	}
 	for _, l := range ix.db.Levels() {
-		if l.Adjusted >= 1 {
+		if l.Adjusted >= 1 || (l.Level == 0 && l.Score >= 1) {
 			return true
 		}
 	}

@@ -89,7 +89,8 @@ type Term struct {
 // They are computed once per normal form (an analysis is complete when
 // Analyze or decoding returns it) and shared: callers must not change them.
 // The first call records them in the analysis (atomically: goroutines
-// sharing one analysis may call it at once).
+// sharing one analysis may call it at once, and first callers at once may
+// each build equal terms, one of which is kept).
 func (a *Analysis) Terms() []*Term {
 	if a.NF == nil {
 		return nil

@@ -80,11 +80,7 @@ func (c *Config) TokenName(t Token) string {
 	if ti, ok := c.TokenInfo(t); ok {
 		return ti.Symbol
 	}
-	s := c.Short(t.Addr)
-	if t.HasID() {
-		s += "#" + t.ID.Dec()
-	}
-	return s
+	return string(c.appendTokenName(nil, t))
 }
 
 // appendTokenName appends TokenName(t) to b, building no string for a

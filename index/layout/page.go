@@ -2,7 +2,6 @@ package layout
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/flowq/flowq/normalform"
@@ -95,7 +94,7 @@ func WalkPage(page Loc, v []byte, fn func(l Loc, rec []byte) error) error {
 		}
 		n, w := binary.Uvarint(b[1:])
 		if w <= 0 || w != uvarintLen(n) || n == 0 || n > uint64(len(b)-1-w) { // minimal, as AppendPage writes it
-			return &PageError{Page: page, Pos: pos, Msg: fmt.Sprintf("record length does not fit the %d bytes left", len(b)-1)}
+			return &PageError{Page: page, Pos: pos, Msg: fmt.Sprintf("bad record length (zero, not minimal, or past the %d bytes left)", len(b)-1)}
 		}
 		rec := b[1+w : 1+w+int(n)]
 		b = b[1+w+int(n):]
@@ -109,29 +108,6 @@ func WalkPage(page Loc, v []byte, fn func(l Loc, rec []byte) error) error {
 	}
 	return nil
 }
-
-// PageRecord is the record at l in the page v (nil when the page does
-// not hold it), a slice of v.
-func PageRecord(page Loc, v []byte, l Loc) ([]byte, error) {
-	want := l.Index - page.Index
-	var out []byte
-	err := WalkPage(page, v, func(at Loc, rec []byte) error {
-		if at.Index-page.Index >= want {
-			if at.Index == l.Index {
-				out = rec
-			}
-			return errPageStop
-		}
-		return nil
-	})
-	if err != nil && err != errPageStop {
-		return nil, err
-	}
-	return out, nil
-}
-
-// errPageStop ends PageRecord's walk at the entry it looks for.
-var errPageStop = errors.New("page walk stopped")
 
 // PageRecords parses a page into its records by offset (nil: absent);
 // the records are slices of v.
@@ -157,16 +133,6 @@ func AppendPage(dst []byte, recs *[PageSpan][]byte) (out []byte, ok bool) {
 		dst = append(dst, r...)
 	}
 	return dst, ok
-}
-
-// PageSize is the size of a page's value holding records of these
-// sizes.
-func PageSize(sizes ...int) int {
-	n := 1
-	for _, s := range sizes {
-		n += 1 + uvarintLen(uint64(s)) + s
-	}
-	return n
 }
 
 func uvarintLen(x uint64) int {

@@ -46,8 +46,8 @@ import (
 
 // attributor holds attribute's working memory, reused from one
 // transaction to the next of a decoding (decoder.attr): after the first
-// transactions, attributing a transaction's logs allocates only the slab
-// its frames' logs are cut from.
+// transactions, attributing a transaction's logs allocates nothing (the
+// slab its frames' logs are cut from is reused too).
 type attributor struct {
 	slots  []attrSlot
 	arena  []*frame

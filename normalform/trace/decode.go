@@ -193,7 +193,8 @@ func Decode(data []byte, opt Options) *Result {
 
 // decoders keeps decoders between documents: their working memory (the
 // attributor's, linkParity's, build's, the spare lists, the scanners'
-// tables), grown to the largest transaction seen, is then not allocated
+// tables; the hash and byte chunks, which grow with a document's
+// topics and data, up to about half of them), is then not allocated
 // and collected again for every block decoded.
 var decoders sync.Pool
 
@@ -749,7 +750,9 @@ func (d *decoder) array(s *scanner, g *group, hint kind) {
 }
 
 // fastPaths turns on the decoder's shortcuts that rest on what it has
-// read already (objNext's member text, parityFirst). Tests turn it off to
+// read already (objNext's member text, the document scanner's table of
+// addresses and hashes read before, parityFirst; hash()'s last hash and
+// skipSame are on either way). Tests turn it off to
 // check that the results are the same without them (TestFastPathsSame).
 var fastPaths = true
 

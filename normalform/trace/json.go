@@ -253,7 +253,8 @@ func (s *scanner) hashes(a []normalform.Hash) []normalform.Hash {
 	return s.hashBuf[start:len(s.hashBuf):len(s.hashBuf)]
 }
 
-// carve returns n zero bytes: up to 256 cut from the scanner's chunk,
+// carve returns n bytes for the caller to overwrite (not zeroed: a chunk
+// may be the last document's): up to 256 cut from the scanner's chunk,
 // more in an allocation of their own.
 func (s *scanner) carve(n int) []byte {
 	if n > 256 {
@@ -454,14 +455,6 @@ func (s *scanner) peek() (c byte) {
 		}
 	}
 	return s.peekWS()
-}
-
-// at is the byte at the position, 0 at the end of input.
-func (s *scanner) at() byte {
-	if s.i < len(s.buf) {
-		return s.buf[s.i]
-	}
-	return 0
 }
 
 func (s *scanner) peekWS() byte {
@@ -982,8 +975,7 @@ func (s *scanner) nested() {
 	}
 	// key reads `"key" :` after '{' or ','.
 	key := func() bool {
-		s.i = skipWS(s.buf, s.i)
-		switch c := s.at(); {
+		switch c := s.peekWS(); {
 		case c == '"':
 			s.skipString()
 			if s.err != nil {
@@ -996,8 +988,7 @@ func (s *scanner) nested() {
 			s.unexpected("an object key")
 			return false
 		}
-		s.i = skipWS(s.buf, s.i)
-		if s.at() != ':' {
+		if s.peekWS() != ':' {
 			if s.i >= len(s.buf) {
 				eof()
 			} else {
@@ -1010,8 +1001,7 @@ func (s *scanner) nested() {
 	}
 	for {
 		// A value starts here.
-		s.i = skipWS(s.buf, s.i)
-		c := s.at()
+		c := s.peekWS()
 		switch {
 		case c == '{' || c == '[':
 			if len(st)+len(s.path) >= maxJSONDepth && !s.anyDepth {
@@ -1021,8 +1011,7 @@ func (s *scanner) nested() {
 			}
 			st = append(st, c)
 			s.i++
-			s.i = skipWS(s.buf, s.i)
-			if d := s.at(); d == c+2 { // '{'+2 == '}', '['+2 == ']'
+			if d := s.peekWS(); d == c+2 { // '{'+2 == '}', '['+2 == ']'
 				s.i++
 				st = st[:len(st)-1]
 				break
@@ -1064,8 +1053,7 @@ func (s *scanner) nested() {
 				return
 			}
 			top := st[len(st)-1]
-			s.i = skipWS(s.buf, s.i)
-			c := s.at()
+			c := s.peekWS()
 			if c == ',' {
 				s.i++
 				if top == '{' && !key() {
