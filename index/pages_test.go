@@ -533,8 +533,21 @@ func TestBatchTooBigSplits(t *testing.T) {
 		locs = append(locs, r.Loc)
 		ops = append(ops, Op{Entry: NewEntry(&r), Owner: fin})
 	}
+	// A split writes the first transaction's keys again in its first
+	// half after the whole batch failed: its NF key is set twice or more.
+	first, sets := string(NFKey(locs[0]).Bytes()), 0
+	SetHook(ix, func(op string, k []byte) error {
+		if op == "set" && string(k) == first {
+			sets++
+		}
+		return nil
+	})
 	if err := b.Write(ops); err != nil {
 		t.Fatal(err)
+	}
+	SetHook(ix, nil)
+	if sets < 2 {
+		t.Fatalf("the first transaction's NF key set %d times: the batch was not split", sets)
 	}
 	if len(fin.Failures) != 0 {
 		t.Fatalf("%d transactions dropped: %v", len(fin.Failures), fin.Failures[0].Msg)
