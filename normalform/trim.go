@@ -25,7 +25,7 @@ func Trim(root *Node) *Node {
 
 func trim(n *Node, isRoot bool) *Node {
 	if n.Leaf != nil {
-		if n.Leaf.Amount.IsZero() && n.Leaf.Sender == n.Leaf.From {
+		if Degenerate(n.Leaf) {
 			return nil
 		}
 		return n
@@ -41,11 +41,45 @@ func trim(n *Node, isRoot bool) *Node {
 		n.Children[i] = nil
 	}
 	n.Children = kids
-	if len(kids) == 0 {
+	switch FrameFateOf(raw, len(kids), isRoot) {
+	case FrameRemoved:
 		return nil
-	}
-	if raw == 1 && !isRoot {
+	case FrameCollapsed:
 		return kids[0]
 	}
 	return n
+}
+
+// Trim's rules, for a decoder that builds T0 as it reads (the trace
+// package builds each frame's node only when it survives): the same
+// functions decide there and here.
+
+// Degenerate reports whether Trim drops a transfer's leaf (rule 3): a
+// zero amount whose σ is its sender.
+func Degenerate(t *Transfer) bool { return t.Amount.IsZero() && t.Sender == t.From }
+
+// FrameFate is what Trim makes of a call node.
+type FrameFate uint8
+
+const (
+	// FrameKept: the node stays, with its children left.
+	FrameKept FrameFate = iota
+	// FrameRemoved: no child is left under it (rule 2).
+	FrameRemoved
+	// FrameCollapsed: a node other than the root with exactly one child
+	// as decoded is that child (rule 1).
+	FrameCollapsed
+)
+
+// FrameFateOf is the fate of a call node with raw children as decoded
+// (transfer leaves and child frames, before any is removed) of which
+// live are left once its children are trimmed.
+func FrameFateOf(raw, live int, isRoot bool) FrameFate {
+	switch {
+	case live == 0:
+		return FrameRemoved
+	case raw == 1 && !isRoot:
+		return FrameCollapsed
+	}
+	return FrameKept
 }

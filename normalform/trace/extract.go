@@ -195,7 +195,7 @@ func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
 	}
 	t.Pos = int32(len(b.transfers))
 	b.transfers = append(b.transfers, t)
-	if t.Amount.IsZero() && t.Sender == t.From {
+	if normalform.Degenerate(&t) {
 		b.tx.Stats.Degenerate++
 		return &dropped // trimmed: counted among its frame's children, no node
 	}
@@ -211,8 +211,9 @@ func (b *builder) leaf(t normalform.Transfer) *normalform.Node {
 //
 // The node comes out trimmed, as normalform.Trim would leave it (T0): f's
 // children are built first, on b.scratch, and then f's node is made only
-// when it survives. Trim's rules, with its count of the children "as
-// decoded" (reverted frames are not children; degenerate leaves and frames
+// when it survives. Trim's rules (normalform.Degenerate and
+// normalform.FrameFateOf decide, as they do for Trim), with its count of
+// the children "as decoded" (reverted frames are not children; degenerate leaves and frames
 // with nothing under them are, and stand as &dropped until removed):
 // a degenerate leaf is removed; a frame with no child left is removed
 // (&dropped is returned); a frame other than the root with exactly one
@@ -297,10 +298,10 @@ func (b *builder) frame(f *frame, parentSigma normalform.Address, reverted, isRo
 		}
 	}
 	var out *normalform.Node
-	switch {
-	case len(live) == 0:
+	switch normalform.FrameFateOf(raw, len(live), isRoot) {
+	case normalform.FrameRemoved:
 		out = &dropped
-	case raw == 1 && !isRoot:
+	case normalform.FrameCollapsed:
 		out = live[0]
 	default:
 		out = b.newNode()
