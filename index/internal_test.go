@@ -207,3 +207,11 @@ func RecordsUnder(k, v []byte) (int, error) {
 	err := walkTxKey(k, v, func(Loc, []byte) error { n++; return nil })
 	return n, err
 }
+
+// PositionsUnder is the number of transactions a secondary key (k, v)
+// stands for: the positions its posting lists, or one (postings.go).
+func PositionsUnder(k, v []byte) (int, error) {
+	n := 0
+	err := positionsOf(k, v, func(Loc) error { n++; return nil })
+	return n, err
+}
