@@ -40,7 +40,7 @@ type absent struct {
 	noFirst        bool
 	// fresh are the blocks first written by the current transaction:
 	// nothing of theirs was in the index when it began (postings.go).
-	fresh map[uint64]struct{}
+	fresh     map[uint64]struct{}
 	skips     int // reads not made (tests)
 	postSkips int // posting reads not made (tests)
 }
