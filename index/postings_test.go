@@ -288,7 +288,7 @@ func TestPostingMove(t *testing.T) {
 	}
 	sameKeys(t, ix, "before the moves")
 	within, across, lone := *recs[2], *recs[3], *recs[4]
-	within.Loc.Index = 1000  // same block, another index
+	within.Loc.Index = 1000 // same block, another index
 	across.Loc = Loc{Block: 801, Index: 3}
 	lone.Loc = Loc{Block: 800, Index: UnknownIndex, Tx: lone.Hash}
 	for _, r := range []*Record{&within, &across, &lone} {
