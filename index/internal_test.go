@@ -13,6 +13,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
@@ -215,3 +216,9 @@ func PositionsUnder(k, v []byte) (int, error) {
 	err := positionsOf(k, v, func(Loc) error { n++; return nil })
 	return n, err
 }
+
+var (
+	layoutSplitPosting = layout.SplitPosting
+	ParsePostingValue  = func(k, v []byte) ([]uint32, error) { return layout.ParsePosting(k, v, nil) }
+	AppendPostingValue = layout.AppendPosting
+)
