@@ -40,7 +40,13 @@ type absent struct {
 	noFirst        bool
 	// fresh are the blocks first written by the current transaction:
 	// nothing of theirs was in the index when it began (postings.go).
-	fresh     map[uint64]struct{}
+	fresh map[uint64]struct{}
+	// posts are the postings the last committed transaction read or
+	// wrote, as it committed them (postings.go): a block cut by two
+	// transactions is read from here, not from Badger; whole are the
+	// blocks it wrote first, all of whose postings posts holds.
+	posts     map[string]*wpost
+	whole     map[uint64]struct{}
 	skips     int // reads not made (tests)
 	postSkips int // posting reads not made (tests)
 }

@@ -66,7 +66,12 @@ func (w *wtx) posting(pk []byte) (*wpost, error) {
 		return p, nil
 	}
 	p := &wpost{}
-	if !w.abs.blockFresh(layout.BlockAt(pk[len(pk)-layout.BlockWidth:])) {
+	b := layout.BlockAt(pk[len(pk)-layout.BlockWidth:])
+	if q, ok := w.abs.committedPost(pk, b); ok {
+		if q != nil {
+			p.idx = slices.Clone(q.idx)
+		}
+	} else if !w.abs.blockFresh(b) {
 		item, err := w.txn.Get(pk)
 		switch {
 		case errors.Is(err, badger.ErrKeyNotFound):
@@ -79,33 +84,66 @@ func (w *wtx) posting(pk []byte) (*wpost, error) {
 		}
 	}
 	if w.posts == nil {
-		w.posts = map[string]*wpost{}
+		w.posts = make(map[string]*wpost, 1024)
 	}
 	w.posts[string(pk)] = p
 	return p, nil
 }
 
-// flushPostings writes every posting the transaction changed, in key
-// order, once (an emptied one is deleted). wtx.flush calls it; so does a
-// reader of the bot keys inside the write transaction (refreshFirst).
+// keepPosts keeps the postings of a transaction that committed (its
+// wtx's, no longer changed), and the blocks it wrote first, all of whose
+// postings they are: the next transaction reads a posting of those
+// blocks from them (committedPost) instead of from Badger, and a posting
+// of those blocks they lack is absent. Only while the batches are the
+// index's one writer (a non-nil absent); called before committed.
+func (a *absent) keepPosts(posts map[string]*wpost) {
+	if a != nil {
+		a.posts = posts
+		a.whole, a.fresh = a.fresh, a.whole // committed clears the new fresh
+		if a.fresh == nil {
+			a.fresh = map[uint64]struct{}{}
+		}
+	}
+}
+
+// committedPost is the posting under pk as the batches' last committed
+// transaction left it: known when that transaction read or wrote it (an
+// emptied posting: no index), or wrote its block first (absent: none).
+func (a *absent) committedPost(pk []byte, block uint64) (p *wpost, known bool) {
+	if a == nil {
+		return nil, false
+	}
+	p, known = a.posts[string(pk)]
+	if !known {
+		_, known = a.whole[block]
+	}
+	if known {
+		a.postSkips++
+	}
+	return p, known
+}
+
+// flushPostings writes every posting the transaction changed once (an
+// emptied one is deleted), in no particular order (a Badger transaction
+// keeps its writes in a map). wtx.flush calls it; so does a reader of
+// the bot keys inside the write transaction (refreshFirst).
 func (w *wtx) flushPostings() error {
-	var ks []string
 	size := 0
 	for k, p := range w.posts {
 		if p.dirty {
-			ks = append(ks, k)
 			size += len(k) + 4*len(p.idx)
 		}
 	}
-	if len(ks) == 0 {
+	if size == 0 {
 		return nil
 	}
-	slices.Sort(ks)
 	// Badger keeps the slices given to Set until the commit: one slab
 	// for the keys and values, not reused.
 	slab := make([]byte, 0, size)
-	for _, k := range ks {
-		p := w.posts[k]
+	for k, p := range w.posts {
+		if !p.dirty {
+			continue
+		}
 		s := len(slab)
 		slab = append(slab, k...)
 		key := slab[s:len(slab):len(slab)]
