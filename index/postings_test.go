@@ -471,3 +471,78 @@ func TestPutAtomicPosting(t *testing.T) {
 	}
 	verify(t, ix)
 }
+
+// TestSpaceCountsPostings: the space a write asks for (PutRecord's
+// writeSize, a batch's opsSize) counts, beyond the keys, record pages
+// and NF it counted before postings, the postings its keys join,
+// rewritten whole: at least their bytes.
+func TestSpaceCountsPostings(t *testing.T) {
+	recs := spread(postingBase(t), 401, 401, 1300)
+	recs[400].Loc = Loc{Block: 1300, Index: 400 * 400 * 7} // a known index (spread leaves one out)
+	ix := openPaged(t)
+	ops := make([]Op, 0, len(recs)+1)
+	fin := &Finish{Name: "test:space", Txs: len(recs) - 1}
+	var before uint64 // what opsSize counted without postings
+	for _, r := range recs[:400] {
+		e := NewEntry(r)
+		ops = append(ops, Op{Entry: e, Owner: fin})
+		before += keysSize(r, e.enc)
+	}
+	writeBatches(t, ix, recs[:400], 400)
+	postingBytes := func(r *Record) uint64 {
+		var n uint64
+		e := encodeRecord(r)
+		if err := ix.db.View(func(txn *badger.Txn) error {
+			id, err := (&wtx{ix: ix, txn: txn}).ids(r)
+			if err != nil {
+				return err
+			}
+			seen := map[string]bool{}
+			for _, x := range keysOf(r, e.Join(id), id) {
+				pk, _, ok := layout.SplitPosting(x.k)
+				if !ok || seen[string(pk)] {
+					continue
+				}
+				seen[string(pk)] = true
+				if item, err := txn.Get(pk); err == nil {
+					n += uint64(len(pk)) + uint64(item.ValueSize())
+				} else if !errors.Is(err, badger.ErrKeyNotFound) {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var all uint64 // every posting's bytes after the batch
+	st, err := ix.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range st {
+		if layout.PostingKind(k) {
+			all += uint64(s.KeyBytes + s.ValueBytes)
+		}
+	}
+	pages := map[Loc]bool{}
+	var largest uint64
+	for _, o := range ops {
+		pages[layout.PageLoc(o.Entry.Rec.Loc)] = true
+		largest = max(largest, recordSize(o.Entry.enc))
+	}
+	before += uint64(len(pages)) * layout.PageSpan * largest
+	if got := opsSize(ops); got < before+all {
+		t.Fatalf("a batch of one block: opsSize %d, under the %d counted before postings and its postings' %d bytes", got, before, all)
+	}
+	r := recs[400]
+	e := encodeRecord(r)
+	if err := ix.PutRecord(r); err != nil {
+		t.Fatal(err)
+	}
+	old := keysSize(r, e) + uint64(layout.PageSpan-1)*recordSize(e)
+	if got, p := writeSize(r, e), postingBytes(r); got < old+p {
+		t.Fatalf("a transaction joining its block's postings: writeSize %d, under the %d counted before postings and their %d bytes", got, old, p)
+	}
+}
