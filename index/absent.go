@@ -38,12 +38,22 @@ type absent struct {
 	// replaced record), after which noFirst reads the keys again.
 	first, pending map[string]Loc
 	noFirst        bool
-	skips          int // reads not made (tests)
+	// fresh are the blocks first written by the current transaction:
+	// nothing of theirs was in the index when it began (postings.go).
+	fresh map[uint64]struct{}
+	// posts are the postings the last committed transaction read or
+	// wrote, as it committed them (postings.go): a block cut by two
+	// transactions is read from here, not from Badger; whole are the
+	// blocks it wrote first, all of whose postings posts holds.
+	posts     map[string]*wpost
+	whole     map[uint64]struct{}
+	skips     int // reads not made (tests)
+	postSkips int // posting reads not made (tests)
 }
 
 func newAbsent() *absent {
 	return &absent{blocks: map[uint64]struct{}{}, tags: map[uint64]struct{}{},
-		first: map[string]Loc{}, pending: map[string]Loc{}}
+		first: map[string]Loc{}, pending: map[string]Loc{}, fresh: map[uint64]struct{}{}}
 }
 
 // firstOf is the position a first-seen key holds (found: the key is
@@ -78,6 +88,9 @@ func (a *absent) forgetFirst() {
 // begin starts a transaction: what an earlier one that did not commit
 // wrote is forgotten.
 func (a *absent) begin() {
+	if a != nil {
+		clear(a.fresh)
+	}
 	if a != nil && !a.noFirst {
 		clear(a.pending)
 	}
@@ -85,6 +98,9 @@ func (a *absent) begin() {
 
 // committed: the current transaction committed.
 func (a *absent) committed() {
+	if a != nil {
+		clear(a.fresh)
+	}
 	if a != nil && !a.noFirst {
 		for k, l := range a.pending {
 			a.first[k] = l
@@ -112,6 +128,22 @@ func (a *absent) posAbsent(l Loc) bool {
 	return !ok
 }
 
+// blockFresh reports that the index held nothing of a block when the
+// current transaction began (its postings can only be this
+// transaction's).
+func (a *absent) blockFresh(b uint64) bool {
+	if a == nil {
+		return false
+	}
+	_, seen := a.blocks[b]
+	_, fresh := a.fresh[b]
+	if !seen || fresh {
+		a.postSkips++
+		return true
+	}
+	return false
+}
+
 // hashAbsent reports that tx's txhash key is absent.
 func (a *absent) hashAbsent(tx normalform.Hash) bool {
 	if a == nil {
@@ -129,8 +161,9 @@ func (a *absent) wrote(tx normalform.Hash, l Loc) {
 	if a == nil {
 		return
 	}
-	if l.Known() {
+	if _, ok := a.blocks[l.Block]; l.Known() && !ok {
 		a.blocks[l.Block] = struct{}{}
+		a.fresh[l.Block] = struct{}{}
 	}
 	a.tags[tagOf(tx)] = struct{}{}
 }

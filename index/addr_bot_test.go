@@ -36,12 +36,18 @@ func TestAddressLookupWithoutRecipientAddrKey(t *testing.T) {
 			t.Fatalf("tx %s: recipient not among its addresses", r.Hash.Hex())
 		}
 	}
-	got := 0
+	got := 0 // positions, in their postings (postings.go)
 	if err := ix.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: kindPrefix(KindAddr)})
 		defer it.Close()
 		for it.Rewind(); it.ValidForPrefix(kindPrefix(KindAddr)); it.Next() {
-			got++
+			if err := it.Item().Value(func(v []byte) error {
+				n, err := PositionsUnder(it.Item().Key(), v)
+				got += n
+				return err
+			}); err != nil {
+				return err
+			}
 		}
 		return nil
 	}); err != nil {

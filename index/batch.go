@@ -217,6 +217,7 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 	if err := txn.Commit(); err != nil {
 		return wt, err
 	}
+	w.abs.keepPosts(wt.posts) // postings.go (before committed, which forgets the blocks it wrote first)
 	w.abs.committed()
 	for _, f := range facts {
 		w.memo.add(f)

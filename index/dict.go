@@ -142,6 +142,8 @@ type wtx struct {
 	// (pages.go); abs, when set, says which cannot exist (absent.go).
 	pages map[Loc]*wpage
 	abs   *absent
+	// posts are the postings it has read or changed (postings.go).
+	posts map[string]*wpost
 }
 
 func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }

@@ -19,7 +19,9 @@
 // transaction hash, by each hash level, by bot (recipient) and shape with
 // the block each shape was first seen, by verdict and tier, by profit per
 // token in numeric order (losses first), by address and token touched.
-// They end in the transaction's position and lead to its record with one
+// They end in the transaction's position (since schema 12 in its block,
+// the key's value listing the block's indexes that have it:
+// layout/posting.go) and lead to its record with one
 // point read (of its page: the records of 16 consecutive positions of a
 // block are one key, layout/page.go); a block range and a full scan read
 // the records themselves in order, a page a key. Shape, tokens and family hashes are held as small dictionary ids,
@@ -33,7 +35,10 @@
 //     or nothing.
 //   - Every secondary key of a transaction is a function of its Record
 //     (Record.keys), so replacing a record removes exactly the keys that
-//     no longer hold; a txhash key lists exactly the positions of the
+//     no longer hold (since schema 12, the hash, bot, verdict, profit,
+//     address and token keys of known positions are stored as per-block
+//     postings listing exactly the block's positions that have them:
+//     postings.go); a txhash key lists exactly the positions of the
 //     records with its tag. Verify checks this over the whole index, and
 //     the dictionary.
 //   - A dictionary id is written in the Badger transaction of the first

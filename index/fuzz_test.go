@@ -3,7 +3,10 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,6 +171,49 @@ func FuzzDecodeValues(f *testing.F) {
 		}
 		if !bytes.Equal(again, b) {
 			t.Fatalf("value %x (kind %d) decodes and re-encodes to %x", b, which%4, again)
+		}
+	})
+}
+
+// FuzzParsePosting: a posting value (schema 12, layout/posting.go) of
+// any bytes under a key of each posting kind parses to increasing
+// indexes at most MaxIndex that re-encode to the same bytes (one set,
+// one encoding), or fails with an error naming the key's kind and
+// block; never a panic.
+func FuzzParsePosting(f *testing.F) {
+	l := Loc{Block: 11017338, Index: 5}
+	keys := [][]byte{
+		HashKey(normalform.Exact, Short(h(2)), 0, l).Bytes(), HashKey(normalform.Family, Tag{}, 7, l).Bytes(),
+		BotKey(ad(1), 3, l).Bytes(), VerdictKey(normalform.VerdictArbitrage, normalform.TierConfirmed, l).Bytes(),
+		ProfitKey(Gross, normalform.FungibleToken(ad(5)), signed(true, "5"), l).Bytes(), AddrKey(ad(2), l).Bytes(), TokenKey(normalform.NativeToken, l).Bytes(),
+	}
+	for i := range keys {
+		pk, _, ok := layoutSplitPosting(keys[i])
+		if !ok {
+			f.Fatalf("key %x is not a posting's", keys[i])
+		}
+		keys[i] = pk
+	}
+	for _, v := range [][]byte{{0}, {0, 1, 1}, {5, 0x80, 0x01}, {0xfe, 0xff, 0xff, 0x07}, {}, {0x80}, {0x85, 0x00}, {1, 0}} {
+		f.Add(uint8(0), v)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, v []byte) {
+		k := keys[int(which)%len(keys)]
+		idx, err := ParsePostingValue(k, v)
+		if err != nil {
+			want := fmt.Sprintf("%s posting", Kind(k[0]))
+			if !errors.Is(err, ErrBadPosting) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "at block 11017338") {
+				t.Fatalf("%x: %v: not naming %q and its block", v, err, want)
+			}
+			return
+		}
+		for i, x := range idx {
+			if x > MaxIndex || i > 0 && x <= idx[i-1] {
+				t.Fatalf("%x parsed to %v: not increasing, or past MaxIndex", v, idx)
+			}
+		}
+		if again := AppendPostingValue(nil, idx); !bytes.Equal(again, v) {
+			t.Fatalf("%x parsed to %v, which encodes to %x", v, idx, again)
 		}
 	})
 }

@@ -747,6 +747,9 @@ func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, l Loc) error {
 	if cur != l {
 		return nil
 	}
+	if err := w.flushPostings(); err != nil { // the bot keys as changed so far (postings.go)
+		return err
+	}
 	first, err := leastOfBot(txn, w, w.resolve(), bot, shape)
 	if err != nil {
 		return err
@@ -762,10 +765,10 @@ func (w *wtx) refreshFirst(bot normalform.Address, shape uint32, l Loc) error {
 // (another bot may share its tag).
 func leastOfBot(txn *badger.Txn, src recSource, names Names, bot normalform.Address, shape uint32) (*Ref, error) {
 	prefix := botShapePrefix(bot, shape)
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	it := newPostIter(txn, prefix) // position by position (postings.go)
 	defer it.Close()
-	for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-		l, err := locOf(it.Item().Key())
+	for it.Seek(prefix); it.Valid(); it.Next() {
+		l, err := locOf(it.Key())
 		if err != nil {
 			return nil, err
 		}
@@ -777,7 +780,7 @@ func leastOfBot(txn *badger.Txn, src recSource, names Names, bot normalform.Addr
 			return &Ref{Hash: rec.Hash, Loc: rec.Loc}, nil
 		}
 	}
-	return nil, nil
+	return nil, it.Err()
 }
 
 // Get returns the record of a transaction, or ErrNotFound.
@@ -817,6 +820,9 @@ func (ix *Index) recordAt(txn *badger.Txn, l Loc, d depth) (*Record, error) {
 // setKey writes one of a record's keys: the record itself into its page
 // (pages.go), any other key as it is.
 func (w *wtx) setKey(k, v []byte) error {
+	if ok, err := w.postKey(k, true); ok { // a posting's (postings.go)
+		return err
+	}
 	if len(k) > 0 && k[0] == byte(KindTx) {
 		l, err := layout.TxLoc(k)
 		if err != nil {
@@ -829,6 +835,9 @@ func (w *wtx) setKey(k, v []byte) error {
 
 // delKey deletes one of a record's keys, as setKey writes them.
 func (w *wtx) delKey(k []byte) error {
+	if ok, err := w.postKey(k, false); ok {
+		return err
+	}
 	if len(k) > 0 && k[0] == byte(KindTx) {
 		l, err := layout.TxLoc(k)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/normalform/trace"
 )
@@ -207,3 +208,17 @@ func RecordsUnder(k, v []byte) (int, error) {
 	err := walkTxKey(k, v, func(Loc, []byte) error { n++; return nil })
 	return n, err
 }
+
+// PositionsUnder is the number of transactions a secondary key (k, v)
+// stands for: the positions its posting lists, or one (postings.go).
+func PositionsUnder(k, v []byte) (int, error) {
+	n := 0
+	err := positionsOf(k, v, func(Loc) error { n++; return nil })
+	return n, err
+}
+
+var (
+	layoutSplitPosting = layout.SplitPosting
+	ParsePostingValue  = func(k, v []byte) ([]uint32, error) { return layout.ParsePosting(k, v, nil) }
+	AppendPostingValue = layout.AppendPosting
+)

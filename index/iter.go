@@ -66,36 +66,56 @@ func scanTxn(ctx context.Context, txn *badger.Txn, prefix, lo []byte, values boo
 	return ctx.Err()
 }
 
-// scanGroupsTxn walks keys prefix | group | loc, where group has gw
-// bytes, keeping the locations in blocks: within each group it seeks to
-// the range's first block and skips past its last.
+// scanGroupsTxn walks keys prefix | group | pos, where group has gw
+// bytes, position by position (postIter: a posting's positions as
+// per-transaction keys; fn's v is nil), keeping the locations in blocks:
+// within each group it seeks to the range's first block and skips past
+// its last.
 func scanGroupsTxn(ctx context.Context, txn *badger.Txn, prefix []byte, gw int, blocks BlockRange, fn func(k, v []byte) error) error {
 	if blocks.From > blocks.To {
 		return nil
 	}
 	at := len(prefix) + gw
-	var lo []byte
+	lo := prefix
 	if gw == 0 {
 		lo, _ = blockBounds(prefix, blocks.From, blocks.To)
 	}
-	return scanTxn(ctx, txn, prefix, lo, false, func(k, v []byte) ([]byte, bool, error) {
+	c := newPostIter(txn, prefix)
+	defer c.Close()
+	n := 0
+	for c.Seek(lo); c.Valid(); {
+		if n++; n%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		k := c.Key()
 		if len(k) < at+locWidth {
-			return nil, true, fmt.Errorf("%w: %x", ErrBadKey, k)
+			return fmt.Errorf("%w: %x", ErrBadKey, k)
 		}
 		b := locBlock(k[at:])
 		switch {
 		case b < blocks.From:
 			s, _ := blockBounds(k[:at], blocks.From, blocks.To)
-			return s, false, nil
+			c.Seek(s)
+			continue
 		case b > blocks.To:
 			next := prefixEnd(k[:at])
 			if gw == 0 || next == nil || !bytes.HasPrefix(next, prefix) {
-				return nil, true, nil
+				return nil
 			}
-			return next, false, nil
+			c.Seek(next)
+			continue
 		}
-		return nil, false, fn(k, v)
-	})
+		if err := fn(k, nil); err != nil {
+			return err
+		}
+		c.Next()
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // locOf reads a key's position (the per-transaction kinds').
@@ -240,7 +260,7 @@ func (ix *Index) addrKeys(ctx context.Context, txn *badger.Txn, a normalform.Add
 		return err
 	}
 	type source struct {
-		it     *badger.Iterator
+		it     *postIter // position by position (postings.go)
 		prefix []byte
 		loc    []byte // the position of the current key; nil: done
 	}
@@ -251,8 +271,8 @@ func (ix *Index) addrKeys(ctx context.Context, txn *badger.Txn, a normalform.Add
 		}
 	}()
 	next := func(s *source) error {
-		for ; s.it.ValidForPrefix(s.prefix); s.it.Next() {
-			k := s.it.Item().Key()
+		for ; s.it.Valid(); s.it.Next() {
+			k := s.it.Key()
 			if len(k) < len(s.prefix)+locWidth {
 				return fmt.Errorf("%w: %x", ErrBadKey, k)
 			}
@@ -263,14 +283,14 @@ func (ix *Index) addrKeys(ctx context.Context, txn *badger.Txn, a normalform.Add
 			return nil
 		}
 		s.loc = nil
-		return nil
+		return s.it.Err()
 	}
 	prefixes := append(make([][]byte, 0, 1+len(shapes)), layout.AddrPrefix(a))
 	for _, id := range shapes {
 		prefixes = append(prefixes, layout.BotShapePrefix(a, id))
 	}
 	for _, p := range prefixes {
-		srcs = append(srcs, source{it: txn.NewIterator(badger.IteratorOptions{Prefix: p}), prefix: p})
+		srcs = append(srcs, source{it: newPostIter(txn, p), prefix: p})
 		s := &srcs[len(srcs)-1]
 		lo, _ := blockBounds(p, blocks.From, blocks.To)
 		s.it.Seek(lo)
@@ -291,7 +311,7 @@ func (ix *Index) addrKeys(ctx context.Context, txn *badger.Txn, a normalform.Add
 		}
 		if last == nil || !bytes.Equal(least.loc, last) {
 			last = append(last[:0], least.loc...)
-			key, err := ParseKey(least.it.Item().Key())
+			key, err := ParseKey(least.it.Key())
 			if err != nil {
 				return err
 			}
@@ -532,16 +552,34 @@ func profitKeys(ctx context.Context, txn *badger.Txn, side Side, tok normalform.
 	if hi != nil {
 		end = prefixEnd(append(append([]byte(nil), prefix...), AmountBytes(*hi)...))
 	}
-	return scanTxn(ctx, txn, prefix, start, false, func(k, v []byte) ([]byte, bool, error) {
+	if start == nil {
+		start = prefix
+	}
+	c := newPostIter(txn, prefix) // position by position (postings.go)
+	defer c.Close()
+	n := 0
+	for c.Seek(start); c.Valid(); c.Next() {
+		if n++; n%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		k := c.Key()
 		if end != nil && bytes.Compare(k, end) >= 0 {
-			return nil, true, nil
+			return nil
 		}
 		key, err := ParseKey(k)
 		if err != nil {
-			return nil, true, err
+			return err
 		}
-		return nil, false, fn(&key)
-	})
+		if err := fn(&key); err != nil {
+			return err
+		}
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // ByAddress streams the transactions that touch an address (as from, to,
@@ -637,11 +675,18 @@ type KindStats struct {
 	// Pages: for the tx kind, the Badger keys (record pages and lone
 	// records, layout/page.go); its Keys are the records they hold.
 	Pages int
+	// Positions: for the secondary kinds kept as postings (schema 12,
+	// layout/posting.go), the transactions' keys they stand for (the
+	// positions their postings list, and the keys without value); their
+	// Keys are the Badger keys.
+	Positions int
 }
 
 // Stats counts the keys of every kind (a full scan of the keys), but
 // for the tx kind, whose Keys are the records (one per transaction,
 // read from the pages' values) and Pages the Badger keys that hold them.
+// The posting kinds' Keys are their Badger keys, and Positions the
+// per-transaction keys they stand for (read from the postings' values).
 func (ix *Index) Stats(ctx context.Context) (map[Kind]KindStats, error) {
 	out := map[Kind]KindStats{}
 	err := ix.db.View(func(txn *badger.Txn) error {
@@ -667,6 +712,17 @@ func (ix *Index) Stats(ctx context.Context) (map[Kind]KindStats, error) {
 				}
 			} else {
 				s.Keys++
+				if layout.PostingKind(k) {
+					if !isPostingKey(item.Key()) {
+						s.Positions++
+					} else if err := item.Value(func(v []byte) error {
+						idx, err := layout.ParsePosting(item.Key(), v, nil)
+						s.Positions += len(idx)
+						return err
+					}); err != nil {
+						return err
+					}
+				}
 			}
 			s.KeyBytes += int64(len(item.Key()))
 			s.ValueBytes += item.ValueSize()

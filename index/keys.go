@@ -167,3 +167,7 @@ func blockBounds(prefix []byte, from, to uint64) (lo, hi []byte) {
 	return layout.BlockBounds(prefix, from, to)
 }
 func prefixEnd(prefix []byte) []byte { return layout.PrefixEnd(prefix) }
+
+// ErrBadPosting reports a posting value that does not parse
+// (layout.PostingError names its kind, value and block).
+var ErrBadPosting = layout.ErrBadPosting

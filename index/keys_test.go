@@ -8,6 +8,7 @@ import (
 
 	"github.com/holiman/uint256"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -56,6 +57,14 @@ func allKinds() []Key {
 			ProfitKey(Gross, multi, normalform.Signed{}, l), ProfitKey(Net, weth, signed(true, maxU256), l))
 	}
 	out = append(out, FirstKey(ad(1), 3), BlockKey(137), BlockKey(0), DirtyKey(MaxBlock), DirtyKey(5))
+	// The posting keys of the secondary keys with a known position
+	// (layout/posting.go): the key up to the block.
+	for _, k := range out {
+		if layout.PostingKind(k.Kind) && k.Loc.Known() {
+			k.Posting, k.Loc = true, Loc{Block: k.Loc.Block}
+			out = append(out, k)
+		}
+	}
 	return out
 }
 
@@ -73,9 +82,10 @@ func TestKeyRoundTrip(t *testing.T) {
 		if got != k {
 			t.Errorf("%v %x: parsed\n%+v\nwant\n%+v", k.Kind, b, got, k)
 		}
-		// Every proper prefix and any trailing byte is rejected.
+		// Every proper prefix and any trailing byte is rejected, but a
+		// secondary key's prefix that ends at its block: a posting key.
 		for i := 0; i < len(b); i++ {
-			if _, err := ParseKey(b[:i]); err == nil && !(k.Kind == KindSchema && i == 1) {
+			if p, err := ParseKey(b[:i]); err == nil && !(k.Kind == KindSchema && i == 1) && !(p.Posting && p.Loc.Block == k.Loc.Block) {
 				t.Errorf("%v: prefix %x parsed", k.Kind, b[:i])
 			}
 		}

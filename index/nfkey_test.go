@@ -187,7 +187,7 @@ func TestSchema8Refused(t *testing.T) {
 	}
 	ix.Close()
 	// schema 8: the NF in the record; schema 9: the NF key's value with its own tables
-	for _, v := range [][2]uint32{{8, 5}, {9, 6}, {10, 6}} { // schema 10: a key a record, no pages
+	for _, v := range [][2]uint32{{8, 5}, {9, 6}, {10, 6}, {11, 6}} { // schema 10: a key a record, no pages; 11: a key a secondary key and position, no postings
 		ix, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)

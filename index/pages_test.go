@@ -525,7 +525,7 @@ func TestBatchTooBigSplits(t *testing.T) {
 	fin := &Finish{Name: "big"}
 	var ops []Op
 	var locs []Loc
-	const n = 6000 // about 6 MB of keys and values: past Badger's 4.8 MB a transaction
+	const n = 12000 // past Badger's 4.8 MB and its count of keys a transaction
 	for i := range n {
 		r := *base[i%len(base)]
 		r.Hash = normalform.Hash{byte(i), byte(i >> 8), 0xb1}
@@ -564,7 +564,7 @@ func TestBatchTooBigSplits(t *testing.T) {
 		}
 	}
 	st, err := ix.Stats(ctx)
-	if err != nil || st[KindTx].Pages != 60*((100+layout.PageSpan-1)/layout.PageSpan) {
+	if err != nil || st[KindTx].Pages != n/100*((100+layout.PageSpan-1)/layout.PageSpan) {
 		t.Fatalf("Stats: %+v %v", st[KindTx], err)
 	}
 }

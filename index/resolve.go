@@ -94,16 +94,20 @@ func (ix *Index) Resolve(ctx context.Context, by Kind, level normalform.Level, p
 			})
 		case by == KindHash && level == normalform.Exact:
 			base := layout.HashPrefix(normalform.Exact, normalform.Hash{}, 0)[:2]
-			return hexScan(ctx, txn, base, prefix, len(Tag{}), false, func(k, _ []byte) ([]byte, bool, error) {
-				l, err := locOf(k)
-				if err != nil {
-					return nil, true, err
-				}
-				rec, err := recordIn(txn, l, names, depthHeader)
-				if err != nil {
-					return nil, true, fmt.Errorf("hash key %x: %w", k, err)
-				}
-				return nil, r.add(rec.Hashes.Exact[:]), nil
+			return hexScan(ctx, txn, base, prefix, len(Tag{}), true, func(k, v []byte) ([]byte, bool, error) {
+				stop := false
+				err := positionsOf(k, v, func(l Loc) error { // a posting's, or the key's (postings.go)
+					if stop {
+						return nil
+					}
+					rec, err := recordIn(txn, l, names, depthHeader)
+					if err != nil {
+						return fmt.Errorf("hash key %x: %w", k, err)
+					}
+					stop = r.add(rec.Hashes.Exact[:])
+					return nil
+				})
+				return nil, stop || err != nil, err
 			})
 		case by == KindHash:
 			base := DictKey(level, normalform.Hash{}).Bytes()[:2]

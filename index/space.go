@@ -233,7 +233,18 @@ func (ix *Index) noSpace(err error) error {
 // page (pages.go), rewritten whole: up to PageSpan-1 other records,
 // counted at this one's size.
 func writeSize(rec *Record, e *encoded) uint64 {
-	return keysSize(rec, e) + uint64(layout.PageSpan-1)*recordSize(e)
+	return keysSize(rec, e) + uint64(layout.PageSpan-1)*recordSize(e) + postingsSize(rec, rec.Loc.Index+1)
+}
+
+// postingsSize is about the postings (postings.go) a record's secondary
+// keys join, rewritten whole: at most 4 bytes a position of its block,
+// for the positions below n (at least 256).
+func postingsSize(rec *Record, n uint32) uint64 {
+	if !rec.Loc.Known() {
+		return 0
+	}
+	keys := 6 + len(rec.Addresses) + len(rec.Tokens) + len(rec.Gross) + len(rec.Net)
+	return uint64(keys) * 4 * uint64(max(n, 256))
 }
 
 // keysSize is writeSize without the record's page.
@@ -251,18 +262,32 @@ func recordSize(e *encoded) uint64 { return uint64(len(e.Pre)+len(e.Post)) + 16 
 func opsSize(ops []Op) uint64 {
 	var n, largest uint64
 	pages := map[Loc]bool{}
+	var blocks map[uint64]uint32 // past the highest index written in each block
+	var ofBlock *Record          // the entry with the most secondary keys
 	for _, o := range ops {
 		switch {
 		case o.Entry != nil:
 			n += keysSize(o.Entry.Rec, o.Entry.enc)
 			largest = max(largest, recordSize(o.Entry.enc))
 			pages[layout.PageLoc(o.Entry.Rec.Loc)] = true
+			if l := o.Entry.Rec.Loc; l.Known() {
+				if blocks == nil {
+					blocks = map[uint64]uint32{}
+				}
+				blocks[l.Block] = max(blocks[l.Block], l.Index+1)
+				if ofBlock == nil || postingsSize(o.Entry.Rec, 1) > postingsSize(ofBlock, 1) {
+					ofBlock = o.Entry.Rec
+				}
+			}
 		case o.Fin != nil:
 			n += 256
 			for _, f := range o.Fin.Failures {
 				n += uint64(len(f.Msg)+len(f.Source)) + 128
 			}
 		}
+	}
+	for _, hi := range blocks { // each block's postings, rewritten whole once
+		n += postingsSize(ofBlock, hi)
 	}
 	return n + uint64(len(pages))*uint64(layout.PageSpan)*largest
 }

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -70,6 +72,18 @@ func (ix *Index) Verify(ctx context.Context) error {
 			for sk, sv := range m {
 				if sk[0] == byte(KindTx) {
 					continue // the record itself, read from its page above
+				}
+				if pk, i, ok := layout.SplitPosting([]byte(sk)); ok {
+					// Its posting must list its index (postings.go).
+					has, err := postingHas(txn, pk, i)
+					if err != nil {
+						if report("tx %s: key %x: %v", rec.Hash.Hex(), sk, err) {
+							return true, nil
+						}
+					} else if !has && report("tx %s: missing key %x", rec.Hash.Hex(), sk) {
+						return true, nil
+					}
+					continue
 				}
 				var got []byte
 				item, err := txn.Get([]byte(sk))
@@ -175,6 +189,37 @@ func (ix *Index) Verify(ctx context.Context) error {
 					}
 				}
 			case KindHash, KindBot, KindVerdict, KindProfit, KindAddr, KindToken:
+				if key.Posting {
+					// Every position it lists has the key (postings.go).
+					err := positionsOf(k, v, func(l Loc) error {
+						rec, m, err := recordKeys(l)
+						e := layout.Entry(nil, k, l.Index)
+						switch {
+						case err != nil:
+							if report("key %x: position %s: its record: %v", k, l, err) {
+								return errStopVerify
+							}
+						case !hasKey(m, e):
+							if report("key %x: position %s: not a key of its record %s (stale)", k, l, rec.Hash.Hex()) {
+								return errStopVerify
+							}
+						}
+						return nil
+					})
+					if errors.Is(err, errStopVerify) {
+						return nil
+					}
+					if err != nil && report("key %x: %v", k, err) {
+						return nil
+					}
+					continue
+				}
+				if key.Loc.Known() {
+					if report("key %x: a position with index outside a posting", k) {
+						return nil
+					}
+					continue
+				}
 				rec, m, err := recordKeys(key.Loc)
 				if err != nil {
 					if report("key %x: its record: %v", k, err) {
@@ -251,6 +296,23 @@ func (ix *Index) Verify(ctx context.Context) error {
 }
 
 func hasKey(m map[string][]byte, k []byte) bool { _, ok := m[string(k)]; return ok }
+
+// postingHas reports whether the posting under pk lists index i.
+func postingHas(txn *badger.Txn, pk []byte, i uint32) (bool, error) {
+	item, err := txn.Get(pk)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	var has bool
+	err = item.Value(func(v []byte) error {
+		idx, err := layout.ParsePosting(pk, v, nil)
+		_, has = slices.BinarySearch(idx, i)
+		return err
+	})
+	return has, err
+}
 
 // errStopVerify stops a page's walk in Verify (enough reported).
 var errStopVerify = errors.New("stop")

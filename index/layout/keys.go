@@ -34,17 +34,30 @@ import (
 //	0x10 tx      0x10 u40 block u24 (index &^ 15)                     record page: u8 version, per record u8 (index & 15), uvarint length, Record (page.go, record.go)
 //	             0x10 loc (index unknown: 0xffffff, hash)             Record (record.go): a lone record
 //	0x11 txhash  0x11 tag of the transaction hash                     loc, loc, ...: the positions of the transactions with that tag, in key order
-//	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, loc        (none)
-//	             0x12 u8 level (1 shape, 2 tokens, 3 family), id, loc (none)
-//	0x13 bot     0x13 tag of the recipient, id of the shape, loc      (none)
+//	0x12 hash    0x12 u8 0 (exact), tag of the exact hash, pos        posting (pos a block) or (none) (pos a loc without index): below
+//	             0x12 u8 level (1 shape, 2 tokens, 3 family), id, pos posting or (none)
+//	0x13 bot     0x13 tag of the recipient, id of the shape, pos      posting or (none)
 //	0x14 first   0x14 addr recipient, id of the shape                 loc of the bot's first transaction of that shape (its hash: the record's there)
-//	0x15 verdict 0x15 u8 verdict, u8 tier, loc                        (none)
-//	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, loc  (none)
-//	0x17 addr    0x17 tag of the address, loc                         (none); not for the recipient, whose bot key (0x13, same tag) stands for it
-//	0x18 token   0x18 tag of the token, loc                           (none)
+//	0x15 verdict 0x15 u8 verdict, u8 tier, pos                        posting or (none)
+//	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, pos  posting or (none)
+//	0x17 addr    0x17 tag of the address, pos                         posting or (none); not for the recipient, whose bot key (0x13, same tag) stands for it
+//	0x18 token   0x18 tag of the token, pos                           posting or (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
 //	0x1b nf      0x1b loc                                             the normal form of the record at loc (record.go: NFValue; its tables by reference to the record's addresses and tokens)
+//
+// pos (the secondary kinds 0x12, 0x13, 0x15 to 0x18; schema 12,
+// posting.go): for the transactions whose index is known, u40 block, and
+// the key's value (a posting) lists the indexes in that block of the
+// transactions that have the key (uvarint of the first, then of each
+// difference; minimal, increasing, not empty). For a transaction whose
+// index is unknown, its loc (0xffffff and its hash), and no value: one
+// key a transaction, as before schema 12. A reader tells them by the
+// length after the value part (5 bytes or 40; the profit key's amount
+// is self-delimiting). Record.Keys still lists one key a (kind, value,
+// loc), with the loc: the posting's position is that key with the index
+// appended (layout.Entry), so key order is (value, block, index) either
+// way.
 //
 // Block findings (issue 18) are a function of every record of a block:
 // a write that changes a record of a known block writes the block's dirty
@@ -73,7 +86,8 @@ import (
 // transaction hash and, when they are the record's gross and net, the
 // NF's balances (record.go, appendNF); it is read back with its whole
 // record (SetNF). The secondary keys 0x12 to 0x18 (but
-// 0x14) carry no value: their transaction is the record at their loc.
+// 0x14) lead to the records at their positions: a posting's, or the loc
+// of a key without value (index unknown).
 // The first-seen key's value is a loc, and its transaction the record
 // there (one more point read where a first transaction is shown).
 // The txhash key finds a transaction by hash with one point read (then
@@ -125,7 +139,12 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 11:
+// encodings. Open refuses an index written with another. Version 12:
+// the secondary keys of transactions whose index is known are per-block
+// postings (posting.go; issue 22): one key per (kind, value, block)
+// whose value lists the block's indexes, instead of one per position
+// (about 15 keys a transaction to 9 on the synthetic workload).
+// Version 11:
 // record pages (page.go; issue 22): the records of up to 16 consecutive
 // positions of a block under one tx key, so that a scan walks one Badger
 // key a page instead of one a record (the cost of a scan is per key);
@@ -152,7 +171,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -366,6 +385,9 @@ type Key struct {
 	Source  SourceID           // KindInput, KindFailure
 	Seq     uint32             // KindFailure
 	Block   uint64             // KindBlock, KindDirty
+	// Posting: a posting key (posting.go; the posting kinds with a known
+	// position): Loc holds its block (Index 0), and the key ends there.
+	Posting bool
 }
 
 // Constructors, one per kind.
@@ -490,31 +512,40 @@ func (k Key) Append(dst []byte) []byte {
 		} else {
 			dst = binary.BigEndian.AppendUint32(dst, k.ID)
 		}
-		dst = k.Loc.Append(dst)
+		dst = k.appendPos(dst)
 	case KindBot:
 		dst = append(dst, k.Tag[:]...)
 		dst = binary.BigEndian.AppendUint32(dst, k.ID)
-		dst = k.Loc.Append(dst)
+		dst = k.appendPos(dst)
 	case KindFirst:
 		dst = append(dst, k.Addr[:]...)
 		dst = binary.BigEndian.AppendUint32(dst, k.ID)
 	case KindVerdict:
 		dst = append(dst, byte(k.Verdict), byte(k.Tier))
-		dst = k.Loc.Append(dst)
+		dst = k.appendPos(dst)
 	case KindProfit:
 		dst = append(dst, byte(k.Side))
 		dst = append(dst, k.Tag[:]...)
 		dst = appendAmount(dst, k.Amount)
-		dst = k.Loc.Append(dst)
+		dst = k.appendPos(dst)
 	case KindAddr, KindToken:
 		dst = append(dst, k.Tag[:]...)
-		dst = k.Loc.Append(dst)
+		dst = k.appendPos(dst)
 	case KindBlock, KindDirty:
 		dst = AppendBlock(dst, k.Block)
 	default:
 		panic(fmt.Sprintf("index: key of unknown kind %v", k.Kind))
 	}
 	return dst
+}
+
+// appendPos writes a secondary key's position: its loc, or a posting
+// key's block alone.
+func (k Key) appendPos(dst []byte) []byte {
+	if k.Posting {
+		return AppendBlock(dst, k.Loc.Block)
+	}
+	return k.Loc.Append(dst)
 }
 
 func appendToken(dst []byte, t normalform.Token) []byte {
@@ -625,6 +656,15 @@ func (r *keyReader) loc() Loc {
 	return l
 }
 
+// pos reads a secondary key's position: a loc, or a posting key's
+// block when only a block is left (posting.go).
+func (r *keyReader) pos() (Loc, bool) {
+	if r.err == nil && len(r.b) == BlockWidth {
+		return Loc{Block: BlockAt(r.take(BlockWidth))}, true
+	}
+	return r.loc(), false
+}
+
 func (r *keyReader) amount() normalform.Signed {
 	var s normalform.Signed
 	switch class := r.u8(); class {
@@ -695,11 +735,11 @@ func ParseKey(b []byte) (Key, error) {
 		default:
 			r.err = ErrBadKey
 		}
-		k.Loc = r.loc()
+		k.Loc, k.Posting = r.pos()
 	case KindBot:
 		copy(k.Tag[:], r.take(6))
 		k.ID = r.u32()
-		k.Loc = r.loc()
+		k.Loc, k.Posting = r.pos()
 	case KindFirst:
 		k.Addr = r.addr()
 		k.ID = r.u32()
@@ -709,7 +749,7 @@ func ParseKey(b []byte) (Key, error) {
 		if k.Verdict > normalform.VerdictArbitrage || k.Tier > normalform.TierUncertain {
 			r.err = ErrBadKey
 		}
-		k.Loc = r.loc()
+		k.Loc, k.Posting = r.pos()
 	case KindProfit:
 		k.Side = Side(r.u8())
 		if k.Side > Net {
@@ -717,10 +757,10 @@ func ParseKey(b []byte) (Key, error) {
 		}
 		copy(k.Tag[:], r.take(6))
 		k.Amount = r.amount()
-		k.Loc = r.loc()
+		k.Loc, k.Posting = r.pos()
 	case KindAddr, KindToken:
 		copy(k.Tag[:], r.take(6))
-		k.Loc = r.loc()
+		k.Loc, k.Posting = r.pos()
 	case KindBlock, KindDirty:
 		k.Block = BlockAt(r.take(5))
 	default:
