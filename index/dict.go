@@ -142,6 +142,8 @@ type wtx struct {
 	// (pages.go); abs, when set, says which cannot exist (absent.go).
 	pages map[Loc]*wpage
 	abs   *absent
+	// nfPages are the NF pages it has read or changed (nfpages.go).
+	nfPages map[Loc]*wnfPage
 }
 
 func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }

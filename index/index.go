@@ -817,6 +817,9 @@ func (ix *Index) recordAt(txn *badger.Txn, l Loc, d depth) (*Record, error) {
 // setKey writes one of a record's keys: the record itself into its page
 // (pages.go), any other key as it is.
 func (w *wtx) setKey(k, v []byte) error {
+	if ok, err := w.nfKey(k, v, false); ok { // an NF into its page (nfpages.go)
+		return err
+	}
 	if len(k) > 0 && k[0] == byte(KindTx) {
 		l, err := layout.TxLoc(k)
 		if err != nil {
@@ -829,6 +832,9 @@ func (w *wtx) setKey(k, v []byte) error {
 
 // delKey deletes one of a record's keys, as setKey writes them.
 func (w *wtx) delKey(k []byte) error {
+	if ok, err := w.nfKey(k, nil, true); ok { // an NF out of its page (nfpages.go)
+		return err
+	}
 	if len(k) > 0 && k[0] == byte(KindTx) {
 		l, err := layout.TxLoc(k)
 		if err != nil {

@@ -197,6 +197,9 @@ func (w *wtx) delRecord(l Loc) error {
 // (an empty page is deleted). Every path that commits a record change
 // calls it right before the commit.
 func (w *wtx) flush() error {
+	if err := w.flushNF(); err != nil { // the NF pages (nfpages.go)
+		return err
+	}
 	if len(w.pages) == 0 {
 		return nil
 	}

@@ -1,0 +1,227 @@
+package layout
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// NF pages (schema 12, issue 22). The normal forms of a block's known
+// positions are grouped NFPageSpan consecutive positions to a key and
+// compressed together: neighbouring transactions' NF values repeat
+// their structure (the same strategies, step logs and trees, the
+// block's hash in each), which a compressor finds across a page and
+// not within one value.
+//
+//	key   0x1b u40 block u24 (index &^ (NFPageSpan-1))   the NF key of the page's first position (9 bytes)
+//	value u8 NFPageVersion, u8 codec (NFCodecZstd), uvarint n (the body's length), the compressed body
+//	body  per NF present, in index order: u8 (index & (NFPageSpan-1)), uvarint length, the NF value (record.go: NFValue, unchanged)
+//
+// The body's length comes before the compressed bytes, and a reader
+// refuses a page whose n is above MaxNFPageBody before it decompresses
+// (and the decoder is bounded to it as well): a damaged or hostile page
+// cannot make a reader allocate without bound.
+//
+// Why NFPageSpan 64 and zstd (BENCHMARKS.md, "NF pages (schema 12)"):
+// scans never read NF keys (they read record pages), so a larger page
+// costs only the readers that show an analysis (show, draw, export,
+// verify, the block findings' fallback), which decompress one page for
+// one NF, and the writer, which compresses a page each time it changes.
+// zstd's fastest level takes 181 B a transaction at 16 positions and
+// about 126 at 100, S2 232 and 162; a page of 64 is about 90% of the
+// saving of 128 at half the bytes a `show` decompresses.
+//
+// An NF whose record's index is unknown (its loc holds 0xffffff and the
+// hash: a 41-byte key) keeps its own key, its value NFValue alone, as
+// before; such keys sort after their block's pages. A reader tells a
+// page from a lone NF by the key's length (IsNFPageKey). A page holds at
+// least one NF: an empty one is deleted.
+
+// NFPageSpan is the number of consecutive positions an NF page holds (a
+// power of two, at most 256: an entry's offset is a byte).
+const NFPageSpan = 64
+
+// NFPageVersion is an NF page value's first byte.
+const NFPageVersion = 1
+
+// NFCodecZstd is the codec byte of a body compressed with zstd (one
+// frame, github.com/klauspost/compress/zstd).
+const NFCodecZstd = 1
+
+// MaxNFPageBody bounds an NF page's uncompressed body: 64 NFs of up to
+// 1 MiB each (a transaction whose NF is larger than Badger takes in one
+// write is dropped by the writer long before).
+const MaxNFPageBody = NFPageSpan << 20
+
+// NFPageLoc is the position of the first NF an NF page holding l would
+// hold: l with its index rounded down to a multiple of NFPageSpan. A loc
+// whose index is unknown is its own.
+func NFPageLoc(l Loc) Loc {
+	if l.Known() {
+		l.Index &^= NFPageSpan - 1
+		l.Tx = normalform.Hash{} // as in its key
+	}
+	return l
+}
+
+// NFPageKey is the key under which the NF of the record at l is stored:
+// its page's (its own when its index is unknown).
+func NFPageKey(l Loc) Key { return NFKey(NFPageLoc(l)) }
+
+// IsNFPageKey reports whether an NF key is a page's (not a lone NF's).
+func IsNFPageKey(k []byte) bool { return len(k) == 1+LocWidth && Kind(k[0]) == KindNF }
+
+// NFPageError reports an NF page whose value does not read.
+type NFPageError struct {
+	Page Loc // the page's first position
+	Pos  int // the index of the entry that failed, or -1 when not known
+	Msg  string
+}
+
+func (e *NFPageError) Error() string {
+	s := fmt.Sprintf("nf page of block %d (positions %d..%d)", e.Page.Block, e.Page.Index, e.Page.Index+NFPageSpan-1)
+	if e.Pos >= 0 {
+		s += fmt.Sprintf(", index %d", e.Pos)
+	}
+	return s + ": " + e.Msg
+}
+
+// Unwrap makes a damaged page a bad record (errors.Is ErrBadRecord).
+func (e *NFPageError) Unwrap() error { return ErrBadRecord }
+
+var (
+	zstdOnce sync.Once
+	zstdEnc  *zstd.Encoder
+	zstdDec  *zstd.Decoder
+	zstdErr  error
+)
+
+// codecs are the shared encoder and decoder (EncodeAll and DecodeAll
+// are safe for concurrent use).
+func codecs() (*zstd.Encoder, *zstd.Decoder, error) {
+	zstdOnce.Do(func() {
+		zstdEnc, zstdErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false),
+			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+		if zstdErr != nil {
+			return
+		}
+		zstdDec, zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(MaxNFPageBody),
+			zstd.WithDecoderMaxWindow(1<<20))
+	})
+	return zstdEnc, zstdDec, zstdErr
+}
+
+// nfBodies pools the uncompressed bodies the writer builds.
+var nfBodies = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// AppendNFPage writes an NF page's value from its NF values by offset
+// (nil: absent); ok is false when it holds none (the page is to be
+// deleted).
+func AppendNFPage(dst []byte, nfs *[NFPageSpan][]byte) (out []byte, ok bool, err error) {
+	bp := nfBodies.Get().(*[]byte)
+	body := (*bp)[:0]
+	defer func() { *bp = body[:0]; nfBodies.Put(bp) }()
+	for i, v := range nfs {
+		if v == nil {
+			continue
+		}
+		ok = true
+		body = append(body, byte(i))
+		body = binary.AppendUvarint(body, uint64(len(v)))
+		body = append(body, v...)
+	}
+	if !ok {
+		return dst, false, nil
+	}
+	if len(body) > MaxNFPageBody {
+		return dst, false, fmt.Errorf("nf page: %d bytes, above the %d a page may hold", len(body), MaxNFPageBody)
+	}
+	enc, _, err := codecs()
+	if err != nil {
+		return dst, false, err
+	}
+	dst = append(dst, NFPageVersion, NFCodecZstd)
+	dst = binary.AppendUvarint(dst, uint64(len(body)))
+	return enc.EncodeAll(body, dst), true, nil
+}
+
+// NFPageBody decompresses an NF page's value (its key's loc page) into
+// dst's storage, and returns the body.
+func NFPageBody(page Loc, v []byte, dst []byte) ([]byte, error) {
+	if len(v) < 2 {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("value of %d bytes, too short for its version and codec", len(v))}
+	}
+	if v[0] != NFPageVersion {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
+	}
+	if v[1] != NFCodecZstd {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, zstd)", v[1], NFCodecZstd)}
+	}
+	n, w := binary.Uvarint(v[2:])
+	if w <= 0 || n == 0 || n > MaxNFPageBody {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("bad body length (unreadable, zero, or above %d)", MaxNFPageBody)}
+	}
+	_, dec, err := codecs()
+	if err != nil {
+		return nil, err
+	}
+	if uint64(cap(dst)) < n {
+		dst = make([]byte, 0, n)
+	}
+	body, err := dec.DecodeAll(v[2+w:], dst[:0])
+	if err != nil {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: "corrupt compressed data: " + err.Error()}
+	}
+	if uint64(len(body)) != n {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("body of %d bytes, the page says %d", len(body), n)}
+	}
+	return body, nil
+}
+
+// WalkNFBody calls fn with every NF value of a page's body (NFPageBody)
+// in index order, each with its position; nf is a slice of body.
+func WalkNFBody(page Loc, body []byte, fn func(l Loc, nf []byte) error) error {
+	b := body
+	last := -1
+	for len(b) > 0 {
+		low := int(b[0])
+		pos := int(page.Index) + low
+		if low >= NFPageSpan || low <= last {
+			return &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("entry offset %d after %d (want increasing, below %d)", low, last, NFPageSpan)}
+		}
+		n, w := binary.Uvarint(b[1:])
+		if w <= 0 || w != uvarintLen(n) || n == 0 || n > uint64(len(b)-1-w) {
+			return &NFPageError{Page: page, Pos: pos, Msg: fmt.Sprintf("bad nf length (zero, not minimal, or past the %d bytes left)", len(b)-1)}
+		}
+		nf := b[1+w : 1+w+int(n)]
+		b = b[1+w+int(n):]
+		last = low
+		if err := fn(Loc{Block: page.Block, Index: uint32(pos)}, nf); err != nil {
+			return err
+		}
+	}
+	if last < 0 {
+		return &NFPageError{Page: page, Pos: -1, Msg: "no nf"}
+	}
+	return nil
+}
+
+// NFPageEntries decompresses an NF page and parses it into its NF
+// values by offset (nil: absent); the values are slices of the body
+// returned, which uses dst's storage when it is large enough.
+func NFPageEntries(page Loc, v []byte, dst []byte, into *[NFPageSpan][]byte) ([]byte, error) {
+	*into = [NFPageSpan][]byte{}
+	body, err := NFPageBody(page, v, dst)
+	if err != nil {
+		return nil, err
+	}
+	err = WalkNFBody(page, body, func(l Loc, nf []byte) error {
+		into[l.Index-page.Index] = nf
+		return nil
+	})
+	return body, err
+}
