@@ -53,6 +53,7 @@ var Targets = []struct{ Pkg, Name string }{
 	{"./index", "FuzzDecodeMarkers"},            // failure and input-marker values
 	{"./index", "FuzzDecodeValues"},             // txhash positions, dictionary ids and names, first-seen values
 	{"./index", "FuzzWalkPage"},                 // record pages (schema 11)
+	{"./index", "FuzzNFPage"},                   // NF pages, compressed (schema 12)
 	{"./index/fetch", "FuzzNodeResponse"},       // a node's JSON-RPC answers
 	{"./index/fetch", "FuzzJoinFlat"},           // flatCallTracer block answers
 }
