@@ -231,9 +231,11 @@ func (ix *Index) noSpace(err error) error {
 // its NF key's value, and its keys with the log's per-entry overhead (the keys of a record it
 // replaces are deleted in the same write, and cost as much), and its
 // page (pages.go), rewritten whole: up to PageSpan-1 other records,
-// counted at this one's size.
+// counted at this one's size; and its NF page (nfpages.go), rewritten
+// whole: up to NFPageSpan-1 other NFs, counted at this one's
+// uncompressed size.
 func writeSize(rec *Record, e *encoded) uint64 {
-	return keysSize(rec, e) + uint64(layout.PageSpan-1)*recordSize(e)
+	return keysSize(rec, e) + uint64(layout.PageSpan-1)*recordSize(e) + uint64(layout.NFPageSpan-1)*uint64(len(rec.NF))
 }
 
 // keysSize is writeSize without the record's page.
@@ -247,16 +249,19 @@ func recordSize(e *encoded) uint64 { return uint64(len(e.Pre)+len(e.Post)) + 16 
 
 // opsSize is about what a batch of the ingest writes (the keys of its
 // records, each page they touch rewritten whole once, counted at its
-// largest record's size, and its inputs' failures and markers).
+// largest record's size, each NF page at its largest NF's, uncompressed,
+// and its inputs' failures and markers).
 func opsSize(ops []Op) uint64 {
-	var n, largest uint64
-	pages := map[Loc]bool{}
+	var n, largest, largestNF uint64
+	pages, nfPages := map[Loc]bool{}, map[Loc]bool{}
 	for _, o := range ops {
 		switch {
 		case o.Entry != nil:
 			n += keysSize(o.Entry.Rec, o.Entry.enc)
 			largest = max(largest, recordSize(o.Entry.enc))
 			pages[layout.PageLoc(o.Entry.Rec.Loc)] = true
+			largestNF = max(largestNF, uint64(len(o.Entry.Rec.NF)))
+			nfPages[layout.NFPageLoc(o.Entry.Rec.Loc)] = true
 		case o.Fin != nil:
 			n += 256
 			for _, f := range o.Fin.Failures {
@@ -264,7 +269,7 @@ func opsSize(ops []Op) uint64 {
 			}
 		}
 	}
-	return n + uint64(len(pages))*uint64(layout.PageSpan)*largest
+	return n + uint64(len(pages))*uint64(layout.PageSpan)*largest + uint64(len(nfPages))*uint64(layout.NFPageSpan)*largestNF
 }
 
 // base0 is the size of the base level, into which level 0 is compacted.
