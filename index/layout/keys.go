@@ -44,7 +44,7 @@ import (
 //	0x18 token   0x18 tag of the token, loc                           (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
-//	0x1b nf      0x1b u40 block u24 (index &^ 63)                     NF page: u8 version, u8 codec, uvarint n, the compressed body: per NF u8 (index & 63), uvarint length, NFValue (nfpage.go)
+//	0x1b nf      0x1b u40 block u24 (index &^ 127)                    NF page: u8 version, u8 codec, uvarint n, the S2 block of the body: per NF u8 (index & 127), uvarint length, NFValue (nfpage.go)
 //	             0x1b loc (index unknown: 0xffffff, hash)             the normal form of the record at loc (record.go: NFValue; its tables by reference to the record's addresses and tokens)
 //
 // Block findings (issue 18) are a function of every record of a block:
@@ -127,10 +127,11 @@ import (
 
 // SchemaVersion is the version of the key layout and of the values'
 // encodings. Open refuses an index written with another. Version 12:
-// NF pages (nfpage.go; issue 22): the NF values of up to 64 consecutive
-// positions of a block under one nf key, compressed together with zstd
-// (neighbouring transactions' NFs repeat their structure); an NF whose
-// index is unknown keeps its own key, and the NF value is unchanged.
+// NF pages (nfpage.go; issue 22): the NF values of up to 128
+// consecutive positions of a block under one nf key, compressed
+// together with S2 (neighbouring transactions' NFs repeat their
+// structure); an NF whose index is unknown keeps its own key, and the
+// NF value is unchanged.
 // Version 11:
 // record pages (page.go; issue 22): the records of up to 16 consecutive
 // positions of a block under one tx key, so that a scan walks one Badger

@@ -3,9 +3,10 @@ package layout
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/klauspost/compress/s2"
 
 	"github.com/flowq/flowq/normalform"
 )
@@ -18,22 +19,24 @@ import (
 // not within one value.
 //
 //	key   0x1b u40 block u24 (index &^ (NFPageSpan-1))   the NF key of the page's first position (9 bytes)
-//	value u8 NFPageVersion, u8 codec (NFCodecZstd), uvarint n (the body's length), the compressed body
+//	value u8 NFPageVersion, u8 codec (NFCodecS2), uvarint n (the body's length), the compressed body
 //	body  per NF present, in index order: u8 (index & (NFPageSpan-1)), uvarint length, the NF value (record.go: NFValue, unchanged)
 //
 // The body's length comes before the compressed bytes, and a reader
-// refuses a page whose n is above MaxNFPageBody before it decompresses
-// (and the decoder is bounded to it as well): a damaged or hostile page
-// cannot make a reader allocate without bound.
+// refuses a page whose n is above MaxNFPageBody, or whose compressed
+// block states another length, before it decompresses: a damaged or
+// hostile page cannot make a reader allocate without bound.
 //
-// Why NFPageSpan 64 and zstd (BENCHMARKS.md, "NF pages (schema 12)"):
+// Why S2 and NFPageSpan 128 (BENCHMARKS.md, "NF pages (schema 12)"):
 // scans never read NF keys (they read record pages), so a larger page
 // costs only the readers that show an analysis (show, draw, export,
 // verify, the block findings' fallback), which decompress one page for
-// one NF, and the writer, which compresses a page each time it changes.
-// zstd's fastest level takes 181 B a transaction at 16 positions and
-// about 126 at 100, S2 232 and 162; a page of 64 is about 90% of the
-// saving of 128 at half the bytes a `show` decompresses.
+// one NF, and the writer, which compresses a page each time a batch
+// changes it. On the synthetic workload the NF kind took 367 B a
+// transaction uncompressed; zstd's fastest level (klauspost/compress)
+// took 149 at 64 positions but 5.4% of the ingest's CPU in its encoder
+// (about 8 µs a transaction); S2 takes 193 at 64 and 167 at 128 for
+// 0.8% (about 1 µs), and decompresses several times faster.
 //
 // An NF whose record's index is unknown (its loc holds 0xffffff and the
 // hash: a 41-byte key) keeps its own key, its value NFValue alone, as
@@ -43,19 +46,19 @@ import (
 
 // NFPageSpan is the number of consecutive positions an NF page holds (a
 // power of two, at most 256: an entry's offset is a byte).
-const NFPageSpan = 64
+const NFPageSpan = 128
 
 // NFPageVersion is an NF page value's first byte.
 const NFPageVersion = 1
 
-// NFCodecZstd is the codec byte of a body compressed with zstd (one
-// frame, github.com/klauspost/compress/zstd).
-const NFCodecZstd = 1
+// NFCodecS2 is the codec byte of a body compressed as one S2 block
+// (github.com/klauspost/compress/s2, its default mode): the only codec.
+const NFCodecS2 = 1
 
-// MaxNFPageBody bounds an NF page's uncompressed body: 64 NFs of up to
-// 1 MiB each (a transaction whose NF is larger than Badger takes in one
-// write is dropped by the writer long before).
-const MaxNFPageBody = NFPageSpan << 20
+// MaxNFPageBody bounds an NF page's uncompressed body: 64 MiB (a
+// transaction whose NF is larger than Badger takes in one write is
+// dropped by the writer long before).
+const MaxNFPageBody = 64 << 20
 
 // NFPageLoc is the position of the first NF an NF page holding l would
 // hold: l with its index rounded down to a multiple of NFPageSpan. A loc
@@ -93,28 +96,6 @@ func (e *NFPageError) Error() string {
 // Unwrap makes a damaged page a bad record (errors.Is ErrBadRecord).
 func (e *NFPageError) Unwrap() error { return ErrBadRecord }
 
-var (
-	zstdOnce sync.Once
-	zstdEnc  *zstd.Encoder
-	zstdDec  *zstd.Decoder
-	zstdErr  error
-)
-
-// codecs are the shared encoder and decoder (EncodeAll and DecodeAll
-// are safe for concurrent use).
-func codecs() (*zstd.Encoder, *zstd.Decoder, error) {
-	zstdOnce.Do(func() {
-		zstdEnc, zstdErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false),
-			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
-		if zstdErr != nil {
-			return
-		}
-		zstdDec, zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(MaxNFPageBody),
-			zstd.WithDecoderMaxWindow(1<<20))
-	})
-	return zstdEnc, zstdDec, zstdErr
-}
-
 // nfBodies pools the uncompressed bodies the writer builds.
 var nfBodies = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
@@ -140,13 +121,15 @@ func AppendNFPage(dst []byte, nfs *[NFPageSpan][]byte) (out []byte, ok bool, err
 	if len(body) > MaxNFPageBody {
 		return dst, false, fmt.Errorf("nf page: %d bytes, above the %d a page may hold", len(body), MaxNFPageBody)
 	}
-	enc, _, err := codecs()
-	if err != nil {
-		return dst, false, err
-	}
-	dst = append(dst, NFPageVersion, NFCodecZstd)
+	dst = append(dst, NFPageVersion, NFCodecS2)
 	dst = binary.AppendUvarint(dst, uint64(len(body)))
-	return enc.EncodeAll(body, dst), true, nil
+	h, m := len(dst), s2.MaxEncodedLen(len(body))
+	if m < 0 {
+		return dst, false, fmt.Errorf("nf page: %d bytes, too many to compress", len(body))
+	}
+	dst = slices.Grow(dst, m)[:h+m]
+	c := s2.Encode(dst[h:], body) // into dst's storage (len(dst[h:]) is enough)
+	return dst[:h+len(c)], true, nil
 }
 
 // NFPageBody decompresses an NF page's value (its key's loc page) into
@@ -158,21 +141,22 @@ func NFPageBody(page Loc, v []byte, dst []byte) ([]byte, error) {
 	if v[0] != NFPageVersion {
 		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
 	}
-	if v[1] != NFCodecZstd {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, zstd)", v[1], NFCodecZstd)}
+	if v[1] != NFCodecS2 {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, S2)", v[1], NFCodecS2)}
 	}
 	n, w := binary.Uvarint(v[2:])
 	if w <= 0 || n == 0 || n > MaxNFPageBody {
 		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("bad body length (unreadable, zero, or above %d)", MaxNFPageBody)}
 	}
-	_, dec, err := codecs()
-	if err != nil {
-		return nil, err
+	// The block states its decoded length first: checked against n
+	// before it decodes (into dst, of n bytes: never more).
+	if m, err := s2.DecodedLen(v[2+w:]); err != nil || uint64(m) != n {
+		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("corrupt compressed data: it states %d bytes (%v), the page %d", m, err, n)}
 	}
 	if uint64(cap(dst)) < n {
 		dst = make([]byte, 0, n)
 	}
-	body, err := dec.DecodeAll(v[2+w:], dst[:0])
+	body, err := s2.Decode(dst[:n], v[2+w:])
 	if err != nil {
 		return nil, &NFPageError{Page: page, Pos: -1, Msg: "corrupt compressed data: " + err.Error()}
 	}

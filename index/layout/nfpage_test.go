@@ -1,0 +1,69 @@
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// testNFs are NF-like values at some offsets of a page: repetitive, as
+// neighbouring transactions' NFs are.
+func testNFs() *[NFPageSpan][]byte {
+	var nfs [NFPageSpan][]byte
+	for i := 0; i < NFPageSpan; i += 3 {
+		nfs[i] = []byte(strings.Repeat(fmt.Sprintf("step %d swap pool 0x%04x; ", i%5, i), 10+i%7))
+	}
+	return &nfs
+}
+
+// TestNFPageCodec: a page reads back the NFs written, at their offsets,
+// and is smaller than they are; damage (its data changed, cut short,
+// its length disagreeing) is a page error naming the block and
+// positions.
+func TestNFPageCodec(t *testing.T) {
+	nfs := testNFs()
+	raw := 0
+	for _, v := range nfs {
+		raw += len(v)
+	}
+	page := Loc{Block: 42, Index: NFPageSpan}
+	{
+		codec := byte(NFCodecS2)
+		v, ok, err := AppendNFPage(nil, nfs)
+		if err != nil || !ok || v[1] != codec {
+			t.Fatalf("codec %d: write: %v %v", codec, ok, err)
+		}
+		if len(v) >= raw/2 {
+			t.Fatalf("codec %d: %d bytes for %d raw: not compressed", codec, len(v), raw)
+		}
+		var got [NFPageSpan][]byte
+		if _, err := NFPageEntries(page, v, nil, &got); err != nil {
+			t.Fatalf("codec %d: read: %v", codec, err)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], nfs[i]) || (got[i] == nil) != (nfs[i] == nil) {
+				t.Fatalf("codec %d: offset %d read back otherwise", codec, i)
+			}
+		}
+		for name, damage := range map[string]func([]byte) []byte{
+			"data": func(v []byte) []byte {
+				v = bytes.Clone(v)
+				copy(v[len(v)/2:], bytes.Repeat([]byte{0xa5}, 24))
+				return v
+			},
+			"cut":    func(v []byte) []byte { return v[:len(v)-7] },
+			"length": func(v []byte) []byte { v = bytes.Clone(v); v[2]++; return v }, // the body's length, one more
+		} {
+			_, err := NFPageEntries(page, damage(v), nil, &got)
+			var pe *NFPageError
+			if !errors.As(err, &pe) || !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), fmt.Sprintf("nf page of block 42 (positions %d..%d)", NFPageSpan, 2*NFPageSpan-1)) {
+				t.Fatalf("codec %d, %s: %v", codec, name, err)
+			}
+		}
+	}
+	if _, ok, err := AppendNFPage(nil, &[NFPageSpan][]byte{}); ok || err != nil {
+		t.Fatalf("an empty page: ok %v, %v (want none, to delete)", ok, err)
+	}
+}
