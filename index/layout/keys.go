@@ -408,7 +408,9 @@ func NextKey() Key { return Key{Kind: KindNext} }
 func TxKey(l Loc) Key { return Key{Kind: KindTx, Loc: l.normal()} }
 
 // NFKey is the key of the normal form of the transaction at l (the
-// record's at TxKey(l)).
+// record's at TxKey(l)), as the record's keys name it; a known
+// position's NF is stored in its NF page (NFPageKey, nfpage.go), whose
+// key is NFKey of the page's first position.
 func NFKey(l Loc) Key { return Key{Kind: KindNF, Loc: l.normal()} }
 
 // TxHashKey is the key of the positions of the transactions whose hash
