@@ -2,8 +2,10 @@ package layout
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,26 @@ func TestNFPageCodec(t *testing.T) {
 	}
 	if _, ok, err := AppendNFPage(nil, &[NFPageSpan][]byte{}); ok || err != nil {
 		t.Fatalf("an empty page: ok %v, %v (want none, to delete)", ok, err)
+	}
+}
+
+// TestNFPageHostileLength: a page whose S2 block states a length far
+// above the page's own (a hostile or damaged page) is refused before
+// anything of that size is allocated.
+func TestNFPageHostileLength(t *testing.T) {
+	v := binary.AppendUvarint([]byte{NFPageVersion, NFCodecS2}, 10)
+	v = binary.AppendUvarint(v, 48<<20) // the block's decoded length: 48 MiB
+	v = append(v, 0, 1, 2, 3)
+	var got [NFPageSpan][]byte
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := NFPageEntries(Loc{Block: 9}, v, nil, &got)
+	runtime.ReadMemStats(&after)
+	var pe *NFPageError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nf page of block 9") {
+		t.Fatalf("a block stating 48 MiB in a page of 10 bytes: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("%d bytes allocated to refuse it", n)
 	}
 }
