@@ -55,7 +55,7 @@ func (w *wtx) nfPage(l Loc) (*wnfPage, error) {
 			// The values are slices of the body, a buffer of its own,
 			// kept until the transaction ends.
 			if err := item.Value(func(v []byte) error {
-				_, err := layout.NFPageEntries(pl, v, nil, &p.nfs)
+				_, err := nfPageEntries(pl, v, nil, &p.nfs)
 				return err
 			}); err != nil {
 				return nil, err
@@ -115,7 +115,7 @@ func (w *wtx) flushNF() error {
 	sort.Slice(ps, func(i, j int) bool { return ps[i].loc.Less(ps[j].loc) })
 	for _, p := range ps {
 		k := layout.NFKey(p.loc).Bytes()
-		v, ok, err := layout.AppendNFPage(nil, &p.nfs)
+		v, ok, err := appendNFPage(nil, &p.nfs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", nfPageName(p.loc), err)
 		}
@@ -171,7 +171,7 @@ func (r *nfReader) nf(l Loc, fn func(v []byte) error) error {
 		default:
 			pl := layout.NFPageLoc(l)
 			err = item.Value(func(v []byte) error {
-				body, err := layout.NFPageEntries(pl, v, r.body, &r.nfs)
+				body, err := nfPageEntries(pl, v, r.body, &r.nfs)
 				if body != nil {
 					r.body = body
 				}
@@ -216,7 +216,7 @@ func walkNFKey(k, v []byte, fn func(l Loc, nf []byte) error) error {
 	if key.Loc.Index%layout.NFPageSpan != 0 {
 		return fmt.Errorf("%w: nf key %x: a page key's index is not a multiple of %d", ErrBadKey, k, layout.NFPageSpan)
 	}
-	body, err := layout.NFPageBody(key.Loc, v, nil)
+	body, err := nfPageBody(key.Loc, v, nil)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func BenchmarkNFPage(b *testing.B) {
 		nfs[i] = r.NFValue()
 		raw += len(nfs[i])
 	}
-	v, _, err := layout.AppendNFPage(nil, &nfs)
+	v, _, err := appendNFPage(nil, &nfs)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func BenchmarkNFPage(b *testing.B) {
 		b.SetBytes(int64(raw))
 		var dst []byte
 		for b.Loop() {
-			dst, _, _ = layout.AppendNFPage(dst[:0], &nfs)
+			dst, _, _ = appendNFPage(dst[:0], &nfs)
 		}
 	})
 	b.Run("read", func(b *testing.B) {
@@ -34,7 +34,7 @@ func BenchmarkNFPage(b *testing.B) {
 		var body []byte
 		var got [layout.NFPageSpan][]byte
 		for b.Loop() {
-			body, err = layout.NFPageEntries(Loc{Block: 7}, v, body, &got)
+			body, err = nfPageEntries(Loc{Block: 7}, v, body, &got)
 			if err != nil {
 				b.Fatal(err)
 			}

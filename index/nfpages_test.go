@@ -451,11 +451,11 @@ func FuzzNFPage(f *testing.F) {
 	for i, r := range fullNFPage(f, 7, 5) {
 		nfs[3*i] = r.NFValue()
 	}
-	v, _, err := layout.AppendNFPage(nil, &nfs)
+	v, _, err := appendNFPage(nil, &nfs)
 	if err != nil {
 		f.Fatal(err)
 	}
-	body, err := layout.NFPageBody(Loc{Block: 7}, v, nil)
+	body, err := nfPageBody(Loc{Block: 7}, v, nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -466,19 +466,19 @@ func FuzzNFPage(f *testing.F) {
 		page := Loc{Block: 7, Index: layout.NFPageSpan}
 		check := func(v []byte) {
 			var got [layout.NFPageSpan][]byte
-			if _, err := layout.NFPageEntries(page, v, nil, &got); err != nil {
+			if _, err := nfPageEntries(page, v, nil, &got); err != nil {
 				var pe *layout.NFPageError
 				if !errors.As(err, &pe) || pe.Page != page || !strings.Contains(err.Error(), "nf page of block 7") {
 					t.Fatalf("an error not naming the page: %v", err)
 				}
 				return
 			}
-			again, ok, err := layout.AppendNFPage(nil, &got)
+			again, ok, err := appendNFPage(nil, &got)
 			if err != nil || !ok {
 				t.Fatalf("a page that reads does not write again: %v %v", ok, err)
 			}
 			var back [layout.NFPageSpan][]byte
-			if _, err := layout.NFPageEntries(page, again, nil, &back); err != nil || !sameNFs(&back, &got) {
+			if _, err := nfPageEntries(page, again, nil, &back); err != nil || !sameNFs(&back, &got) {
 				t.Fatalf("a page written from what was read reads back otherwise: %v", err)
 			}
 		}

@@ -3,10 +3,6 @@ package layout
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
-	"sync"
-
-	"github.com/klauspost/compress/s2"
 
 	"github.com/flowq/flowq/normalform"
 )
@@ -25,7 +21,10 @@ import (
 // The body's length comes before the compressed bytes, and a reader
 // refuses a page whose n is above MaxNFPageBody, or whose compressed
 // block states another length, before it decompresses: a damaged or
-// hostile page cannot make a reader allocate without bound.
+// hostile page cannot make a reader allocate without bound. This
+// package gives the format; the store compresses and decompresses
+// (index/nfcodec.go: the codec's package reaches I/O, which layout may
+// not).
 //
 // Why S2 and NFPageSpan 128 (BENCHMARKS.md, "NF pages (schema 12)"):
 // scans never read NF keys (they read record pages), so a larger page
@@ -52,7 +51,8 @@ const NFPageSpan = 128
 const NFPageVersion = 1
 
 // NFCodecS2 is the codec byte of a body compressed as one S2 block
-// (github.com/klauspost/compress/s2, its default mode): the only codec.
+// (github.com/klauspost/compress/s2, its default mode; index/nfcodec.go
+// compresses and decompresses): the only codec.
 const NFCodecS2 = 1
 
 // MaxNFPageBody bounds an NF page's uncompressed body: 64 MiB (a
@@ -96,74 +96,46 @@ func (e *NFPageError) Error() string {
 // Unwrap makes a damaged page a bad record (errors.Is ErrBadRecord).
 func (e *NFPageError) Unwrap() error { return ErrBadRecord }
 
-// nfBodies pools the uncompressed bodies the writer builds.
-var nfBodies = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-// AppendNFPage writes an NF page's value from its NF values by offset
-// (nil: absent); ok is false when it holds none (the page is to be
-// deleted).
-func AppendNFPage(dst []byte, nfs *[NFPageSpan][]byte) (out []byte, ok bool, err error) {
-	bp := nfBodies.Get().(*[]byte)
-	body := (*bp)[:0]
-	defer func() { *bp = body[:0]; nfBodies.Put(bp) }()
+// AppendNFBody writes an NF page's body (uncompressed) from its NF
+// values by offset (nil: absent); ok is false when it holds none (the
+// page is to be deleted). The store compresses it (index/nfcodec.go:
+// layout does no I/O, and the codec's package reaches some).
+func AppendNFBody(dst []byte, nfs *[NFPageSpan][]byte) (out []byte, ok bool) {
 	for i, v := range nfs {
 		if v == nil {
 			continue
 		}
 		ok = true
-		body = append(body, byte(i))
-		body = binary.AppendUvarint(body, uint64(len(v)))
-		body = append(body, v...)
+		dst = append(dst, byte(i))
+		dst = binary.AppendUvarint(dst, uint64(len(v)))
+		dst = append(dst, v...)
 	}
-	if !ok {
-		return dst, false, nil
-	}
-	if len(body) > MaxNFPageBody {
-		return dst, false, fmt.Errorf("nf page: %d bytes, above the %d a page may hold", len(body), MaxNFPageBody)
-	}
-	dst = append(dst, NFPageVersion, NFCodecS2)
-	dst = binary.AppendUvarint(dst, uint64(len(body)))
-	h, m := len(dst), s2.MaxEncodedLen(len(body))
-	if m < 0 {
-		return dst, false, fmt.Errorf("nf page: %d bytes, too many to compress", len(body))
-	}
-	dst = slices.Grow(dst, m)[:h+m]
-	c := s2.Encode(dst[h:], body) // into dst's storage (len(dst[h:]) is enough)
-	return dst[:h+len(c)], true, nil
+	return dst, ok
 }
 
-// NFPageBody decompresses an NF page's value (its key's loc page) into
-// dst's storage, and returns the body.
-func NFPageBody(page Loc, v []byte, dst []byte) ([]byte, error) {
+// AppendNFHeader writes an NF page value's header, before its
+// compressed body of n bytes.
+func AppendNFHeader(dst []byte, n int) []byte {
+	return binary.AppendUvarint(append(dst, NFPageVersion, NFCodecS2), uint64(n))
+}
+
+// NFPageHeader reads an NF page value's header (its key's loc page): the
+// body's length n (at most MaxNFPageBody) and the compressed body.
+func NFPageHeader(page Loc, v []byte) (n int, compressed []byte, err error) {
 	if len(v) < 2 {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("value of %d bytes, too short for its version and codec", len(v))}
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("value of %d bytes, too short for its version and codec", len(v))}
 	}
 	if v[0] != NFPageVersion {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
 	}
 	if v[1] != NFCodecS2 {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, S2)", v[1], NFCodecS2)}
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, S2)", v[1], NFCodecS2)}
 	}
-	n, w := binary.Uvarint(v[2:])
-	if w <= 0 || n == 0 || n > MaxNFPageBody {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("bad body length (unreadable, zero, or above %d)", MaxNFPageBody)}
+	u, w := binary.Uvarint(v[2:])
+	if w <= 0 || u == 0 || u > MaxNFPageBody {
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("bad body length (unreadable, zero, or above %d)", MaxNFPageBody)}
 	}
-	// The block states its decoded length first: checked against n
-	// before it decodes (into dst, of n bytes: never more).
-	if m, err := s2.DecodedLen(v[2+w:]); err != nil || uint64(m) != n {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("corrupt compressed data: it states %d bytes (%v), the page %d", m, err, n)}
-	}
-	if uint64(cap(dst)) < n {
-		dst = make([]byte, 0, n)
-	}
-	body, err := s2.Decode(dst[:n], v[2+w:])
-	if err != nil {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: "corrupt compressed data: " + err.Error()}
-	}
-	if uint64(len(body)) != n {
-		return nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("body of %d bytes, the page says %d", len(body), n)}
-	}
-	return body, nil
+	return int(u), v[2+w:], nil
 }
 
 // WalkNFBody calls fn with every NF value of a page's body (NFPageBody)
@@ -194,18 +166,12 @@ func WalkNFBody(page Loc, body []byte, fn func(l Loc, nf []byte) error) error {
 	return nil
 }
 
-// NFPageEntries decompresses an NF page and parses it into its NF
-// values by offset (nil: absent); the values are slices of the body
-// returned, which uses dst's storage when it is large enough.
-func NFPageEntries(page Loc, v []byte, dst []byte, into *[NFPageSpan][]byte) ([]byte, error) {
+// NFBodyEntries parses a page's body into its NF values by offset
+// (nil: absent); the values are slices of body.
+func NFBodyEntries(page Loc, body []byte, into *[NFPageSpan][]byte) error {
 	*into = [NFPageSpan][]byte{}
-	body, err := NFPageBody(page, v, dst)
-	if err != nil {
-		return nil, err
-	}
-	err = WalkNFBody(page, body, func(l Loc, nf []byte) error {
+	return WalkNFBody(page, body, func(l Loc, nf []byte) error {
 		into[l.Index-page.Index] = nf
 		return nil
 	})
-	return body, err
 }

@@ -2,91 +2,53 @@ package layout
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 )
 
-// testNFs are NF-like values at some offsets of a page: repetitive, as
-// neighbouring transactions' NFs are.
-func testNFs() *[NFPageSpan][]byte {
+// TestNFPageBody: a body written from NFs at some offsets reads back
+// the NFs written, at their offsets; a header of another version or
+// codec, or with a body length zero, past the bound or unreadable, is a
+// page error naming its block and positions.
+func TestNFPageBody(t *testing.T) {
 	var nfs [NFPageSpan][]byte
 	for i := 0; i < NFPageSpan; i += 3 {
-		nfs[i] = []byte(strings.Repeat(fmt.Sprintf("step %d swap pool 0x%04x; ", i%5, i), 10+i%7))
+		nfs[i] = bytes.Repeat([]byte{byte(i), 7}, 1+i%9)
 	}
-	return &nfs
-}
-
-// TestNFPageCodec: a page reads back the NFs written, at their offsets,
-// and is smaller than they are; damage (its data changed, cut short,
-// its length disagreeing) is a page error naming the block and
-// positions.
-func TestNFPageCodec(t *testing.T) {
-	nfs := testNFs()
-	raw := 0
-	for _, v := range nfs {
-		raw += len(v)
+	body, ok := AppendNFBody(nil, &nfs)
+	if !ok {
+		t.Fatal("a body with NFs: not ok")
 	}
 	page := Loc{Block: 42, Index: NFPageSpan}
-	{
-		codec := byte(NFCodecS2)
-		v, ok, err := AppendNFPage(nil, nfs)
-		if err != nil || !ok || v[1] != codec {
-			t.Fatalf("codec %d: write: %v %v", codec, ok, err)
-		}
-		if len(v) >= raw/2 {
-			t.Fatalf("codec %d: %d bytes for %d raw: not compressed", codec, len(v), raw)
-		}
-		var got [NFPageSpan][]byte
-		if _, err := NFPageEntries(page, v, nil, &got); err != nil {
-			t.Fatalf("codec %d: read: %v", codec, err)
-		}
-		for i := range got {
-			if !bytes.Equal(got[i], nfs[i]) || (got[i] == nil) != (nfs[i] == nil) {
-				t.Fatalf("codec %d: offset %d read back otherwise", codec, i)
-			}
-		}
-		for name, damage := range map[string]func([]byte) []byte{
-			"data": func(v []byte) []byte {
-				v = bytes.Clone(v)
-				copy(v[len(v)/2:], bytes.Repeat([]byte{0xa5}, 24))
-				return v
-			},
-			"cut":    func(v []byte) []byte { return v[:len(v)-7] },
-			"length": func(v []byte) []byte { v = bytes.Clone(v); v[2]++; return v }, // the body's length, one more
-		} {
-			_, err := NFPageEntries(page, damage(v), nil, &got)
-			var pe *NFPageError
-			if !errors.As(err, &pe) || !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), fmt.Sprintf("nf page of block 42 (positions %d..%d)", NFPageSpan, 2*NFPageSpan-1)) {
-				t.Fatalf("codec %d, %s: %v", codec, name, err)
-			}
-		}
-	}
-	if _, ok, err := AppendNFPage(nil, &[NFPageSpan][]byte{}); ok || err != nil {
-		t.Fatalf("an empty page: ok %v, %v (want none, to delete)", ok, err)
-	}
-}
-
-// TestNFPageHostileLength: a page whose S2 block states a length far
-// above the page's own (a hostile or damaged page) is refused before
-// anything of that size is allocated.
-func TestNFPageHostileLength(t *testing.T) {
-	v := binary.AppendUvarint([]byte{NFPageVersion, NFCodecS2}, 10)
-	v = binary.AppendUvarint(v, 48<<20) // the block's decoded length: 48 MiB
-	v = append(v, 0, 1, 2, 3)
 	var got [NFPageSpan][]byte
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := NFPageEntries(Loc{Block: 9}, v, nil, &got)
-	runtime.ReadMemStats(&after)
-	var pe *NFPageError
-	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nf page of block 9") {
-		t.Fatalf("a block stating 48 MiB in a page of 10 bytes: %v", err)
+	if err := NFBodyEntries(page, body, &got); err != nil {
+		t.Fatal(err)
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
-		t.Fatalf("%d bytes allocated to refuse it", n)
+	for i := range got {
+		if !bytes.Equal(got[i], nfs[i]) || (got[i] == nil) != (nfs[i] == nil) {
+			t.Fatalf("offset %d read back otherwise", i)
+		}
+	}
+	if _, ok := AppendNFBody(nil, &[NFPageSpan][]byte{}); ok {
+		t.Fatal("an empty page: ok (want none, to delete)")
+	}
+	v := AppendNFHeader(nil, 300)
+	if n, c, err := NFPageHeader(page, append(v, 1, 2)); err != nil || n != 300 || !bytes.Equal(c, []byte{1, 2}) {
+		t.Fatalf("a header read back: %d %x %v", n, c, err)
+	}
+	for name, v := range map[string][]byte{
+		"version": {9, NFCodecS2, 1, 0},
+		"codec":   {NFPageVersion, 7, 1, 0},
+		"short":   {NFPageVersion},
+		"zero":    {NFPageVersion, NFCodecS2, 0, 0},
+		"huge":    AppendNFHeader(nil, MaxNFPageBody+1),
+		"cut":     {NFPageVersion, NFCodecS2, 0x80},
+	} {
+		_, _, err := NFPageHeader(page, v)
+		var pe *NFPageError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), "nf page of block 42 (positions 128..255)") {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
 }
