@@ -222,6 +222,7 @@ func (ix *Index) analyzeBlock(ctx context.Context, txn *badger.Txn, n uint64, cf
 	}
 	var txs []*block.TxFacts
 	var names Names
+	nfs := newNFReader(txn) // one read of each NF page (nfpages.go)
 	err := recordsTxn(ctx, txn, Blocks(n, n), func(l Loc, v []byte) error {
 		if !l.Known() {
 			return nil
@@ -235,7 +236,7 @@ func (ix *Index) analyzeBlock(ctx context.Context, txn *badger.Txn, n uint64, cf
 		}
 		rec, err := decodeRecord(l, v, names, depthFull)
 		if err == nil {
-			err = nfIn(txn, rec)
+			err = nfs.set(rec)
 		}
 		if err != nil {
 			return fmt.Errorf("block %d: record at %s: %w", n, l, err)

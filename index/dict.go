@@ -144,6 +144,8 @@ type wtx struct {
 	abs   *absent
 	// posts are the postings it has read or changed (postings.go).
 	posts map[string]*wpost
+	// nfPages are the NF pages it has read or changed (nfpages.go).
+	nfPages map[Loc]*wnfPage
 }
 
 func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }

@@ -820,6 +820,9 @@ func (ix *Index) recordAt(txn *badger.Txn, l Loc, d depth) (*Record, error) {
 // setKey writes one of a record's keys: the record itself into its page
 // (pages.go), any other key as it is.
 func (w *wtx) setKey(k, v []byte) error {
+	if ok, err := w.nfKey(k, v, false); ok { // an NF into its page (nfpages.go)
+		return err
+	}
 	if ok, err := w.postKey(k, true); ok { // a posting's (postings.go)
 		return err
 	}
@@ -835,6 +838,9 @@ func (w *wtx) setKey(k, v []byte) error {
 
 // delKey deletes one of a record's keys, as setKey writes them.
 func (w *wtx) delKey(k []byte) error {
+	if ok, err := w.nfKey(k, nil, true); ok { // an NF out of its page (nfpages.go)
+		return err
+	}
 	if ok, err := w.postKey(k, false); ok {
 		return err
 	}

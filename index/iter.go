@@ -138,6 +138,7 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 	d = max(d, lk.CheckDepth()) // what the check reads
 	n := 0
 	recs := newTxnRecs(txn) // consecutive positions of a page: one read
+	nfs := newNFReader(txn) // and of an NF page (nfpages.go)
 	get := func(key *Key) error {
 		if n++; n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -155,7 +156,7 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 			return nil // another hash, address or token with the same tag
 		}
 		if d == depthWhole {
-			if err := nfIn(txn, rec); err != nil {
+			if err := nfs.set(rec); err != nil {
 				return err
 			}
 		}
@@ -673,7 +674,9 @@ type KindStats struct {
 	KeyBytes   int64
 	ValueBytes int64
 	// Pages: for the tx kind, the Badger keys (record pages and lone
-	// records, layout/page.go); its Keys are the records they hold.
+	// records, layout/page.go); its Keys are the records they hold. For
+	// the nf kind the same: the NF pages and lone NFs
+	// (layout/nfpage.go), and the NFs they hold.
 	Pages int
 	// Positions: for the secondary kinds kept as postings (schema 12,
 	// layout/posting.go), the transactions' keys they stand for (the
@@ -683,10 +686,11 @@ type KindStats struct {
 }
 
 // Stats counts the keys of every kind (a full scan of the keys), but
-// for the tx kind, whose Keys are the records (one per transaction,
-// read from the pages' values) and Pages the Badger keys that hold them.
-// The posting kinds' Keys are their Badger keys, and Positions the
-// per-transaction keys they stand for (read from the postings' values).
+// for the tx and nf kinds, whose Keys are the records and NFs (one per
+// transaction, read from the pages' values, an NF page's decompressed)
+// and Pages the Badger keys that hold them. The posting kinds' Keys are
+// their Badger keys, and Positions the per-transaction keys they stand
+// for (read from the postings' values).
 func (ix *Index) Stats(ctx context.Context) (map[Kind]KindStats, error) {
 	out := map[Kind]KindStats{}
 	err := ix.db.View(func(txn *badger.Txn) error {
@@ -702,10 +706,14 @@ func (ix *Index) Stats(ctx context.Context) (map[Kind]KindStats, error) {
 			item := it.Item()
 			k := Kind(item.Key()[0])
 			s := out[k]
-			if k == KindTx {
+			if k == KindTx || k == KindNF {
 				s.Pages++
+				walk := walkTxKey
+				if k == KindNF {
+					walk = walkNFKey // decompressed, to count its NFs (nfpages.go)
+				}
 				err := item.Value(func(v []byte) error {
-					return walkTxKey(item.Key(), v, func(Loc, []byte) error { s.Keys++; return nil })
+					return walk(item.Key(), v, func(Loc, []byte) error { s.Keys++; return nil })
 				})
 				if err != nil {
 					return err

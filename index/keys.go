@@ -112,7 +112,9 @@ func NextKey() Key { return layout.NextKey() }
 // TxKey is the key of the record of the transaction at l.
 func TxKey(l Loc) Key { return layout.TxKey(l) }
 
-// NFKey is the key of the normal form of the transaction at l.
+// NFKey is the key of the normal form of the transaction at l, as a
+// record's keys name it; since schema 12 it is stored in its NF page
+// (layout.NFPageKey, nfpages.go) unless its index is unknown.
 func NFKey(l Loc) Key { return layout.NFKey(l) }
 
 // TxHashKey is the key of the positions of the transactions whose hash

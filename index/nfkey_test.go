@@ -69,7 +69,7 @@ func TestNFKey(t *testing.T) {
 		t.Fatalf("only %d corpus records with a position", len(recs))
 	}
 	for _, rec := range recs {
-		v, ok := rawGet(t, ix, NFKey(rec.Loc).Bytes())
+		v, ok := rawNF(t, ix, rec.Loc)
 		if !ok || !bytes.Equal(v, rec.NFValue()) {
 			t.Fatalf("tx %s: NF key %v, value %d bytes", rec.Hash.Hex(), ok, len(v))
 		}
@@ -124,17 +124,17 @@ func TestNFKey(t *testing.T) {
 	if err := ix.PutRecord(&moved); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := rawGet(t, ix, NFKey(old).Bytes()); ok {
+	if _, ok := rawNF(t, ix, old); ok {
 		t.Fatalf("the NF key at the old position %s is left", old)
 	}
-	if _, ok := rawGet(t, ix, NFKey(moved.Loc).Bytes()); !ok {
+	if _, ok := rawNF(t, ix, moved.Loc); !ok {
 		t.Fatalf("no NF key at the new position %s", moved.Loc)
 	}
 	// Deleted: its NF key too.
 	if err := ix.Delete(recs[1].Hash); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := rawGet(t, ix, NFKey(recs[1].Loc).Bytes()); ok {
+	if _, ok := rawNF(t, ix, recs[1].Loc); ok {
 		t.Fatal("Delete left the NF key")
 	}
 	if err := ix.Verify(ctx); err != nil {
@@ -142,22 +142,12 @@ func TestNFKey(t *testing.T) {
 	}
 
 	// Damage: another record's NF, a missing NF key, an orphan one.
-	set := func(k, v []byte) {
-		if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Set(k, v) }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	del := func(k []byte) {
-		if err := ix.db.Update(func(txn *badger.Txn) error { return txn.Delete(k) }); err != nil {
-			t.Fatal(err)
-		}
-	}
 	a, b, c := recs[2], recs[3], recs[4]
-	set(NFKey(a.Loc).Bytes(), b.NFValue())
+	putNFRaw(t, ix, a.Loc, b.NFValue())
 	if _, err := ix.Get(a.Hash); !errors.Is(err, layout.ErrNFMismatch) {
 		t.Fatalf("Get with another record's NF: %v", err)
 	}
-	del(NFKey(c.Loc).Bytes())
+	putNFRaw(t, ix, c.Loc, nil)
 	if _, err := ix.Get(c.Hash); err == nil || !strings.Contains(err.Error(), "normal form") || !strings.Contains(err.Error(), c.Hash.Hex()) {
 		t.Fatalf("Get without the NF key: %v", err)
 	}
@@ -166,7 +156,7 @@ func TestNFKey(t *testing.T) {
 	}
 	orphan := c.Loc
 	orphan.Index += 5000
-	set(NFKey(orphan).Bytes(), c.NFValue())
+	putNFRaw(t, ix, orphan, c.NFValue())
 	err = ix.Verify(ctx)
 	for _, want := range []string{a.Hash.Hex(), c.Hash.Hex(), "nf key"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -187,7 +177,7 @@ func TestSchema8Refused(t *testing.T) {
 	}
 	ix.Close()
 	// schema 8: the NF in the record; schema 9: the NF key's value with its own tables
-	for _, v := range [][2]uint32{{8, 5}, {9, 6}, {10, 6}, {11, 6}} { // schema 10: a key a record, no pages; 11: a key a secondary key and position, no postings
+	for _, v := range [][2]uint32{{8, 5}, {9, 6}, {10, 6}, {11, 6}} { // schema 10: a key a record, no pages; 11: a key a secondary key and position, no postings, no NF pages
 		ix, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -200,6 +200,9 @@ func (w *wtx) flush() error {
 	if err := w.flushPostings(); err != nil { // postings.go
 		return err
 	}
+	if err := w.flushNF(); err != nil { // the NF pages (nfpages.go)
+		return err
+	}
 	if len(w.pages) == 0 {
 		return nil
 	}

@@ -183,8 +183,8 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 	}
 	head := &Record{}
 	var slab []Record // the records fn receives, allocated 32 at a time
-	nfs := &nfCursor{txn: txn}
-	defer nfs.close()
+	// NFs in step with the records: one read of each NF page (nfpages.go)
+	nfs := newNFReader(txn)
 	return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
 		if st != nil {
 			*st.n++

@@ -1,9 +1,6 @@
 package index
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -77,51 +74,9 @@ const (
 	depthWhole  = layout.DepthWhole // all, the NF read from its key (nfIn)
 )
 
-// nfIn sets rec's NF from its NF key, in txn.
-func nfIn(txn *badger.Txn, rec *Record) error {
-	item, err := txn.Get(layout.NFKey(rec.Loc).Bytes())
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return fmt.Errorf("tx %s at %s: its normal form (key %x) is missing", rec.Hash.Hex(), rec.Loc, layout.NFKey(rec.Loc).Bytes())
-	} else if err != nil {
-		return err
-	}
-	return item.Value(rec.SetNF)
-}
-
-// nfCursor reads the NF keys of records read in position order with one
-// iterator, in step with theirs (a point read each costs more).
-type nfCursor struct {
-	txn *badger.Txn
-	it  *badger.Iterator
-	key []byte
-}
-
-func (c *nfCursor) close() {
-	if c.it != nil {
-		c.it.Close()
-	}
-}
-
-// set sets rec's NF; rec's position is after the last one's.
-func (c *nfCursor) set(rec *Record) error {
-	prefix := layout.KindPrefix(KindNF)
-	if c.it == nil {
-		c.it = c.txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
-	}
-	c.key = layout.NFKey(rec.Loc).Append(c.key[:0])
-	// Records are read in order, and nearly every one has its NF key: the
-	// next key is nearly always the one, else seek.
-	if c.it.ValidForPrefix(prefix) && bytes.Compare(c.it.Item().Key(), c.key) < 0 {
-		c.it.Next()
-	}
-	if !c.it.ValidForPrefix(prefix) || !bytes.Equal(c.it.Item().Key(), c.key) {
-		c.it.Seek(c.key)
-	}
-	if !c.it.ValidForPrefix(prefix) || !bytes.Equal(c.it.Item().Key(), c.key) {
-		return fmt.Errorf("tx %s at %s: its normal form (key %x) is missing", rec.Hash.Hex(), rec.Loc, c.key)
-	}
-	return c.it.Item().Value(rec.SetNF)
-}
+// nfIn sets rec's NF from its NF key, in txn (one page read and
+// decompressed: nfReader reads many).
+func nfIn(txn *badger.Txn, rec *Record) error { return newNFReader(txn).set(rec) }
 
 // kv is one key and its value.
 type kv struct{ k, v []byte }

@@ -36,6 +36,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 		var cachedID ids
 		var cachedKeys map[string][]byte
 		recs := newTxnRecs(txn) // records through their pages (pages.go)
+		nfs := newNFReader(txn) // NFs through theirs (nfpages.go)
 		recordKeys := func(l Loc) (*Record, map[string][]byte, error) {
 			if cachedLoc != nil && *cachedLoc == l {
 				return cached, cachedKeys, nil
@@ -51,10 +52,9 @@ func (ix *Index) Verify(ctx context.Context) error {
 			// Its NF, when its key holds the one the record was written
 			// with: else the record's keys name an NF value of nil, which
 			// the NF key, missing or another, does not have.
-			if item, err := txn.Get(NFKey(l).Bytes()); err == nil {
-				_ = item.Value(rec.SetNF)
-			} else if !errors.Is(err, badger.ErrKeyNotFound) {
-				return nil, nil, err
+			err = nfs.nf(l, func(v []byte) error { _ = rec.SetNF(v); return nil }) // another NF: the keys below say so
+			if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+				return nil, nil, err // its NF page does not read
 			}
 			m := map[string][]byte{}
 			for _, x := range keysOf(rec, enc, id) {
@@ -86,9 +86,14 @@ func (ix *Index) Verify(ctx context.Context) error {
 					continue
 				}
 				var got []byte
-				item, err := txn.Get([]byte(sk))
-				if err == nil {
-					got, err = item.ValueCopy(nil)
+				var err error
+				if sk[0] == byte(KindNF) {
+					err = nfs.nf(l, func(v []byte) error { got = append([]byte(nil), v...); return nil }) // from its page
+				} else {
+					var item *badger.Item
+					if item, err = txn.Get([]byte(sk)); err == nil {
+						got, err = item.ValueCopy(nil)
+					}
 				}
 				if errors.Is(err, badger.ErrKeyNotFound) {
 					if report("tx %s: missing key %x", rec.Hash.Hex(), sk) {
@@ -233,10 +238,21 @@ func (ix *Index) Verify(ctx context.Context) error {
 					}
 				}
 			case KindNF:
-				if _, m, err := recordKeys(key.Loc); err != nil || !hasKey(m, k) {
-					if report("nf key %x: no record at %s holds it (%v)", k, key.Loc, err) {
-						return nil
+				// A page holds many NFs (layout/nfpage.go): each is checked.
+				stop := false
+				err := walkNFKey(k, v, func(l Loc, _ []byte) error {
+					if _, m, err := recordKeys(l); err != nil || !hasKey(m, NFKey(l).Bytes()) {
+						if stop = report("nf key %x: no record at %s holds its NF (%v)", k, l, err); stop {
+							return errStopVerify
+						}
 					}
+					return nil
+				})
+				if stop {
+					return nil
+				}
+				if err != nil && report("nf key %x: %v", k, err) {
+					return nil
 				}
 			case KindFirst:
 				got, err := firstRef(txn, k, v)

@@ -44,7 +44,8 @@ import (
 //	0x18 token   0x18 tag of the token, pos                           posting or (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
 //	0x1a dirty   0x1a u40 block                                       (none): the block's findings are to be computed again
-//	0x1b nf      0x1b loc                                             the normal form of the record at loc (record.go: NFValue; its tables by reference to the record's addresses and tokens)
+//	0x1b nf      0x1b u40 block u24 (index &^ 127)                    NF page: u8 version, u8 codec, uvarint n, the S2 block of the body: per NF u8 (index & 127), uvarint length, NFValue (nfpage.go)
+//	             0x1b loc (index unknown: 0xffffff, hash)             the normal form of the record at loc (record.go: NFValue; its tables by reference to the record's addresses and tokens)
 //
 // pos (the secondary kinds 0x12, 0x13, 0x15 to 0x18; schema 12,
 // posting.go): for the transactions whose index is known, u40 block, and
@@ -143,7 +144,11 @@ import (
 // the secondary keys of transactions whose index is known are per-block
 // postings (posting.go; issue 22): one key per (kind, value, block)
 // whose value lists the block's indexes, instead of one per position
-// (about 15 keys a transaction to 9 on the synthetic workload).
+// (about 15 keys a transaction to 9 on the synthetic workload); and NF pages (nfpage.go; issue 22): the NF values of up to 128
+// consecutive positions of a block under one nf key, compressed
+// together with S2 (neighbouring transactions' NFs repeat their
+// structure); an NF whose index is unknown keeps its own key, and the
+// NF value is unchanged.
 // Version 11:
 // record pages (page.go; issue 22): the records of up to 16 consecutive
 // positions of a block under one tx key, so that a scan walks one Badger
@@ -423,7 +428,9 @@ func NextKey() Key { return Key{Kind: KindNext} }
 func TxKey(l Loc) Key { return Key{Kind: KindTx, Loc: l.normal()} }
 
 // NFKey is the key of the normal form of the transaction at l (the
-// record's at TxKey(l)).
+// record's at TxKey(l)), as the record's keys name it; a known
+// position's NF is stored in its NF page (NFPageKey, nfpage.go), whose
+// key is NFKey of the page's first position.
 func NFKey(l Loc) Key { return Key{Kind: KindNF, Loc: l.normal()} }
 
 // TxHashKey is the key of the positions of the transactions whose hash

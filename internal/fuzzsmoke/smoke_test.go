@@ -54,6 +54,7 @@ var Targets = []struct{ Pkg, Name string }{
 	{"./index", "FuzzDecodeValues"},             // txhash positions, dictionary ids and names, first-seen values
 	{"./index", "FuzzWalkPage"},                 // record pages (schema 11)
 	{"./index", "FuzzParsePosting"},             // secondary keys' postings (schema 12)
+	{"./index", "FuzzNFPage"},                   // NF pages, compressed (schema 12)
 	{"./index/fetch", "FuzzNodeResponse"},       // a node's JSON-RPC answers
 	{"./index/fetch", "FuzzJoinFlat"},           // flatCallTracer block answers
 }

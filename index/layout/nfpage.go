@@ -1,0 +1,177 @@
+package layout
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// NF pages (schema 12, issue 22). The normal forms of a block's known
+// positions are grouped NFPageSpan consecutive positions to a key and
+// compressed together: neighbouring transactions' NF values repeat
+// their structure (the same strategies, step logs and trees, the
+// block's hash in each), which a compressor finds across a page and
+// not within one value.
+//
+//	key   0x1b u40 block u24 (index &^ (NFPageSpan-1))   the NF key of the page's first position (9 bytes)
+//	value u8 NFPageVersion, u8 codec (NFCodecS2), uvarint n (the body's length), the compressed body
+//	body  per NF present, in index order: u8 (index & (NFPageSpan-1)), uvarint length, the NF value (record.go: NFValue, unchanged)
+//
+// The body's length comes before the compressed bytes, and a reader
+// refuses a page whose n is above MaxNFPageBody, or whose compressed
+// block states another length, before it decompresses: a damaged or
+// hostile page cannot make a reader allocate without bound. This
+// package gives the format; the store compresses and decompresses
+// (index/nfcodec.go: the codec's package reaches I/O, which layout may
+// not).
+//
+// Why S2 and NFPageSpan 128 (BENCHMARKS.md, "NF pages (schema 12)"):
+// scans never read NF keys (they read record pages), so a larger page
+// costs only the readers that show an analysis (show, draw, export,
+// verify, the block findings' fallback), which decompress one page for
+// one NF, and the writer, which compresses a page each time a batch
+// changes it. On the synthetic workload the NF kind took 367 B a
+// transaction uncompressed; zstd's fastest level (klauspost/compress)
+// took 149 at 64 positions but 5.4% of the ingest's CPU in its encoder
+// (about 8 µs a transaction); S2 takes 193 at 64 and 167 at 128 for
+// 0.8% (about 1 µs), and decompresses several times faster.
+//
+// An NF whose record's index is unknown (its loc holds 0xffffff and the
+// hash: a 41-byte key) keeps its own key, its value NFValue alone, as
+// before; such keys sort after their block's pages. A reader tells a
+// page from a lone NF by the key's length (IsNFPageKey). A page holds at
+// least one NF: an empty one is deleted.
+
+// NFPageSpan is the number of consecutive positions an NF page holds (a
+// power of two, at most 256: an entry's offset is a byte).
+const NFPageSpan = 128
+
+// NFPageVersion is an NF page value's first byte.
+const NFPageVersion = 1
+
+// NFCodecS2 is the codec byte of a body compressed as one S2 block
+// (github.com/klauspost/compress/s2, its default mode; index/nfcodec.go
+// compresses and decompresses): the only codec.
+const NFCodecS2 = 1
+
+// MaxNFPageBody bounds an NF page's uncompressed body: 64 MiB (a
+// transaction whose NF is larger than Badger takes in one write is
+// dropped by the writer long before).
+const MaxNFPageBody = 64 << 20
+
+// NFPageLoc is the position of the first NF an NF page holding l would
+// hold: l with its index rounded down to a multiple of NFPageSpan. A loc
+// whose index is unknown is its own.
+func NFPageLoc(l Loc) Loc {
+	if l.Known() {
+		l.Index &^= NFPageSpan - 1
+		l.Tx = normalform.Hash{} // as in its key
+	}
+	return l
+}
+
+// NFPageKey is the key under which the NF of the record at l is stored:
+// its page's (its own when its index is unknown).
+func NFPageKey(l Loc) Key { return NFKey(NFPageLoc(l)) }
+
+// IsNFPageKey reports whether an NF key is a page's (not a lone NF's).
+func IsNFPageKey(k []byte) bool { return len(k) == 1+LocWidth && Kind(k[0]) == KindNF }
+
+// NFPageError reports an NF page whose value does not read.
+type NFPageError struct {
+	Page Loc // the page's first position
+	Pos  int // the index of the entry that failed, or -1 when not known
+	Msg  string
+}
+
+func (e *NFPageError) Error() string {
+	s := fmt.Sprintf("nf page of block %d (positions %d..%d)", e.Page.Block, e.Page.Index, e.Page.Index+NFPageSpan-1)
+	if e.Pos >= 0 {
+		s += fmt.Sprintf(", index %d", e.Pos)
+	}
+	return s + ": " + e.Msg
+}
+
+// Unwrap makes a damaged page a bad record (errors.Is ErrBadRecord).
+func (e *NFPageError) Unwrap() error { return ErrBadRecord }
+
+// AppendNFBody writes an NF page's body (uncompressed) from its NF
+// values by offset (nil: absent); ok is false when it holds none (the
+// page is to be deleted). The store compresses it (index/nfcodec.go:
+// layout does no I/O, and the codec's package reaches some).
+func AppendNFBody(dst []byte, nfs *[NFPageSpan][]byte) (out []byte, ok bool) {
+	for i, v := range nfs {
+		if v == nil {
+			continue
+		}
+		ok = true
+		dst = append(dst, byte(i))
+		dst = binary.AppendUvarint(dst, uint64(len(v)))
+		dst = append(dst, v...)
+	}
+	return dst, ok
+}
+
+// AppendNFHeader writes an NF page value's header, before its
+// compressed body of n bytes.
+func AppendNFHeader(dst []byte, n int) []byte {
+	return binary.AppendUvarint(append(dst, NFPageVersion, NFCodecS2), uint64(n))
+}
+
+// NFPageHeader reads an NF page value's header (its key's loc page): the
+// body's length n (at most MaxNFPageBody) and the compressed body.
+func NFPageHeader(page Loc, v []byte) (n int, compressed []byte, err error) {
+	if len(v) < 2 {
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("value of %d bytes, too short for its version and codec", len(v))}
+	}
+	if v[0] != NFPageVersion {
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
+	}
+	if v[1] != NFCodecS2 {
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, S2)", v[1], NFCodecS2)}
+	}
+	u, w := binary.Uvarint(v[2:])
+	if w <= 0 || u == 0 || u > MaxNFPageBody {
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("bad body length (unreadable, zero, or above %d)", MaxNFPageBody)}
+	}
+	return int(u), v[2+w:], nil
+}
+
+// WalkNFBody calls fn with every NF value of a page's body (NFPageBody)
+// in index order, each with its position; nf is a slice of body.
+func WalkNFBody(page Loc, body []byte, fn func(l Loc, nf []byte) error) error {
+	b := body
+	last := -1
+	for len(b) > 0 {
+		low := int(b[0])
+		pos := int(page.Index) + low
+		if low >= NFPageSpan || low <= last {
+			return &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("entry offset %d after %d (want increasing, below %d)", low, last, NFPageSpan)}
+		}
+		n, w := binary.Uvarint(b[1:])
+		if w <= 0 || w != uvarintLen(n) || n == 0 || n > uint64(len(b)-1-w) {
+			return &NFPageError{Page: page, Pos: pos, Msg: fmt.Sprintf("bad nf length (zero, not minimal, or past the %d bytes left)", len(b)-1)}
+		}
+		nf := b[1+w : 1+w+int(n)]
+		b = b[1+w+int(n):]
+		last = low
+		if err := fn(Loc{Block: page.Block, Index: uint32(pos)}, nf); err != nil {
+			return err
+		}
+	}
+	if last < 0 {
+		return &NFPageError{Page: page, Pos: -1, Msg: "no nf"}
+	}
+	return nil
+}
+
+// NFBodyEntries parses a page's body into its NF values by offset
+// (nil: absent); the values are slices of body.
+func NFBodyEntries(page Loc, body []byte, into *[NFPageSpan][]byte) error {
+	*into = [NFPageSpan][]byte{}
+	return WalkNFBody(page, body, func(l Loc, nf []byte) error {
+		into[l.Index-page.Index] = nf
+		return nil
+	})
+}

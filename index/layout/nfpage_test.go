@@ -1,0 +1,54 @@
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestNFPageBody: a body written from NFs at some offsets reads back
+// the NFs written, at their offsets; a header of another version or
+// codec, or with a body length zero, past the bound or unreadable, is a
+// page error naming its block and positions.
+func TestNFPageBody(t *testing.T) {
+	var nfs [NFPageSpan][]byte
+	for i := 0; i < NFPageSpan; i += 3 {
+		nfs[i] = bytes.Repeat([]byte{byte(i), 7}, 1+i%9)
+	}
+	body, ok := AppendNFBody(nil, &nfs)
+	if !ok {
+		t.Fatal("a body with NFs: not ok")
+	}
+	page := Loc{Block: 42, Index: NFPageSpan}
+	var got [NFPageSpan][]byte
+	if err := NFBodyEntries(page, body, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], nfs[i]) || (got[i] == nil) != (nfs[i] == nil) {
+			t.Fatalf("offset %d read back otherwise", i)
+		}
+	}
+	if _, ok := AppendNFBody(nil, &[NFPageSpan][]byte{}); ok {
+		t.Fatal("an empty page: ok (want none, to delete)")
+	}
+	v := AppendNFHeader(nil, 300)
+	if n, c, err := NFPageHeader(page, append(v, 1, 2)); err != nil || n != 300 || !bytes.Equal(c, []byte{1, 2}) {
+		t.Fatalf("a header read back: %d %x %v", n, c, err)
+	}
+	for name, v := range map[string][]byte{
+		"version": {9, NFCodecS2, 1, 0},
+		"codec":   {NFPageVersion, 7, 1, 0},
+		"short":   {NFPageVersion},
+		"zero":    {NFPageVersion, NFCodecS2, 0, 0},
+		"huge":    AppendNFHeader(nil, MaxNFPageBody+1),
+		"cut":     {NFPageVersion, NFCodecS2, 0x80},
+	} {
+		_, _, err := NFPageHeader(page, v)
+		var pe *NFPageError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrBadRecord) || !strings.Contains(err.Error(), "nf page of block 42 (positions 128..255)") {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+}
