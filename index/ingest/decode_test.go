@@ -174,7 +174,7 @@ func TestBlockFindingsAllocations(t *testing.T) {
 // record, its NF and the facts keep, and not, besides, the detector's
 // witness tables and settled's tables, which a pool keeps from one
 // transaction to the next (issue 22, session 7). 136.8 allocations a
-// transaction before (7bbb9eb), 110.8 after.
+// transaction before (7bbb9eb), 108.4 after (FactsOf's swaps gathered in pooled room too).
 func TestAnalyseAllocations(t *testing.T) {
 	txs := syntheticTxs(t, 5)
 	g := &Ingester{opt: Options{Config: normalform.DefaultConfig(), Clock: func() time.Time { return time.Unix(0, 0) }}}

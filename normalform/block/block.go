@@ -236,13 +236,24 @@ func FactsOf(a *normalform.Analysis, cfg *normalform.Config) *TxFacts {
 	f := &TxFacts{Hash: m.Hash, Block: m.Block, Index: m.Index, HasBlock: m.HasBlock, HasIndex: m.HasIndex, HasFrom: m.HasFrom,
 		Sender: a.Sender, Recipient: a.Recipient, Verdict: a.Verdict, Tier: a.Tier, Costs: a.Costs,
 		Gross: append([]normalform.DeltaEntry(nil), a.Gross...)}
-	f.swaps = swapsOf(nil, a, cfg)
+	// The swaps gathered in pooled room, then kept at their size.
+	buf := swapBufs.Get().(*[]swap)
+	if got := swapsOf((*buf)[:0], a, cfg); len(got) > 0 {
+		f.swaps = slices.Clone(got)
+		*buf = got[:0]
+	}
+	if cap(*buf) <= 4096 {
+		swapBufs.Put(buf)
+	}
 	if len(a.Detections) > 0 {
 		d := a.Detections[0]
 		f.Detected, f.DetToken, f.DetGain = true, cfg.Unit(d.Token), d.Gain.String()
 	}
 	return f
 }
+
+// swapBufs are FactsOf's room for a transaction's swaps.
+var swapBufs = sync.Pool{New: func() any { return new([]swap) }}
 
 // AnalyzeFacts is AnalyzeCount over the transactions' facts (FactsOf,
 // under the same cfg).
@@ -672,7 +683,7 @@ func swapsOf(out []swap, a *normalform.Analysis, cfg *normalform.Config) []swap 
 			hasSender: a.Tx.Meta.HasFrom, router: cfg.IsRouter(a.Recipient), amtIn: in.bal.Abs, amtOut: out1.bal.Abs})
 	}
 	mine := out[first:]
-	sort.Slice(mine, func(i, j int) bool { return bytes.Compare(mine[i].pool[:], mine[j].pool[:]) < 0 })
+	slices.SortFunc(mine, func(x, y swap) int { return bytes.Compare(x.pool[:], y.pool[:]) }) // pools are distinct parties
 	return out
 }
 
