@@ -632,13 +632,34 @@ func (t *textBuf) str(s string) { t.b = append(t.b, s...) }
 func (t *textBuf) byte1(c byte) { t.b = append(t.b, c) }
 func (t *textBuf) raw(p []byte) { t.b = append(t.b, p...) }
 
-// dec writes v in decimal (Int.Dec's text; below 2^64 without its string).
-func (t *textBuf) dec(v *uint256.Int) {
+// dec writes v in decimal (Int.Dec's text, written in place).
+func (t *textBuf) dec(v *uint256.Int) { t.b = appendDec(t.b, v) }
+
+// appendDec appends v in decimal, Int.Dec's text, without its string
+// (and its working buffers): above 2^64 nineteen digits at a time, the
+// remainders by 10^19 from the right, then the quotient left (at least
+// 1: v is at least 2^64 there).
+func appendDec(dst []byte, v *uint256.Int) []byte {
 	if v.IsUint64() {
-		t.b = strconv.AppendUint(t.b, v.Uint64(), 10)
-		return
+		return strconv.AppendUint(dst, v.Uint64(), 10)
 	}
-	t.str(v.Dec())
+	var digits [80]byte // 4 groups of 19 below the head: 2^256 has 78 digits
+	pos := len(digits)
+	var q, next, r, ten19 uint256.Int
+	q.Set(v)
+	ten19.SetUint64(10_000_000_000_000_000_000)
+	for !q.IsUint64() {
+		next.DivMod(&q, &ten19, &r)
+		q.Set(&next)
+		n := r.Uint64()
+		for range 19 {
+			pos--
+			digits[pos] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	dst = strconv.AppendUint(dst, q.Uint64(), 10)
+	return append(dst, digits[pos:]...)
 }
 
 // --- families ---------------------------------------------------------------
