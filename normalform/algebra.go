@@ -651,12 +651,13 @@ func appendDec(dst []byte, v *uint256.Int) []byte {
 	for !q.IsUint64() {
 		next.DivMod(&q, &ten19, &r)
 		q.Set(&next)
-		n := r.Uint64()
-		for range 19 {
-			pos--
-			digits[pos] = byte('0' + n%10)
-			n /= 10
+		var g [20]byte
+		d := strconv.AppendUint(g[:0], r.Uint64(), 10)
+		pos -= 19
+		for i := range 19 - len(d) { // the group's leading zeros
+			digits[pos+i] = '0'
 		}
+		copy(digits[pos+19-len(d):], d)
 	}
 	dst = strconv.AppendUint(dst, q.Uint64(), 10)
 	return append(dst, digits[pos:]...)
