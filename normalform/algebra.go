@@ -121,10 +121,10 @@ func (a *Analysis) buildTerms() []*Term {
 			if a.isPrincipalBuilderPayment(n.Leaf) {
 				kind = TCost
 			}
-			out = append(out, &Term{Kind: kind, At: n.Leaf.From, In: n.Leaf.Token, Out: n.Leaf.Token, Amount: n.Leaf.Amount.Dec()})
+			out = append(out, &Term{Kind: kind, At: n.Leaf.From, In: n.Leaf.Token, Out: n.Leaf.Token, Amount: decString(&n.Leaf.Amount)})
 		case n.Chain.Label == LeftoverCycle:
 			c := n.Chain
-			out = append(out, &Term{Kind: TLC, At: c.Origin(), In: c.TokIn(), Out: c.TokIn(), Amount: c.First.Amount.Dec()})
+			out = append(out, &Term{Kind: TLC, At: c.Origin(), In: c.TokIn(), Out: c.TokIn(), Amount: decString(&c.First.Amount)})
 		default:
 			out = append(out, chainTerm(n.Chain))
 		}
@@ -634,6 +634,13 @@ func (t *textBuf) raw(p []byte) { t.b = append(t.b, p...) }
 
 // dec writes v in decimal (Int.Dec's text, written in place).
 func (t *textBuf) dec(v *uint256.Int) { t.b = appendDec(t.b, v) }
+
+// decString is v.Dec(), its text written on the stack (appendDec) and
+// made a string once.
+func decString(v *uint256.Int) string {
+	var b [80]byte
+	return string(appendDec(b[:0], v))
+}
 
 // appendDec appends v in decimal, Int.Dec's text, without its string
 // (and its working buffers): above 2^64 nineteen digits at a time, the

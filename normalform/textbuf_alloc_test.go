@@ -1,6 +1,7 @@
 package normalform
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/holiman/uint256"
@@ -19,5 +20,38 @@ func TestTextBufDecAllocations(t *testing.T) {
 		b.dec(&v)
 	}); n != 0 {
 		t.Fatalf("textBuf.dec of 2^256-1: %.1f allocations, want 0", n)
+	}
+}
+
+// TestSignedStringSameAsDec: Signed.String and decString, now written
+// through appendDec, give Int.Dec's text (with a minus sign for a
+// negative non-zero amount), at the edges and at random.
+func TestSignedStringSameAsDec(t *testing.T) {
+	var max uint256.Int
+	max.SetAllOne()
+	vals := []uint256.Int{*uint256.NewInt(0), *uint256.NewInt(7), *uint256.NewInt(^uint64(0)),
+		*new(uint256.Int).AddUint64(uint256.NewInt(^uint64(0)), 1), *uint256.MustFromDecimal("10000000000000000000"),
+		*uint256.MustFromDecimal("100000000000000000000000000000000000000"), max}
+	r := rand.New(rand.NewSource(8))
+	for range 3000 {
+		var v uint256.Int
+		for w := 0; w < 1+r.Intn(4); w++ {
+			v[w] = r.Uint64() >> uint(r.Intn(64))
+		}
+		vals = append(vals, v)
+	}
+	for _, v := range vals {
+		if got := decString(&v); got != v.Dec() {
+			t.Fatalf("decString(%s) = %q, want %q", v.Hex(), got, v.Dec())
+		}
+		for _, neg := range []bool{false, true} {
+			want := v.Dec()
+			if neg && !v.IsZero() {
+				want = "-" + want
+			}
+			if got := (Signed{Neg: neg, Abs: v}).String(); got != want {
+				t.Fatalf("Signed{%v, %s}.String() = %q, want %q", neg, v.Hex(), got, want)
+			}
+		}
 	}
 }
