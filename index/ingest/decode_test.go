@@ -177,8 +177,9 @@ func TestBlockFindingsAllocations(t *testing.T) {
 // record, its NF and the facts keep, and not, besides, the detector's
 // witness tables and settled's tables, which a pool keeps from one
 // transaction to the next (issue 22, session 7). 136.8 allocations a
-// transaction before (7bbb9eb), 103.8 after (FactsOf's swaps gathered in
-// pooled room too, and amounts written without Int.Dec's string).
+// transaction before (7bbb9eb), 101.7 after (FactsOf's swaps gathered in
+// pooled room too, amounts written without Int.Dec's string, Verify's
+// amounts in one big.Int).
 func TestAnalyseAllocations(t *testing.T) {
 	if raceBuild {
 		t.Skip("allocation counts under -race (sync.Pool drops at random)")

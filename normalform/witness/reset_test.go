@@ -1,6 +1,7 @@
 package witness
 
 import (
+	"math/big"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -55,4 +56,40 @@ func TestSearcherReset(t *testing.T) {
 		t.Fatalf("%d of %d queries found a witness: too few to compare", found, queries)
 	}
 	t.Logf("%d queries, %d with a witness", queries, found)
+}
+
+// TestVerifyAmountsNoAllocation: Verify sums δ[v, τ] with math/big, each
+// amount set into one reused big.Int: a cycle through v forty times does
+// not allocate a big.Int per transfer (issue 22, session 7: ToBig made
+// two allocations an amount, about 6 a synthetic transaction).
+func TestVerifyAmountsNoAllocation(t *testing.T) {
+	v := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	cycle := func(n int) ([]Transfer[token], *Witness[token]) {
+		var ts []Transfer[token]
+		var piece []int32
+		for i := 0; i < n; i++ {
+			x := common.BigToAddress(new(big.Int).SetInt64(int64(1000 + i)))
+			out := Transfer[token]{From: v, To: x, Amount: *uint256.NewInt(10), Token: weth, Pos: int32(2 * i)}
+			back := Transfer[token]{From: x, To: v, Amount: *uint256.NewInt(11), Token: weth, Pos: int32(2*i + 1)}
+			ts = append(ts, out, back)
+			piece = append(piece, out.Pos, back.Pos)
+		}
+		w := &Witness[token]{V: v, Token: weth, Pieces: [][]int32{piece}, Gain: Signed{Abs: *uint256.NewInt(uint64(n))}}
+		if err := Verify(ts, eq, w); err != nil {
+			t.Fatalf("a cycle of %d round trips: %v", n, err)
+		}
+		return ts, w
+	}
+	allocs := func(n int) float64 {
+		ts, w := cycle(n)
+		return testing.AllocsPerRun(20, func() { _ = Verify(ts, eq, w) })
+	}
+	small, large := allocs(2), allocs(40)
+	// The lists and maps of the positions grow with the cycle (a few
+	// allocations); a big.Int an amount would add 2 for each of 76 more
+	// transfers.
+	if large-small > 30 {
+		t.Fatalf("Verify: %.0f allocations for 4 transfers through v, %.0f for 80: %.0f more, want at most 30", small, large, large-small)
+	}
+	t.Logf("Verify: %.0f allocations for 4 transfers, %.0f for 80", small, large)
 }

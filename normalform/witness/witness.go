@@ -715,15 +715,18 @@ func Verify[T Token](ts []Transfer[T], eq func(a, b T) bool, w *Witness[T]) erro
 		return fmt.Errorf("the first and last tokens %s and %s are not equivalent", first.Token.Key(), last.Token.Key())
 	}
 	delta := new(big.Int)
+	var amt *big.Int // each amount in turn, its words reused
 	for _, t := range seq {
 		if t.Token != w.Token {
 			continue
 		}
 		if t.To == w.V {
-			delta.Add(delta, t.Amount.ToBig())
+			t.Amount.IntoBig(&amt)
+			delta.Add(delta, amt)
 		}
 		if t.From == w.V {
-			delta.Sub(delta, t.Amount.ToBig())
+			t.Amount.IntoBig(&amt)
+			delta.Sub(delta, amt)
 		}
 	}
 	if delta.Sign() <= 0 {
