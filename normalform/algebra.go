@@ -421,8 +421,12 @@ func sk(t *Term) *Term {
 }
 
 func canonicalText(l Level, ts []*Term) string {
-	var b textBuf
-	writeCanonical(&b, l, ts)
+	// Written into a pooled buffer (Hashes'), not one grown from nothing
+	// for each text: the family's keys make one a star or cycle.
+	b := hashBufs.Get().(*textBuf)
+	defer putHashBuf(b)
+	b.b = b.b[:0]
+	writeCanonical(b, l, ts)
 	return string(b.b)
 }
 

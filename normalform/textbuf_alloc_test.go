@@ -55,3 +55,24 @@ func TestSignedStringSameAsDec(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalTextAllocations: a canonical text (the family's key of a
+// star or cycle, a level's text) is written into a pooled buffer and made
+// a string once, not grown from nothing for each text (issue 22, session
+// 7: about 4 allocations a synthetic transaction).
+func TestCanonicalTextAllocations(t *testing.T) {
+	var swaps []*Term
+	for i := range 80 {
+		var a Address
+		a[19] = byte(i%8 + 1) // few variables: the namer's tables stay small
+		swaps = append(swaps, &Term{Kind: TSwap, At: a, In: FungibleToken(a), Out: NativeToken})
+	}
+	cycle := &Term{Kind: TCycle, Label: Arbitrage, In: NativeToken, Out: NativeToken, Parts: []*Term{seq(swaps)}}
+	ts := []*Term{cycle}
+	if text := canonicalText(Shape, ts); len(text) < 1500 {
+		t.Fatalf("the text is %d bytes: too short to grow a buffer", len(text))
+	}
+	if n := testing.AllocsPerRun(50, func() { _ = canonicalText(Shape, ts) }); n > 1 {
+		t.Fatalf("canonicalText of an 80-swap cycle: %.0f allocations, want 1 (the string)", n)
+	}
+}
