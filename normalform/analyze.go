@@ -494,9 +494,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		}
 		promoted = promoted || det.Path == PathPromotion
 		for _, c := range det.Chains {
-			for _, t := range c.Transfers(nil) {
-				inCycle[t.Pos] = true
-			}
+			c.eachTransfer(func(t *Transfer) bool { inCycle[t.Pos] = true; return true })
 			x, err := a.atCoalition(c)
 			if err != nil {
 				return err

@@ -402,11 +402,10 @@ func (d *detector) bundles(fix []Detection) ([]Detection, error) {
 		}
 		unit := cd[0].Token
 		for _, c := range cs {
-			for _, t := range c.Transfers(nil) {
-				if d.cfg.Unit(t.Token) != unit {
-					trades = true
-				}
-			}
+			c.eachTransfer(func(t *Transfer) bool {
+				trades = trades || d.cfg.Unit(t.Token) != unit
+				return !trades
+			})
 		}
 		if !trades {
 			continue
@@ -625,11 +624,10 @@ func (a *Analysis) distribute(cfg *Config) {
 	for i := range a.Detections {
 		last[i] = -1
 		for _, c := range a.Detections[i].Chains {
-			for _, t := range c.Transfers(nil) {
-				if t.Pos > last[i] {
-					last[i] = t.Pos
-				}
-			}
+			c.eachTransfer(func(t *Transfer) bool {
+				last[i] = max(last[i], t.Pos)
+				return true
+			})
 		}
 		for _, t := range a.Detections[i].Legs {
 			last[i] = max(last[i], t.Pos)

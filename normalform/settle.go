@@ -320,16 +320,11 @@ func (d *detector) settle(k []Address) (Detection, bool, error) {
 		if c == nil || c.Rule == Complementary {
 			continue
 		}
-		cts := c.Transfers(nil)
 		touches := false
-		for _, t := range cts {
-			touches = touches || in(t.From) != in(t.To)
-		}
+		c.eachTransfer(func(t *Transfer) bool { touches = in(t.From) != in(t.To); return !touches })
 		if touches {
 			chains = append(chains, c)
-			for _, t := range cts {
-				inChain[t.Pos] = true
-			}
+			c.eachTransfer(func(t *Transfer) bool { inChain[t.Pos] = true; return true })
 		}
 	}
 	var left []*Transfer
