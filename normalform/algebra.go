@@ -121,10 +121,10 @@ func (a *Analysis) buildTerms() []*Term {
 			if a.isPrincipalBuilderPayment(n.Leaf) {
 				kind = TCost
 			}
-			out = append(out, &Term{Kind: kind, At: n.Leaf.From, In: n.Leaf.Token, Out: n.Leaf.Token, Amount: n.Leaf.Amount.Dec()})
+			out = append(out, &Term{Kind: kind, At: n.Leaf.From, In: n.Leaf.Token, Out: n.Leaf.Token, Amount: decString(&n.Leaf.Amount)})
 		case n.Chain.Label == LeftoverCycle:
 			c := n.Chain
-			out = append(out, &Term{Kind: TLC, At: c.Origin(), In: c.TokIn(), Out: c.TokIn(), Amount: c.First.Amount.Dec()})
+			out = append(out, &Term{Kind: TLC, At: c.Origin(), In: c.TokIn(), Out: c.TokIn(), Amount: decString(&c.First.Amount)})
 		default:
 			out = append(out, chainTerm(n.Chain))
 		}
@@ -421,8 +421,12 @@ func sk(t *Term) *Term {
 }
 
 func canonicalText(l Level, ts []*Term) string {
-	var b textBuf
-	writeCanonical(&b, l, ts)
+	// Written into a pooled buffer (Hashes'), not one grown from nothing
+	// for each text: the family's keys make one a star or cycle.
+	b := hashBufs.Get().(*textBuf)
+	defer putHashBuf(b)
+	b.b = b.b[:0]
+	writeCanonical(b, l, ts)
 	return string(b.b)
 }
 
@@ -632,13 +636,42 @@ func (t *textBuf) str(s string) { t.b = append(t.b, s...) }
 func (t *textBuf) byte1(c byte) { t.b = append(t.b, c) }
 func (t *textBuf) raw(p []byte) { t.b = append(t.b, p...) }
 
-// dec writes v in decimal (Int.Dec's text; below 2^64 without its string).
-func (t *textBuf) dec(v *uint256.Int) {
+// dec writes v in decimal (Int.Dec's text, written in place).
+func (t *textBuf) dec(v *uint256.Int) { t.b = appendDec(t.b, v) }
+
+// decString is v.Dec(), its text written on the stack (appendDec) and
+// made a string once.
+func decString(v *uint256.Int) string {
+	var b [80]byte
+	return string(appendDec(b[:0], v))
+}
+
+// appendDec appends v in decimal, Int.Dec's text, without its string
+// (and its working buffers): above 2^64 nineteen digits at a time, the
+// remainders by 10^19 from the right, then the quotient left (at least
+// 1: v is at least 2^64 there).
+func appendDec(dst []byte, v *uint256.Int) []byte {
 	if v.IsUint64() {
-		t.b = strconv.AppendUint(t.b, v.Uint64(), 10)
-		return
+		return strconv.AppendUint(dst, v.Uint64(), 10)
 	}
-	t.str(v.Dec())
+	var digits [80]byte // 4 groups of 19 below the head: 2^256 has 78 digits
+	pos := len(digits)
+	var q, next, r, ten19 uint256.Int
+	q.Set(v)
+	ten19.SetUint64(10_000_000_000_000_000_000)
+	for !q.IsUint64() {
+		next.DivMod(&q, &ten19, &r)
+		q.Set(&next)
+		var g [20]byte
+		d := strconv.AppendUint(g[:0], r.Uint64(), 10)
+		pos -= 19
+		for i := range 19 - len(d) { // the group's leading zeros
+			digits[pos+i] = '0'
+		}
+		copy(digits[pos+19-len(d):], d)
+	}
+	dst = strconv.AppendUint(dst, q.Uint64(), 10)
+	return append(dst, digits[pos:]...)
 }
 
 // --- families ---------------------------------------------------------------

@@ -459,8 +459,10 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	// Beyond the fixpoint: the detections, each with its witness, then
 	// what the root's leftovers are to the coalition.
 	d := &detector{a: a, cfg: cfg}
-	if err := d.detect(); err != nil {
-		return err
+	derr := d.detect()
+	d.release()
+	if derr != nil {
+		return derr
 	}
 	// The step log says how each detection was found, after the
 	// fixpoint's own steps.
@@ -492,9 +494,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		}
 		promoted = promoted || det.Path == PathPromotion
 		for _, c := range det.Chains {
-			for _, t := range c.Transfers(nil) {
-				inCycle[t.Pos] = true
-			}
+			c.eachTransfer(func(t *Transfer) bool { inCycle[t.Pos] = true; return true })
 			x, err := a.atCoalition(c)
 			if err != nil {
 				return err

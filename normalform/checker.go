@@ -10,10 +10,14 @@ const WitnessBudget = 200_000
 // CheckerTransfers reads transfers as the independent checker of
 // Definition 5 does: s, d, a, τ and the trace position, nothing else.
 func CheckerTransfers(ts []Transfer) []witness.Transfer[Token] {
-	out := make([]witness.Transfer[Token], len(ts))
+	return appendCheckerTransfers(make([]witness.Transfer[Token], 0, len(ts)), ts)
+}
+
+// appendCheckerTransfers appends CheckerTransfers(ts) to out.
+func appendCheckerTransfers(out []witness.Transfer[Token], ts []Transfer) []witness.Transfer[Token] {
 	for i := range ts {
 		t := &ts[i]
-		out[i] = witness.Transfer[Token]{From: t.From, To: t.To, Amount: t.Amount, Token: t.Token, Pos: t.Pos}
+		out = append(out, witness.Transfer[Token]{From: t.From, To: t.To, Amount: t.Amount, Token: t.Token, Pos: t.Pos})
 	}
 	return out
 }

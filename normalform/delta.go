@@ -77,10 +77,12 @@ func (s Signed) Cmp(o Signed) int {
 
 // String renders the amount as a signed decimal in base units.
 func (s Signed) String() string {
+	var b [81]byte
+	out := b[:0]
 	if s.Neg && !s.Abs.IsZero() {
-		return "-" + s.Abs.Dec()
+		out = append(out, '-')
 	}
-	return s.Abs.Dec()
+	return string(appendDec(out, &s.Abs))
 }
 
 // DeltaEntry is one non-zero balance: what Addr received, net, in Token.

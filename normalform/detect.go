@@ -3,6 +3,7 @@ package normalform
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/flowq/flowq/normalform/witness"
 )
@@ -143,6 +144,51 @@ type detector struct {
 	checked *witness.Searcher[Token] // the checker's tables over T0, built at the first witness asked
 	senders map[Address]bool         // addresses that send something (settle.go)
 	cdBuf   Delta                    // classDelta's storage, reused from call to call
+	sc      *detScratch              // tables kept from one transaction to the next (scratch)
+}
+
+// detScratch is the storage of a detector's tables, pooled (issue 22):
+// the checker's transfers and search tables (witness.Searcher.Reset
+// builds them in the last transaction's) and settled's tables of
+// addresses and classes. Nothing a detection keeps refers to it: a
+// witness holds positions, and settled's results are copies.
+type detScratch struct {
+	checkTs []witness.Transfer[Token]
+	checker witness.Searcher[Token]
+	addrNum map[Address]int32
+	classAt map[settleKey]int32
+	sums    []settleSum
+	heads   []int32
+}
+
+var detScratches = sync.Pool{New: func() any {
+	return &detScratch{addrNum: map[Address]int32{}, classAt: map[settleKey]int32{}}
+}}
+
+// detScratchMax is the most transfers whose tables go back to the pool:
+// a larger transaction's are dropped with it.
+const detScratchMax = 4096
+
+// scratch returns the detector's pooled storage, taking it at the first ask.
+func (d *detector) scratch() *detScratch {
+	if d.sc == nil {
+		d.sc = detScratches.Get().(*detScratch)
+	}
+	return d.sc
+}
+
+// release gives the detector's storage back, once the detections are
+// made (d is not used after).
+func (d *detector) release() {
+	sc := d.sc
+	if sc == nil {
+		return
+	}
+	d.sc, d.checked = nil, nil
+	if len(d.a.Tx.Transfers) > detScratchMax || cap(sc.sums) > 2*detScratchMax {
+		return
+	}
+	detScratches.Put(sc)
 }
 
 // classDelta sums a balance's entries per =_τ class, in the classes'
@@ -356,11 +402,10 @@ func (d *detector) bundles(fix []Detection) ([]Detection, error) {
 		}
 		unit := cd[0].Token
 		for _, c := range cs {
-			for _, t := range c.Transfers(nil) {
-				if d.cfg.Unit(t.Token) != unit {
-					trades = true
-				}
-			}
+			c.eachTransfer(func(t *Transfer) bool {
+				trades = trades || d.cfg.Unit(t.Token) != unit
+				return !trades
+			})
 		}
 		if !trades {
 			continue
@@ -523,7 +568,10 @@ func (d *detector) trades(ts []*Transfer, v Address, unit Token) bool {
 // found.
 func (d *detector) witness(det *Detection) bool {
 	if d.checked == nil {
-		d.checked = witness.NewSearcherOwning(CheckerTransfers(d.a.Tx.Transfers), d.cfg.TokenEq)
+		sc := d.scratch()
+		sc.checkTs = appendCheckerTransfers(sc.checkTs[:0], d.a.Tx.Transfers)
+		sc.checker.Reset(sc.checkTs, d.cfg.TokenEq)
+		d.checked = &sc.checker
 	}
 	toks := []Token{det.Token}
 	unit := d.cfg.Unit(det.Token)
@@ -576,11 +624,10 @@ func (a *Analysis) distribute(cfg *Config) {
 	for i := range a.Detections {
 		last[i] = -1
 		for _, c := range a.Detections[i].Chains {
-			for _, t := range c.Transfers(nil) {
-				if t.Pos > last[i] {
-					last[i] = t.Pos
-				}
-			}
+			c.eachTransfer(func(t *Transfer) bool {
+				last[i] = max(last[i], t.Pos)
+				return true
+			})
 		}
 		for _, t := range a.Detections[i].Legs {
 			last[i] = max(last[i], t.Pos)

@@ -55,19 +55,13 @@ func (d *detector) settled() (Detection, bool, error) {
 	// The balances are one slice, each address's classes found through
 	// its number (one map lookup per transfer end and one per class,
 	// nothing allocated per address or per class).
-	type classKey struct {
-		a int32
-		u Token
-	}
-	type classSum struct {
-		next int32 // the address's next class (-1: none)
-		u    Token
-		v    Signed
-	}
-	addrNum := make(map[Address]int32, len(ts))
-	classAt := make(map[classKey]int32, len(ts))
-	sums := make([]classSum, 0, 2*len(ts))
-	heads := make([]int32, 0, 2*len(ts)) // by address number: its first class
+	sc := d.scratch()
+	addrNum, classAt := sc.addrNum, sc.classAt
+	clear(addrNum)
+	clear(classAt)
+	sums := sc.sums[:0]
+	heads := sc.heads[:0] // by address number: its first class
+	defer func() { sc.sums, sc.heads = sums[:0], heads[:0] }()
 	var order []Address
 	for i := range ts {
 		t := &ts[i]
@@ -88,11 +82,11 @@ func (d *detector) settled() (Detection, bool, error) {
 					order = append(order, e.addr)
 				}
 			}
-			x, ok := classAt[classKey{an, u}]
+			x, ok := classAt[settleKey{an, u}]
 			if !ok {
 				x = int32(len(sums))
-				classAt[classKey{an, u}] = x
-				sums = append(sums, classSum{next: heads[an], u: u})
+				classAt[settleKey{an, u}] = x
+				sums = append(sums, settleSum{next: heads[an], u: u})
 				heads[an] = x
 			}
 			if sums[x].v.Add(&t.Amount, e.neg) {
@@ -188,6 +182,19 @@ func (d *detector) settled() (Detection, bool, error) {
 		}
 	}
 	return Detection{}, false, nil
+}
+
+// settleKey is a class of an address (its number) in settled's tables,
+// settleSum its balance, in a list of the address's classes.
+type settleKey struct {
+	a int32
+	u Token
+}
+
+type settleSum struct {
+	next int32 // the address's next class (-1: none)
+	u    Token
+	v    Signed
 }
 
 // settle checks one coalition k (its last member the origin when it is
@@ -313,16 +320,11 @@ func (d *detector) settle(k []Address) (Detection, bool, error) {
 		if c == nil || c.Rule == Complementary {
 			continue
 		}
-		cts := c.Transfers(nil)
 		touches := false
-		for _, t := range cts {
-			touches = touches || in(t.From) != in(t.To)
-		}
+		c.eachTransfer(func(t *Transfer) bool { touches = in(t.From) != in(t.To); return !touches })
 		if touches {
 			chains = append(chains, c)
-			for _, t := range cts {
-				inChain[t.Pos] = true
-			}
+			c.eachTransfer(func(t *Transfer) bool { inChain[t.Pos] = true; return true })
 		}
 	}
 	var left []*Transfer

@@ -236,13 +236,24 @@ func FactsOf(a *normalform.Analysis, cfg *normalform.Config) *TxFacts {
 	f := &TxFacts{Hash: m.Hash, Block: m.Block, Index: m.Index, HasBlock: m.HasBlock, HasIndex: m.HasIndex, HasFrom: m.HasFrom,
 		Sender: a.Sender, Recipient: a.Recipient, Verdict: a.Verdict, Tier: a.Tier, Costs: a.Costs,
 		Gross: append([]normalform.DeltaEntry(nil), a.Gross...)}
-	f.swaps = swapsOf(nil, a, cfg)
+	// The swaps gathered in pooled room, then kept at their size.
+	buf := swapBufs.Get().(*[]swap)
+	if got := swapsOf((*buf)[:0], a, cfg); len(got) > 0 {
+		f.swaps = slices.Clone(got)
+		*buf = got[:0]
+	}
+	if cap(*buf) <= 4096 {
+		swapBufs.Put(buf)
+	}
 	if len(a.Detections) > 0 {
 		d := a.Detections[0]
 		f.Detected, f.DetToken, f.DetGain = true, cfg.Unit(d.Token), d.Gain.String()
 	}
 	return f
 }
+
+// swapBufs are FactsOf's room for a transaction's swaps.
+var swapBufs = sync.Pool{New: func() any { return new([]swap) }}
 
 // AnalyzeFacts is AnalyzeCount over the transactions' facts (FactsOf,
 // under the same cfg).
@@ -265,6 +276,7 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 		}
 	}
 	r := &Report{Block: blockNum, Swaps: []Swap{}, Sandwiches: []Sandwich{}, Backruns: []Backrun{}}
+	texts := &txTexts{txs: txs, texts: make([]string, len(txs))}
 	present := map[int]bool{}
 	for _, a := range txs {
 		present[a.Index] = true
@@ -296,20 +308,26 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 	}
 
 	// Swaps, per transaction in order, pools in address order.
-	var all []*swap
+	// The swaps are copies (the facts are the caller's), in one slice.
+	nswaps := 0
+	for _, a := range txs {
+		nswaps += len(a.swaps)
+	}
+	own := make([]swap, 0, nswaps)
+	all := make([]*swap, 0, nswaps)
 	byPool := map[normalform.Address][]*swap{}
 	swapsAt := make([][]*swap, len(txs))
 	var builderPay, prio uint256.Int
 	for pos, a := range txs {
-		for i := range a.swaps {
-			s := a.swaps[i] // a copy: the facts are the caller's
+		at := len(own)
+		own = append(own, a.swaps...)
+		for i := at; i < len(own); i++ {
+			s := &own[i]
 			s.pos = pos
-			swapsAt[pos] = append(swapsAt[pos], &s)
-		}
-		for _, s := range swapsAt[pos] {
 			all = append(all, s)
 			byPool[s.pool] = append(byPool[s.pool], s)
 		}
+		swapsAt[pos] = all[at:len(all):len(all)]
 		if a.Costs.Known {
 			prio.Add(&prio, &a.Costs.Priority)
 		} else {
@@ -317,8 +335,9 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 		}
 		builderPay.Add(&builderPay, &a.Costs.Builder)
 	}
+	r.Swaps = make([]Swap, 0, len(all))
 	for _, s := range all {
-		r.Swaps = append(r.Swaps, render(txs, s))
+		r.Swaps = append(r.Swaps, render(texts, s))
 	}
 	var total uint256.Int
 	total.Add(&builderPay, &prio)
@@ -333,7 +352,9 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 	for p := range byPool {
 		pools = append(pools, p)
 	}
-	sort.Slice(pools, func(i, j int) bool { return strings.Compare(hexOf(pools[i]), hexOf(pools[j])) < 0 })
+	// In the order of their lower-case hex, which is their bytes' order
+	// (digits before letters in ASCII, as nibbles are; no text made).
+	slices.SortFunc(pools, func(a, b normalform.Address) int { return bytes.Compare(a[:], b[:]) })
 	// Each front's closing swap is the attacker's first reverse swap on
 	// the pool after it, found through the pool's swaps per sender and per
 	// bot and direction (positions in the pool's list, ascending).
@@ -347,9 +368,11 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 		}
 		return -1
 	}
+	bySender, byBot := map[who][]int{}, map[who][]int{}
 	for _, p := range pools {
 		list := byPool[p]
-		bySender, byBot := map[who][]int{}, map[who][]int{}
+		clear(bySender)
+		clear(byBot)
 		for j, s := range list {
 			if s.hasSender {
 				bySender[who{s.sender, s.in, s.out}] = append(bySender[who{s.sender, s.in, s.out}], j)
@@ -384,15 +407,15 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 					k := pair{f.pos, b.pos}
 					sw := groups[k]
 					if sw == nil {
-						sw = &Sandwich{Sender: hexOf(f.sender), Bot: hexOf(f.bot), Front: ref(txs, f.pos), Back: ref(txs, b.pos), Token: f.in.Key()}
+						sw = &Sandwich{Sender: hexOf(f.sender), Bot: hexOf(f.bot), Front: ref(texts, f.pos), Back: ref(texts, b.pos), Token: f.in.Key()}
 						groups[k] = sw
 						order = append(order, k)
 					}
 					sw.Pools = append(sw.Pools, hexOf(p))
-					sw.FrontSwaps = append(sw.FrontSwaps, render(txs, f))
-					sw.BackSwaps = append(sw.BackSwaps, render(txs, b))
+					sw.FrontSwaps = append(sw.FrontSwaps, render(texts, f))
+					sw.BackSwaps = append(sw.BackSwaps, render(texts, b))
 					for _, v := range victims {
-						sw.Victims = append(sw.Victims, render(txs, v))
+						sw.Victims = append(sw.Victims, render(texts, v))
 						addRole(v.pos, RoleVictim)
 					}
 					addRole(f.pos, RoleFront)
@@ -442,11 +465,11 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 					continue
 				}
 				if br == nil {
-					br = &Backrun{Ref: ref(txs, pos), Sender: hexOf(a.Sender), Bot: hexOf(a.Recipient),
+					br = &Backrun{Ref: ref(texts, pos), Sender: hexOf(a.Sender), Bot: hexOf(a.Recipient),
 						Token: a.DetToken.Key(), Gain: a.DetGain}
 				}
-				br.Swaps = append(br.Swaps, render(txs, s))
-				br.Corrects = append(br.Corrects, render(txs, best))
+				br.Swaps = append(br.Swaps, render(texts, s))
+				br.Corrects = append(br.Corrects, render(texts, best))
 				addRole(best.pos, RoleCorrected)
 			}
 			if br != nil {
@@ -465,9 +488,12 @@ func AnalyzeFacts(blockNum uint64, txs []*TxFacts, cfg *normalform.Config, count
 		}
 	}
 
+	if len(txs) > 0 {
+		r.Txs = make([]TxRow, 0, len(txs))
+	}
 	for pos, a := range txs {
 		sortRoles(roles[pos]) // the order Roles gives
-		row := TxRow{Index: a.Index, Tx: a.Hash.Hex(), From: hexOf(a.Sender), To: hexOf(a.Recipient),
+		row := TxRow{Index: a.Index, Tx: texts.at(pos), From: hexOf(a.Sender), To: hexOf(a.Recipient),
 			Verdict: a.Verdict.String(), Roles: roles[pos]}
 		if a.Tier != normalform.TierNone {
 			row.Tier = a.Tier.String()
@@ -657,7 +683,7 @@ func swapsOf(out []swap, a *normalform.Analysis, cfg *normalform.Config) []swap 
 			hasSender: a.Tx.Meta.HasFrom, router: cfg.IsRouter(a.Recipient), amtIn: in.bal.Abs, amtOut: out1.bal.Abs})
 	}
 	mine := out[first:]
-	sort.Slice(mine, func(i, j int) bool { return bytes.Compare(mine[i].pool[:], mine[j].pool[:]) < 0 })
+	slices.SortFunc(mine, func(x, y swap) int { return bytes.Compare(x.pool[:], y.pool[:]) }) // pools are distinct parties
 	return out
 }
 
@@ -718,14 +744,26 @@ func gain(sw *Sandwich, front, back *TxFacts, cfg *normalform.Config) error {
 	return nil
 }
 
-func ref(txs []*TxFacts, pos int) Ref {
-	m := txs[pos]
-	return Ref{Index: m.Index, Tx: m.Hash.Hex()}
+// txTexts are the hex texts of a block's transaction hashes, made once
+// each (a transaction's swaps, findings and row share them).
+type txTexts struct {
+	txs   []*TxFacts
+	texts []string
 }
 
-func render(txs []*TxFacts, s *swap) Swap {
-	m := txs[s.pos]
-	return Swap{Index: m.Index, Tx: m.Hash.Hex(), Pool: hexOf(s.pool), In: s.in.Key(), Out: s.out.Key(),
+func (t *txTexts) at(pos int) string {
+	if t.texts[pos] == "" {
+		t.texts[pos] = t.txs[pos].Hash.Hex()
+	}
+	return t.texts[pos]
+}
+
+func ref(txs *txTexts, pos int) Ref {
+	return Ref{Index: txs.txs[pos].Index, Tx: txs.at(pos)}
+}
+
+func render(txs *txTexts, s *swap) Swap {
+	return Swap{Index: txs.txs[s.pos].Index, Tx: txs.at(s.pos), Pool: hexOf(s.pool), In: s.in.Key(), Out: s.out.Key(),
 		AmountIn: s.amtIn.Dec(), AmountOut: s.amtOut.Dec(), Sender: hexOf(s.sender), Bot: hexOf(s.bot)}
 }
 

@@ -212,6 +212,10 @@ func (d *decoder) release() {
 	clearAll(d.callSlab)
 	clearAll(d.buildScratch)
 	clearAll(d.buildLeaves)
+	clearAll(d.logBuf)
+	clearAll(d.logTmp)
+	clearAll(d.callBuf)
+	clearAll(d.callTmp)
 	a := &d.attr
 	clearAll(a.slots)
 	clearAll(a.arena)
@@ -250,10 +254,13 @@ type decoder struct {
 	hexes *[hexSlots]hexMemo
 	// settleLogs' stack of pins.
 	pinStack []int
-	// The document scanner's last chunks of ints, hashes and bytes.
-	intBuf  []int
-	hashBuf []normalform.Hash
-	byteBuf []byte
+	// The document scanner's last chunks of ints, hashes and bytes, and
+	// of logs and children lists, with their stacks (scanner.logs, calls).
+	intBuf           []int
+	hashBuf          []normalform.Hash
+	byteBuf          []byte
+	logBuf, logTmp   []rlog
+	callBuf, callTmp []*frame
 }
 
 func (d *decoder) fail(sErr *scanError, tx *normalform.Hash) {
@@ -500,7 +507,11 @@ func (d *decoder) document() {
 	// The chunks of ints, hashes and bytes the readers cut from: the last
 	// document's (nothing of it is alive), kept for the next one.
 	s.intBuf, s.hashBuf, s.byteBuf = d.intBuf[:0], d.hashBuf[:0], d.byteBuf[:0]
-	defer func() { d.intBuf, d.hashBuf, d.byteBuf = s.intBuf[:0], s.hashBuf[:0], s.byteBuf[:0] }()
+	s.logBuf, s.logTmp, s.callBuf, s.callTmp = d.logBuf[:0], d.logTmp[:0], d.callBuf[:0], d.callTmp[:0]
+	defer func() {
+		d.intBuf, d.hashBuf, d.byteBuf = s.intBuf[:0], s.hashBuf[:0], s.byteBuf[:0]
+		d.logBuf, d.logTmp, d.callBuf, d.callTmp = s.logBuf[:0], s.logTmp[:0], s.callBuf[:0], s.callTmp[:0]
+	}()
 	defer s.release()
 	switch s.peek() {
 	case '{':
@@ -771,7 +782,7 @@ func (d *decoder) parityFirst(s *scanner, g *group, off int) bool {
 		return false
 	}
 	depth, tooDeep := len(s.path), s.tooDeep
-	pfChunk, pfNext, intBuf := s.pfChunk, s.pfNext, s.intBuf
+	pfMark, intBuf := s.pframes.mark(), s.intBuf
 	var set uint32
 	p := parityFrame(s, &set)
 	if s.err == nil && classifySet(set, nil) == kParityFrame {
@@ -783,7 +794,8 @@ func (d *decoder) parityFirst(s *scanner, g *group, off int) bool {
 	s.err, s.tooDeep = nil, tooDeep
 	s.path = s.path[:depth]
 	s.i = off
-	s.pfChunk, s.pfNext, s.intBuf = pfChunk, pfNext, intBuf
+	s.pframes.undo(pfMark)
+	s.intBuf = intBuf
 	return false
 }
 

@@ -56,15 +56,21 @@ type scanner struct {
 	// The last string stepped over by skipSame, where its text is.
 	lastSkipAt, lastSkipLen int
 
-	// Chunks the readers allocate from (newPframe, ints): a block's
-	// frames cost one allocation per chunk rather than one each, and the
-	// chunks are handed out again after each bundle is assembled (reuse),
-	// so that a block of bundles allocates frames for its largest bundle
-	// only.
-	pfChunks []*pframeBlock
-	pfChunk  int // the chunk newPframe takes from
-	pfNext   int // its next free frame
+	// Chunks the readers allocate from (frames, Parity frames, receipts,
+	// ints, logs): a block's frames cost one allocation per chunk rather
+	// than one each, and the chunks are handed out again after each bundle
+	// is assembled (reuse), so that a block of bundles allocates frames
+	// for its largest bundle only.
+	frames   chunks[frame]
+	pframes  chunks[pframe]
+	receipts chunks[receipt]
 	intBuf   []int
+	// logBuf is the chunk a frame's or a receipt's logs are copied into
+	// (logs), from logTmp, where they are read.
+	logBuf, logTmp []rlog
+	// callBuf is the chunk a frame's children lists are copied into
+	// (calls), from callTmp, where they are gathered.
+	callBuf, callTmp []*frame
 	// Chunks a log's topics (hashes) and decoded hex data (carve) are
 	// cut from: a block's 280 logs cost a few allocations, not two each.
 	// Within a document they are never handed out again; the document
@@ -174,57 +180,46 @@ func (s *scanner) sepAt(top *pathElem) *sepMemo {
 	return &s.seps[int(top.memo)+top.n]
 }
 
-// pframeChunk is the number of Parity frames per chunk.
-const pframeChunk = 32
+// The pools of the chunks of call frames, Parity frames and receipts that
+// earlier documents used (scanner.release).
+var framePool, pframePool, receiptPool sync.Pool
 
-type pframeBlock [pframeChunk]pframe
+func (s *scanner) newFrame() *frame     { return s.frames.take(&framePool) }
+func (s *scanner) newPframe() *pframe   { return s.pframes.take(&pframePool) }
+func (s *scanner) newReceipt() *receipt { return s.receipts.take(&receiptPool) }
 
-// pframeBlocks holds the chunks of Parity frames that earlier documents
-// used (release): decoding one block after another then reads its frames
-// into the same memory instead of allocating (and collecting) the largest
-// bundle's frames again for every document.
-var pframeBlocks sync.Pool
-
-// newPframe returns a zero Parity frame from the scanner's chunks.
-func (s *scanner) newPframe() *pframe {
-	for {
-		if s.pfChunk < len(s.pfChunks) {
-			if c := s.pfChunks[s.pfChunk]; s.pfNext < len(c) {
-				p := &c[s.pfNext]
-				s.pfNext++
-				*p = pframe{}
-				return p
-			}
-			s.pfChunk, s.pfNext = s.pfChunk+1, 0
-			continue
-		}
-		c, _ := pframeBlocks.Get().(*pframeBlock)
-		if c == nil {
-			c = new(pframeBlock)
-		}
-		s.pfChunks = append(s.pfChunks, c)
-	}
-}
-
-// release gives the chunks of newPframe to the next document, emptied (a
-// chunk keeps nothing of this document's input alive): the document has
-// been decoded, and no transaction keeps anything of its frames.
+// release gives the chunks of frames and receipts to the next document,
+// emptied (a chunk keeps nothing of this document's input alive): the
+// document has been decoded, and no transaction keeps anything of its
+// frames. A scanner that is not the document's (a JSON-RPC envelope's
+// result, a tracer test's) is not released: its chunks are collected.
 func (s *scanner) release() {
-	for _, c := range s.pfChunks {
-		clear(c[:])
-		pframeBlocks.Put(c)
-	}
-	clear(s.pfChunks)
-	s.pfChunks, s.pfChunk, s.pfNext = nil, 0, 0
+	s.frames.release(&framePool)
+	s.pframes.release(&pframePool)
+	s.receipts.release(&receiptPool)
 }
 
-// reuse hands the chunks of newPframe and ints out again: the caller no
-// longer holds any frame or traceAddress they gave (its group has been
-// assembled, and T0 keeps nothing of them).
+// reuse hands the chunks of frames, receipts, ints and logs out again:
+// the caller no longer holds any frame, receipt, traceAddress or log they
+// gave (its group has been assembled, and T0 keeps nothing of them).
 func (s *scanner) reuse() {
-	s.pfChunk, s.pfNext = 0, 0
+	s.frames.reuse()
+	s.pframes.reuse()
+	s.receipts.reuse()
 	s.intBuf = s.intBuf[:0]
+	clear(s.logBuf)
+	s.logBuf = s.logBuf[:0]
+	clear(s.callBuf)
+	s.callBuf = s.callBuf[:0]
 }
+
+// logs moves the logs read onto s.logTmp from start into the scanner's
+// chunk of logs (settle).
+func (s *scanner) logs(start int) []rlog { return settle(&s.logBuf, &s.logTmp, start, 64) }
+
+// calls moves the frames read onto s.callTmp from start into the
+// scanner's chunk of children lists (settle).
+func (s *scanner) calls(start int) []*frame { return settle(&s.callBuf, &s.callTmp, start, 128) }
 
 // ints copies a into the scanner's chunk of ints (nil when a is empty).
 func (s *scanner) ints(a []int) []int {

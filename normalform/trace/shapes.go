@@ -77,13 +77,17 @@ func gethFrame(s *scanner, depth int) *frame {
 		s.failf("call frames nested deeper than the EVM allows (%d)", maxCallDepth)
 		return nil
 	}
-	f := &frame{depth: depth, off: s.here()}
+	f := s.newFrame()
+	f.depth, f.off = depth, s.here()
 	if !s.objBegin() {
 		return nil
 	}
 	var typ []byte
 	typOff := -1
-	var logs []rlog
+	// The frame's children and logs are gathered on the scanner's stacks
+	// and moved into its chunks after the last key (nested frames take
+	// off what they gathered before they return).
+	callsAt, logsAt := len(s.callTmp), len(s.logTmp)
 	for key, ok := s.objNext(); ok; key, ok = s.objNext() {
 		switch string(key) {
 		case "type":
@@ -116,9 +120,8 @@ func gethFrame(s *scanner, depth int) *frame {
 			}
 			if s.arrBegin() {
 				for s.arrNext() {
-					c := gethFrame(s, depth+1)
-					if c != nil {
-						f.calls = append(f.calls, c)
+					if c := gethFrame(s, depth+1); c != nil {
+						s.callTmp = append(s.callTmp, c)
 					}
 				}
 			}
@@ -128,13 +131,14 @@ func gethFrame(s *scanner, depth int) *frame {
 			}
 			if s.arrBegin() {
 				for s.arrNext() {
-					logs = append(logs, readLog(s, true))
+					s.logTmp = append(s.logTmp, readLog(s, true))
 				}
 			}
 		default:
 			s.skip()
 		}
 	}
+	f.calls, f.logs = s.calls(callsAt), s.logs(logsAt)
 	if !s.ok() {
 		return nil
 	}
@@ -148,6 +152,7 @@ func gethFrame(s *scanner, depth int) *frame {
 		return nil
 	}
 	f.typ = t
+	logs := f.logs
 	for i := range logs {
 		if logs[i].pos > len(f.calls) {
 			s.failAt(logs[i].off, "log position "+itoa(logs[i].pos)+" is past the frame's "+itoa(len(f.calls))+" calls: no frame can have emitted it")
@@ -158,7 +163,6 @@ func gethFrame(s *scanner, depth int) *frame {
 			return nil
 		}
 	}
-	f.logs = logs
 	return f
 }
 
@@ -396,8 +400,10 @@ type receipt struct {
 }
 
 func readReceipt(s *scanner) *receipt {
-	r := &receipt{off: s.here()}
+	r := s.newReceipt()
+	r.off = s.here()
 	hasHash := false
+	logsAt := len(s.logTmp)
 	if !s.objBegin() {
 		return nil
 	}
@@ -447,7 +453,7 @@ func readReceipt(s *scanner) *receipt {
 			r.hasLogs = true
 			if s.arrBegin() {
 				for s.arrNext() {
-					r.logs = append(r.logs, readLog(s, false))
+					s.logTmp = append(s.logTmp, readLog(s, false))
 				}
 			}
 		case "logsBloom":
@@ -456,6 +462,7 @@ func readReceipt(s *scanner) *receipt {
 			s.skip()
 		}
 	}
+	r.logs = s.logs(logsAt)
 	if s.ok() && !hasHash {
 		s.failAt(r.off, "receipt has no transactionHash")
 	}

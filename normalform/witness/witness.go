@@ -1,9 +1,11 @@
 package witness
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 
@@ -166,8 +168,12 @@ func FindIn[T Token](ts []Transfer[T], eq func(a, b T) bool, at *common.Address,
 // asks for a witness per detection and token (issue 22). Each FindIn
 // starts with the whole budget and gives what the function FindIn gives
 // on the same transfers. A Searcher is not safe for concurrent use.
+//
+// A Searcher may be Reset to other transfers: its tables' storage is then
+// reused (a detector's for one transaction after another, issue 22).
 type Searcher[T Token] struct {
-	s *search[T] // nil: two transfers share a Pos
+	s  *search[T] // the tables (nil: none built yet)
+	ok bool       // false: two transfers share a Pos, no search is made
 }
 
 // NewSearcher prepares FindIn's tables for ts (copied) under eq (nil:
@@ -179,17 +185,25 @@ func NewSearcher[T Token](ts []Transfer[T], eq func(a, b T) bool) *Searcher[T] {
 // NewSearcherOwning is NewSearcher taking ts itself, not a copy: the
 // Searcher reorders it (by Pos) and the caller must not use it after.
 func NewSearcherOwning[T Token](ts []Transfer[T], eq func(a, b T) bool) *Searcher[T] {
-	s, ok := newSearchOwning(ts, eq, 0)
-	if !ok {
-		return &Searcher[T]{}
+	p := new(Searcher[T])
+	p.Reset(ts, eq)
+	return p
+}
+
+// Reset makes p NewSearcherOwning(ts, eq), building its tables in the
+// storage of its earlier ones. The witnesses p gave before hold nothing
+// of it; ts is p's after, as with NewSearcherOwning.
+func (p *Searcher[T]) Reset(ts []Transfer[T], eq func(a, b T) bool) {
+	if p.s == nil {
+		p.s = new(search[T])
 	}
-	return &Searcher[T]{s: s}
+	p.ok = p.s.init(ts, eq, 0)
 }
 
 // FindIn is the function FindIn on the Searcher's transfers.
 func (p *Searcher[T]) FindIn(at *common.Address, tok *T, budget int) (w *Witness[T], found bool, exhausted bool) {
 	s := p.s
-	if s == nil {
+	if s == nil || !p.ok {
 		return nil, false, true
 	}
 	if budget < 0 {
@@ -287,6 +301,8 @@ type search[T Token] struct {
 	// per-walk state of the single-run search
 	used []bool
 	path []int
+	// decide's feasible first transfers, reused from call to call
+	feasible []bool
 }
 
 func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*search[T], bool) {
@@ -295,28 +311,44 @@ func newSearch[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*se
 
 // newSearchOwning is newSearch on ts itself (reordered by Pos).
 func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int) (*search[T], bool) {
+	s := new(search[T])
+	if !s.init(ts, eq, budget) {
+		return nil, false
+	}
+	return s, true
+}
+
+// init builds s's tables for ts (reordered by Pos), in the storage of the
+// tables it held before (emptied): maps cleared, lists cut to nothing,
+// each address's and each inflow's list keeping its room. It reports
+// false when two transfers share a Pos.
+func (s *search[T]) init(ts []Transfer[T], eq func(a, b T) bool, budget int) bool {
 	if eq == nil {
 		eq = func(a, b T) bool { return a == b }
 	}
 	if budget < 0 {
 		budget = 0
 	}
-	s := &search[T]{
-		ts:     ts,
-		eq:     eq,
-		budget: budget,
-		id:     make(map[common.Address]int32, len(ts)),
-		to:     make([]int32, len(ts)),
-		in:     make(map[vtKey[T]]int32, len(ts)),
-		flows:  make([]inflow, 0, len(ts)),
-		reach:  map[int32][]bool{},
+	s.ts, s.eq, s.budget, s.steps, s.inconsistent = ts, eq, budget, 0, false
+	if s.id == nil {
+		s.id = make(map[common.Address]int32, len(ts))
+		s.in = make(map[vtKey[T]]int32, len(ts))
+		s.reach = map[int32][]bool{}
+	} else {
+		clear(s.id)
+		clear(s.in)
+		clear(s.reach)
 	}
-	if !sort.SliceIsSorted(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos }) {
-		sort.SliceStable(s.ts, func(i, j int) bool { return s.ts[i].Pos < s.ts[j].Pos })
+	s.to = slices.Grow(s.to[:0], len(ts))[:len(ts)]
+	s.flows = slices.Grow(s.flows[:0], len(ts))
+	s.outs, s.into, s.path = s.outs[:0], s.into[:0], s.path[:0]
+	byPos := func(a, b Transfer[T]) int { return cmp.Compare(a.Pos, b.Pos) }
+	if !slices.IsSortedFunc(s.ts, byPos) {
+		slices.SortStableFunc(s.ts, byPos)
 	}
 	for i := 1; i < len(s.ts); i++ {
 		if s.ts[i].Pos == s.ts[i-1].Pos {
-			return nil, false
+			return false
 		}
 	}
 	for i := range s.ts {
@@ -331,7 +363,8 @@ func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int
 			if !ok {
 				n = int32(len(s.flows))
 				s.in[k] = n
-				s.flows = append(s.flows, inflow{})
+				s.flows = s.flows[:n+1] // room for len(ts)
+				s.flows[n] = inflow{idx: s.flows[n].idx[:0]}
 			}
 			f := &s.flows[n]
 			f.idx = append(f.idx, i)
@@ -341,10 +374,9 @@ func newSearchOwning[T Token](ts []Transfer[T], eq func(a, b T) bool, budget int
 		}
 	}
 	for n := range s.flows {
-		l := s.flows[n].idx
-		sort.SliceStable(l, func(i, j int) bool { return s.ts[l[i]].Amount.Cmp(&s.ts[l[j]].Amount) > 0 })
+		slices.SortStableFunc(s.flows[n].idx, func(i, j int) int { return s.ts[j].Amount.Cmp(&s.ts[i].Amount) })
 	}
-	return s, true
+	return true
 }
 
 // step spends one unit of budget; false when none is left.
@@ -377,7 +409,9 @@ func (s *search[T]) step() bool {
 // returns it, the feasible first transfers (indices into s.ts), and whether
 // it completed within budget.
 func (s *search[T]) decide(at *common.Address, tok *T) (best *Witness[T], feasible []bool, complete bool) {
-	feasible = make([]bool, len(s.ts))
+	s.feasible = slices.Grow(s.feasible[:0], len(s.ts))[:len(s.ts)]
+	feasible = s.feasible
+	clear(feasible)
 	for i := range s.ts {
 		t1 := &s.ts[i]
 		if (at != nil && t1.From != *at) || (tok != nil && t1.Token != *tok) {
@@ -473,8 +507,19 @@ func (s *search[T]) number(a common.Address) int32 {
 	}
 	n := int32(len(s.outs))
 	s.id[a] = n
-	s.outs = append(s.outs, nil)
-	s.into = append(s.into, nil)
+	// A list of an earlier transaction's tables keeps its room.
+	if int(n) < cap(s.outs) {
+		s.outs = s.outs[:n+1]
+		s.outs[n] = s.outs[n][:0]
+	} else {
+		s.outs = append(s.outs, nil)
+	}
+	if int(n) < cap(s.into) {
+		s.into = s.into[:n+1]
+		s.into[n] = s.into[n][:0]
+	} else {
+		s.into = append(s.into, nil)
+	}
 	return n
 }
 
@@ -513,7 +558,8 @@ func (s *search[T]) reachers(v common.Address) []bool {
 // in τ is ≤ 0. A walk whose running balance leaves 256 bits is abandoned
 // (treated as no witness).
 func (s *search[T]) runs(feasible []bool) (*Witness[T], bool) {
-	s.used = make([]bool, len(s.ts))
+	s.used = slices.Grow(s.used[:0], len(s.ts))[:len(s.ts)]
+	clear(s.used)
 	complete := true
 	for i := range s.ts {
 		if !feasible[i] {
@@ -669,15 +715,18 @@ func Verify[T Token](ts []Transfer[T], eq func(a, b T) bool, w *Witness[T]) erro
 		return fmt.Errorf("the first and last tokens %s and %s are not equivalent", first.Token.Key(), last.Token.Key())
 	}
 	delta := new(big.Int)
+	var amt *big.Int // each amount in turn, its words reused
 	for _, t := range seq {
 		if t.Token != w.Token {
 			continue
 		}
 		if t.To == w.V {
-			delta.Add(delta, t.Amount.ToBig())
+			t.Amount.IntoBig(&amt)
+			delta.Add(delta, amt)
 		}
 		if t.From == w.V {
-			delta.Sub(delta, t.Amount.ToBig())
+			t.Amount.IntoBig(&amt)
+			delta.Sub(delta, amt)
 		}
 	}
 	if delta.Sign() <= 0 {
