@@ -32,6 +32,11 @@ func (stuckSource) FilterRows(ctx context.Context, _ index.BlockRange, _ bool, _
 	return ctx.Err()
 }
 
+func (stuckSource) FilterRowsLent(ctx context.Context, _ index.BlockRange, _, _ bool, _ func(*index.Record) (bool, error), _ func(*index.Record) error) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
 func plan(t *testing.T, src string) *Query {
 	t.Helper()
 	st, err := lang.ParseOne("q", src)

@@ -1,0 +1,119 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestFilterRowsLent: a scan that lends its rows' records gives, record
+// for record and in the same order, what FilterRows and FilterRowsByFront
+// give (copied as fn sees them: a lent record is valid only during fn),
+// on one and several workers and any chunking, filtered on fronts, on
+// headers with addresses, and unfiltered; it decodes into storage it
+// reuses (one record on one worker, a chunk's slots from then on), and so
+// allocates at least one object less a row than FilterRows.
+func TestFilterRowsLent(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(filepath.Join(t.TempDir(), "ix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	n := 0
+	for _, a := range analyseCorpus(t) {
+		rec, err := NewRecord(a, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.PutRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	onFront := func(r *Record) (bool, error) { return r.Counts.Pools >= 2 || r.Loc.Block%2 == 1, nil }
+	onAddrs := func(r *Record) (bool, error) { return r.Recipient[19]%3 != 0, nil }
+	copyOf := func(r *Record) *Record { // as a row reads it; a list empty or absent is the same row
+		c := *r
+		c.Gross, c.Net, c.Reasons = slices.Clone(r.Gross), slices.Clone(r.Net), slices.Clone(r.Reasons)
+		for _, l := range []*[]Amount{&c.Gross, &c.Net} {
+			if len(*l) == 0 {
+				*l = nil
+			}
+		}
+		if len(c.Reasons) == 0 {
+			c.Reasons = nil
+		}
+		return &c
+	}
+	for _, c := range []struct {
+		name         string
+		addrs, front bool
+		match        func(*Record) (bool, error)
+	}{{"front", false, true, onFront}, {"addresses", true, false, onAddrs}, {"every record", false, false, nil}} {
+		var want []*Record
+		owned := func(r *Record) error { want = append(want, copyOf(r)); return nil }
+		if c.front {
+			err = ix.FilterRowsByFront(ctx, AllBlocks, c.match, owned)
+		} else {
+			err = ix.FilterRows(ctx, AllBlocks, c.addrs, c.match, owned)
+		}
+		if err != nil || len(want) == 0 || (c.match != nil && len(want) == n) {
+			t.Fatalf("%s: %d of %d records, %v", c.name, len(want), n, err)
+		}
+		for _, w := range []int{1, 2, 3} {
+			for _, per := range []int64{1, 7, 4096} {
+				func() {
+					defer SetScan(w, per)()
+					var got []*Record
+					seen := map[*Record]bool{}
+					err := ix.FilterRowsLent(ctx, AllBlocks, c.addrs, c.front, c.match, func(r *Record) error {
+						got = append(got, copyOf(r))
+						seen[r] = true
+						return nil
+					})
+					if err != nil || len(got) != len(want) {
+						t.Fatalf("%s, %d workers, chunks of %d: %d rows (%v), want %d", c.name, w, per, len(got), err, len(want))
+					}
+					for i := range got {
+						if !reflect.DeepEqual(got[i], want[i]) {
+							t.Fatalf("%s, %d workers, chunks of %d: row %d\n %+v\nwant\n %+v", c.name, w, per, i, *got[i], *want[i])
+						}
+					}
+					if w == 1 && len(seen) != 1 {
+						t.Errorf("%s, one worker: %d records for %d rows, want one, reused", c.name, len(seen), len(got))
+					}
+					if w > 1 && per == 1 && len(seen) >= len(got) {
+						t.Errorf("%s, %d workers, chunks of one block: %d records for %d rows, want slots reused", c.name, w, len(seen), len(got))
+					}
+				}()
+			}
+		}
+		func() {
+			defer SetScan(1, 4096)()
+			allocs := func(lent bool) float64 {
+				return testing.AllocsPerRun(5, func() {
+					fn := func(*Record) error { return nil }
+					var err error
+					switch {
+					case lent:
+						err = ix.FilterRowsLent(ctx, AllBlocks, c.addrs, c.front, c.match, fn)
+					case c.front:
+						err = ix.FilterRowsByFront(ctx, AllBlocks, c.match, fn)
+					default:
+						err = ix.FilterRows(ctx, AllBlocks, c.addrs, c.match, fn)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+			if l, o := allocs(true), allocs(false); l+float64(len(want)) > o {
+				t.Errorf("%s: %.0f allocations lent, %.0f owned, for %d rows: want at least one less a row", c.name, l, o, len(want))
+			}
+		}()
+	}
+}
