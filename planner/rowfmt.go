@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/hex"
 	"strconv"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 
@@ -24,6 +25,7 @@ type rowFormatter struct {
 	buf    []byte
 	digits []byte  // a folded amount's decimal digits
 	fields []Field // rows' fields, allocated 64 rows at a time
+	texts  []byte  // the block rows' texts are copied into (text); bytes before len are strings already
 	recent [4]*tokenText
 }
 
@@ -245,7 +247,7 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	b = append(b, b[bm-4:bm]...)
 	bh := len(b)
 	f.buf = b
-	s := string(b)
+	s := f.text(b)
 	tx := s[:txEnd]
 	block := s[txEnd:blockEnd]
 	reasons, reasonsH := s[rs:rm], s[rm:rh]
@@ -260,22 +262,46 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	}
 	row := Row(f.fields[:rowFields:rowFields]) // full: an append to the row copies it
 	f.fields = f.fields[rowFields:]
-	copy(row, []Field{
-		{"tx", tx, tx},
-		{"block", block, block},
-		{"verdict", verdict, verdict},
-		{"tier", tier, tier},
-		{"path", path, path},
-		{"gross", s[gs:gh], s[gh:ge]},
-		{"net", s[ns:nh], s[nh:ne]},
-		{"cycles", cycles, cycles},
-		{"pools", pools, pools},
-		{"hops", hops, hops},
-		{"leftovers", left, left},
-		{"bot", s[bs:bm], s[bm:bh]},
-		{"reasons", reasons, reasonsH},
-	})
+	// Field by field into the slab (not a composite copied in: a typed
+	// copy with the collector's barrier over the whole row).
+	row[0] = Field{"tx", tx, tx}
+	row[1] = Field{"block", block, block}
+	row[2] = Field{"verdict", verdict, verdict}
+	row[3] = Field{"tier", tier, tier}
+	row[4] = Field{"path", path, path}
+	row[5] = Field{"gross", s[gs:gh], s[gh:ge]}
+	row[6] = Field{"net", s[ns:nh], s[nh:ne]}
+	row[7] = Field{"cycles", cycles, cycles}
+	row[8] = Field{"pools", pools, pools}
+	row[9] = Field{"hops", hops, hops}
+	row[10] = Field{"leftovers", left, left}
+	row[11] = Field{"bot", s[bs:bm], s[bm:bh]}
+	row[12] = Field{"reasons", reasons, reasonsH}
 	return row
+}
+
+// textBlock is the size of the blocks rows' texts are copied into.
+const textBlock = 32 << 10
+
+// text returns a copy of b as a string. Rows' texts are copied one
+// after another into shared blocks of textBlock bytes (the first row's,
+// and a row's longer than a block, get their own), never written again
+// once returned: one allocation for about a hundred rows instead of one
+// a row. A row kept holds its block.
+func (f *rowFormatter) text(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(f.texts)-len(f.texts) < len(b) {
+		size := textBlock
+		if f.texts == nil {
+			size = len(b) // a formatter's first row: maybe its only one (recordRow)
+		}
+		f.texts = make([]byte, 0, max(size, len(b)))
+	}
+	at := len(f.texts)
+	f.texts = append(f.texts, b...)
+	return unsafe.String(&f.texts[at], len(b))
 }
 
 // rowFields is the number of fields of find's rows.
