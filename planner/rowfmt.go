@@ -23,9 +23,10 @@ type rowFormatter struct {
 	cfg    *normalform.Config
 	toks   map[normalform.Token]*tokenText
 	buf    []byte
-	digits []byte  // a folded amount's decimal digits
-	fields []Field // rows' fields, allocated fieldRows rows at a time
-	texts  []byte  // the block rows' texts are copied into (text); bytes before len are strings already
+	digits []byte           // a folded amount's decimal digits
+	delta  normalform.Delta // a balance to fold (Config.Fold copies it)
+	fields []Field          // rows' fields, allocated fieldRows rows at a time
+	texts  []byte           // the block rows' texts are copied into (text); bytes before len are strings already
 	recent [4]*tokenText
 }
 
@@ -188,10 +189,11 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 	for i := range tts {
 		for j := i + 1; j < len(tts); j++ {
 			if tts[i].unit == tts[j].unit {
-				d := make(normalform.Delta, len(as))
-				for k, a := range as {
-					d[k] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
+				d := f.delta[:0] // Fold copies it
+				for _, a := range as {
+					d = append(d, normalform.DeltaEntry{Token: a.Token, Amount: a.Amount})
 				}
+				f.delta = d
 				folded, err := f.cfg.Fold(d)
 				if err != nil { // FormatGross writes the entries alone
 					return f.appendDelta(b, as, tts, spans), human
