@@ -2,11 +2,15 @@ package index
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowq/flowq/index/layout"
 )
 
 // TestFilterRowsLent: a scan that lends its rows' records gives, record
@@ -15,7 +19,9 @@ import (
 // on one and several workers and any chunking, filtered on fronts, on
 // headers with addresses, and unfiltered; it decodes into storage it
 // reuses (one record on one worker, a chunk's slots from then on), and so
-// allocates at least one object less a row than FilterRows.
+// allocates at least one object less a row than FilterRows; a damaged
+// record is an error naming it where the scan reads it (its front always,
+// the rest when it matches).
 func TestFilterRowsLent(t *testing.T) {
 	ctx := context.Background()
 	ix, err := Open(filepath.Join(t.TempDir(), "ix"))
@@ -115,5 +121,61 @@ func TestFilterRowsLent(t *testing.T) {
 				t.Errorf("%s: %.0f allocations lent, %.0f owned, for %d rows: want at least one less a row", c.name, l, o, len(want))
 			}
 		}()
+	}
+
+	// Damage: an error naming the record, never a panic, wherever the
+	// scan reads it; past the front, only where a row is decoded.
+	var in, out *Record
+	if err := ix.Scan(ctx, func(r *Record) error {
+		ok, _ := onFront(r)
+		if ok && in == nil {
+			in = r
+		} else if !ok && out == nil {
+			out = r
+		}
+		return nil
+	}); err != nil || in == nil || out == nil {
+		t.Fatalf("no record on each side of the filter: %v", err)
+	}
+	raw := func(l Loc) []byte {
+		v, ok, err := RawRecord(ix, l)
+		if err != nil || !ok {
+			t.Fatalf("no record at %s", l)
+		}
+		return v
+	}
+	verdict := func(v []byte) []byte { // flags, status, verdict
+		bad := append([]byte(nil), v...)
+		bad[len(v)-len(layout.ContentOf(v))+32+2] = 0xff
+		return bad
+	}
+	cut := func(v []byte) []byte { return append([]byte(nil), v[:len(v)/2]...) } // in the principals or balances
+	for _, c := range []struct {
+		name    string
+		rec     *Record
+		damage  func([]byte) []byte
+		wantErr bool
+	}{
+		{"a matching record's verdict", in, verdict, true},
+		{"a dropped record's verdict", out, verdict, true},
+		{"a matching record cut in half", in, cut, true},
+		{"a dropped record cut in half", out, cut, false},
+	} {
+		good := raw(c.rec.Loc)
+		if err := SetRawRecord(ix, c.rec.Loc, c.damage(good)); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{1, 2} {
+			func() {
+				defer SetScan(w, 3)()
+				err := ix.FilterRowsLent(ctx, AllBlocks, false, true, onFront, func(*Record) error { return nil })
+				if c.wantErr != (err != nil) || (err != nil && (!errors.Is(err, layout.ErrBadRecord) || !strings.Contains(err.Error(), c.rec.Hash.Hex()))) {
+					t.Errorf("%s, %d workers: %v (want an error naming tx %s: %v)", c.name, w, err, c.rec.Hash.Hex(), c.wantErr)
+				}
+			}()
+		}
+		if err := SetRawRecord(ix, c.rec.Loc, good); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
