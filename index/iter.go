@@ -631,6 +631,23 @@ func (ix *Index) FilterRowsLent(ctx context.Context, blocks BlockRange, addrs, f
 	})
 }
 
+// FilterRowsMapped is FilterRowsLent whose records become the caller's
+// values on the scan's goroutines, right after each is decoded: newConv
+// is called once on each scan goroutine (its converter may keep state,
+// unlocked), the converter receives each record matched, lent (valid only
+// during the call), and fn receives the converters' values in position
+// order on the caller's goroutine. A find formats its rows so, beside the
+// decode that left the record in the cache, instead of on another core.
+func (ix *Index) FilterRowsMapped(ctx context.Context, blocks BlockRange, addrs, front bool, match func(*Record) (bool, error), newConv func() func(*Record) (any, error), fn func(any) error) error {
+	s := scanSpec{d: depthHeader, front: front, match: match, out: depthRow, lent: true, conv: newConv, emit: fn}
+	if addrs && !front {
+		s.d = depthAddrs
+	}
+	return ix.db.View(func(txn *badger.Txn) error {
+		return ix.scanRecords(ctx, txn, blocks, s, nil)
+	})
+}
+
 // Fetch streams the records a lookup finds, in its order, each once:
 // whole, or, for a Partial lookup, as far as the lookup's check decoded
 // them (Lookup.Depth). It reads each record by its position in the
