@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,26 +37,70 @@ var scanWorkers = func() int { return runtime.GOMAXPROCS(0) }
 type chunk struct {
 	from, to uint64 // blocks
 	recs     []*Record
+	lent     []Record // a lent scan's records: lent[:kept] (slots past kept are scratch)
+	vals     []any    // a mapped scan's values (scanSpec.conv)
+	kept     int
 	n        int // records read (matching or not)
 	err      error
 	done     chan struct{}
 }
 
+// scanSpec is what a record scan decodes, and what it gives fn.
+type scanSpec struct {
+	d     depth // what match sees: a partial record (header, or header and addresses)
+	front bool  // match sees only the record's front (when out is past d)
+	match func(*Record) (bool, error)
+	out   depth // what fn receives; past d, the record is decoded again
+	// lent (out == depthRow): fn's record is lent, valid only during fn,
+	// and its storage decodes later records (no record allocated per row).
+	lent bool
+	// conv (lent set): each record matched is given, lent, to a converter
+	// on the scan goroutine that decoded it (one converter a goroutine,
+	// made by conv), and emit receives the converters' values in position
+	// order on the caller's goroutine instead of fn the records.
+	conv func() func(*Record) (any, error)
+	emit func(any) error
+}
+
 // scanRecords calls fn, in position order, with every record of blocks
-// whose header match accepts (nil: every record). match runs on a
-// partial record (depth d: header, or header and addresses) on several
+// whose header s.match accepts (nil: every record). match runs on a
+// partial record (depth s.d: header, or header and addresses) on several
 // goroutines at once, and must only read it. fn receives the record
-// decoded to depth out when out is past d (depthWhole: with its NF, read
-// from its key), else the partial record match saw (a fresh one fn may
-// keep). With front set (and out past d), match sees only the record's
-// front (layout.DecodeFrontInto: no dictionary ids resolved, no reasons).
-func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, front bool, match func(*Record) (bool, error), out depth, fn func(*Record) error) error {
+// decoded to depth s.out when s.out is past s.d (depthWhole: with its NF,
+// read from its key), else the partial record match saw (a fresh one fn
+// may keep, unless s.lent). With s.front set (and out past d), match sees
+// only the record's front (layout.RowDecoder.Front: no dictionary ids
+// resolved, no reasons).
+func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockRange, s scanSpec, fn func(*Record) error) error {
 	if blocks.From > blocks.To {
 		return nil
 	}
+	if s.lent && s.out != depthRow {
+		s.lent = false // only rows are lent (a bug in the caller otherwise; never lend what it did not ask to borrow)
+	}
+	if s.conv != nil && !s.lent {
+		return fmt.Errorf("index: a mapped scan of records not lent (a bug in flowq)")
+	}
 	workers := scanWorkers()
 	if workers < 2 {
-		return ix.readChunk(ctx, txn, blocks, d, front, match, out, fn, nil)
+		var one *Record
+		st := &chunkState{slot: func() *Record {
+			if one == nil {
+				one = &Record{}
+			}
+			return one
+		}}
+		if s.conv != nil {
+			conv := s.conv()
+			fn = func(r *Record) error {
+				v, err := conv(r)
+				if err != nil {
+					return err
+				}
+				return s.emit(v)
+			}
+		}
+		return ix.readChunk(ctx, txn, blocks, s, fn, st)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -67,18 +112,58 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 	work := make(chan *chunk)
 	order := make(chan *chunk, workers+1)
 	ahead := make(chan struct{}, workers+1)
+	free := make(chan []Record, workers+2)  // a lent scan's slabs, back from fn
+	freeVals := make(chan []any, workers+2) // a mapped scan's, back from emit
 	var seenRecs, seenBlocks atomic.Int64
 
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			names := denseNames(ix.namesIn(txn)) // one per goroutine (it caches unlocked)
-			for c := range work {
-				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), d, front, match, out, func(r *Record) error {
-					c.recs = append(c.recs, r)
-					return nil
-				}, &chunkState{names: names, n: &c.n})
+			st := &chunkState{names: denseNames(ix.namesIn(txn))} // one per goroutine (it caches unlocked)
+			var c *chunk
+			keep := func(r *Record) error {
+				c.recs = append(c.recs, r)
+				return nil
+			}
+			switch {
+			case s.conv != nil: // one record: the converter is done with it before the next
+				one, conv := &Record{}, s.conv()
+				st.slot = func() *Record { return one }
+				keep = func(r *Record) error {
+					v, err := conv(r)
+					if err == nil {
+						c.vals = append(c.vals, v)
+					}
+					return err
+				}
+			case s.lent:
+				st.slot = func() *Record {
+					if c.kept < cap(c.lent) {
+						c.lent = c.lent[:c.kept+1] // the slot keeps its arrays
+					} else {
+						c.lent = append(c.lent, Record{})
+					}
+					return &c.lent[c.kept]
+				}
+				keep = func(*Record) error { c.kept++; return nil }
+			}
+			for c = range work {
+				switch {
+				case s.conv != nil:
+					select {
+					case c.vals = <-freeVals:
+					default:
+					}
+				case s.lent:
+					select {
+					case c.lent = <-free:
+					default:
+					}
+				}
+				st.n = 0
+				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), s, keep, st)
+				c.n = st.n
 				if c.err == nil && c.to-c.from < 1<<40 {
 					seenRecs.Add(int64(c.n))
 					seenBlocks.Add(int64(c.to - c.from + 1))
@@ -146,20 +231,52 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		for i, r := range c.recs { // those before a chunk's error too, as a sequential scan gives them
+		emit := func(i int, r *Record) error {
 			if i%64 == 0 { // a chunk may hold many records: honour a cancel before and within it, as the sequential scan does
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			if err := fn(r); err != nil {
+			return fn(r)
+		}
+		// those before a chunk's error too, as a sequential scan gives them
+		for i, r := range c.recs {
+			if err := emit(i, r); err != nil {
+				return err
+			}
+		}
+		for i := range c.kept {
+			if err := emit(i, &c.lent[i]); err != nil {
+				return err
+			}
+		}
+		for i, v := range c.vals {
+			if i%64 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := s.emit(v); err != nil {
 				return err
 			}
 		}
 		if c.err != nil {
 			return c.err
 		}
-		c.recs = nil
+		if c.lent != nil {
+			select {
+			case free <- c.lent[:0]: // fn is done with its records: their storage decodes the next chunks'
+			default:
+			}
+		}
+		if c.vals != nil {
+			clear(c.vals) // nothing kept alive by the slice
+			select {
+			case freeVals <- c.vals[:0]:
+			default:
+			}
+		}
+		c.recs, c.lent, c.vals = nil, nil, nil
 		<-ahead
 	}
 	return ctx.Err()
@@ -168,33 +285,33 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 // chunkState is what a worker keeps across chunks.
 type chunkState struct {
 	names Names
-	n     *int
+	n     int            // records read in the chunk
+	slot  func() *Record // a lent scan's: where the next row is decoded
+	dec   layout.RowDecoder
 }
 
 // readChunk is the sequential scan of one block range.
-func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, d depth, front bool, match func(*Record) (bool, error), out depth, fn func(*Record) error, st *chunkState) error {
+func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRange, s scanSpec, fn func(*Record) error, st *chunkState) error {
+	d, match, out := s.d, s.match, s.out
 	whole := out > d
-	front = front && whole // a record fn keeps is never a front
-	var names Names
-	if st != nil {
-		names = st.names
-	} else {
+	front := s.front && whole // a record fn keeps is never a front
+	names := st.names
+	if names == nil {
 		names = denseNames(ix.namesIn(txn))
+		st.names = names
 	}
 	head := &Record{}
 	var slab []Record // the records fn receives, allocated 32 at a time
 	// NFs in step with the records: one read of each NF page (nfpages.go)
 	nfs := newNFReader(txn)
 	return recordsTxn(ctx, txn, blocks, func(l Loc, v []byte) error {
-		if st != nil {
-			*st.n++
-		}
+		st.n++
 		if match != nil || !whole {
 			var h *Record
 			var err error
 			switch {
 			case front:
-				h, err = head, layout.DecodeFrontInto(head, l, v) // reused: only match sees it
+				h, err = head, st.dec.Front(head, l, v) // reused: only match sees it, and only fronts are decoded into it
 			case whole:
 				h, _, err = decodeInto(head, l, v, names, d) // reused: only match sees it
 			default:
@@ -211,6 +328,13 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 			if !whole {
 				return fn(h)
 			}
+		}
+		if s.lent {
+			rec, err := st.dec.Row(st.slot(), l, v, names)
+			if err != nil {
+				return err
+			}
+			return fn(rec)
 		}
 		if len(slab) == 0 {
 			slab = make([]Record, 32)

@@ -135,7 +135,74 @@ func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) erro
 	if g := findGroup(q.Plan); g != nil {
 		return x.group(ctx, q.Plan, emit)
 	}
-	return x.records(ctx, q.Plan, true, x.rows(emit))
+	if ok, err := x.mappedRows(ctx, q.Plan, emit); ok {
+		return err
+	}
+	return x.records(ctx, q.Plan, rowsLent, x.rows(emit))
+}
+
+// mappedRowSource is a lentRowSource whose scans can turn the records
+// into rows on the goroutines that decode them (index.Index.FilterRowsMapped).
+type mappedRowSource interface {
+	FilterRowsMapped(ctx context.Context, blocks layout.BlockRange, addrs, front bool, match func(*layout.Record) (bool, error), newConv func() func(*layout.Record) (any, error), fn func(any) error) error
+}
+
+// mappedRows runs a find that is a scan, or a filter over one decided
+// before the whole record, under limits, with its rows formatted on the
+// scan's goroutines (one rowFormatter each), each beside the decode of
+// its record; ok is false when the plan is not such a find or the Source
+// cannot.
+func (x *Executor) mappedRows(ctx context.Context, p Plan, emit func(Row) error) (ok bool, err error) {
+	ms, isMapped := x.Src.(mappedRowSource)
+	if !isMapped {
+		return false, nil
+	}
+	if n, isLimit := p.(*Limit); isLimit {
+		if _, runs := mappedScan(n.Input); !runs {
+			return false, nil
+		}
+		return true, limitTo(n.N, func(emit func(Row) error) error { _, err := x.mappedRows(ctx, n.Input, emit); return err }, emit)
+	}
+	sc, runs := mappedScan(p)
+	if !runs {
+		return false, nil
+	}
+	newConv := func() func(*layout.Record) (any, error) {
+		f := newRowFormatter(x.Cfg)
+		var slab []Row
+		return func(r *layout.Record) (any, error) {
+			if len(slab) == 0 {
+				slab = make([]Row, 256)
+			}
+			row := &slab[0]
+			slab = slab[1:]
+			*row = f.row(r)
+			return row, nil
+		}
+	}
+	fn := func(v any) error { return emit(*v.(*Row)) }
+	return true, ms.FilterRowsMapped(ctx, sc.blocks, sc.addrs, sc.front, sc.match, newConv, fn)
+}
+
+// mappedScan is what a scan whose rows can be formatted on the scan's
+// goroutines reads: a full or block-range scan, or a filter over one that
+// needs no more than the header (and principals).
+type mappedScanSpec struct {
+	blocks       layout.BlockRange
+	addrs, front bool
+	match        func(*layout.Record) (bool, error)
+}
+
+func mappedScan(p Plan) (mappedScanSpec, bool) {
+	if blocks, ok := scanRange(p); ok {
+		return mappedScanSpec{blocks: blocks}, true
+	}
+	if n, ok := p.(*Filter); ok && n.Pred.need != needFull {
+		if blocks, ok := scanRange(n.Input); ok {
+			return mappedScanSpec{blocks: blocks, addrs: n.Pred.need == needAddrs, front: n.Pred.need == needFront, match: n.Pred.Eval}, true
+		}
+	}
+	return mappedScanSpec{}, false
 }
 
 func findGroup(p Plan) *Group {
@@ -214,13 +281,25 @@ func (x *Executor) headerScan(ctx context.Context, p Plan, need needs, whole boo
 // lookup, a scan, or a filter decided on the headers over one, under sorts
 // and limits (whose keys read no more than a row), reads them as rows
 // (Lookup.Rows, rowSource) when the Source can.
-func (x *Executor) records(ctx context.Context, p Plan, rows bool, emit func(*layout.Record) error) error {
+//
+// With rowsLent, emit also keeps nothing of a record past its call (it
+// formats the row at once): a scan lends it records whose storage it
+// reuses (lentRowSource).
+func (x *Executor) records(ctx context.Context, p Plan, want recordUse, emit func(*layout.Record) error) error {
+	rows := want != recordsOwned
 	rs, _ := x.Src.(rowSource)
+	ls, _ := x.Src.(lentRowSource)
+	if want != rowsLent {
+		ls = nil
+	}
 	if lk, ok := lookup(p); ok {
 		lk.Rows = rows // no NF read beside each record found
 		return x.Src.Fetch(ctx, lk, emit)
 	}
 	if blocks, ok := scanRange(p); ok {
+		if ls != nil {
+			return ls.FilterRowsLent(ctx, blocks, false, false, nil, emit)
+		}
 		if rows && rs != nil {
 			return rs.FilterRows(ctx, blocks, false, nil, emit)
 		}
@@ -236,6 +315,9 @@ func (x *Executor) records(ctx context.Context, p Plan, rows bool, emit func(*la
 	case *Filter:
 		if rows && rs != nil && n.Pred.need != needFull {
 			if blocks, ok := scanRange(n.Input); ok {
+				if ls != nil {
+					return ls.FilterRowsLent(ctx, blocks, n.Pred.need == needAddrs, n.Pred.need == needFront, n.Pred.Eval, emit)
+				}
 				if fs, ok := x.Src.(frontRowSource); ok && n.Pred.need == needFront {
 					return fs.FilterRowsByFront(ctx, blocks, n.Pred.Eval, emit)
 				}
@@ -249,12 +331,15 @@ func (x *Executor) records(ctx context.Context, p Plan, rows bool, emit func(*la
 		if ok, err := x.headerScan(ctx, p, needHeader, true, emit); ok {
 			return err
 		}
-		return x.records(ctx, n.Input, false, filtered(n.Pred, emit))
+		return x.records(ctx, n.Input, recordsOwned, filtered(n.Pred, emit))
 	case *Sort:
 		self := func(r *layout.Record) (*layout.Record, error) { return r, nil }
-		return sortedBy(func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, rows, emit) }, self, n.Key.Less, n.Desc, emit)
+		if want == rowsLent {
+			want = rowsOwned // sortedBy keeps the records until the last
+		}
+		return sortedBy(func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, want, emit) }, self, n.Key.Less, n.Desc, emit)
 	case *Limit:
-		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, rows, emit) }, emit)
+		return limitTo(n.N, func(emit func(*layout.Record) error) error { return x.records(ctx, n.Input, want, emit) }, emit)
 	}
 	return fmt.Errorf("the plan step %q cannot run (a bug in flowq's planner)", p.Describe())
 }
@@ -285,6 +370,23 @@ type rowSource interface {
 type frontRowSource interface {
 	FilterRowsByFront(ctx context.Context, blocks layout.BlockRange, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
 }
+
+// lentRowSource is a rowSource whose scans can lend fn the rows' records
+// (index.Index.FilterRowsLent): each valid only during fn, its storage
+// reused for the records after it; with front, the filter is decided on
+// the records' fronts (as frontRowSource's).
+type lentRowSource interface {
+	FilterRowsLent(ctx context.Context, blocks layout.BlockRange, addrs, front bool, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
+}
+
+// recordUse is what records' emit does with the records it receives.
+type recordUse uint8
+
+const (
+	recordsOwned recordUse = iota // keeps them, or reads past a row: whole records, each its own
+	rowsOwned                     // reads no more than a row, and may keep them (a sort)
+	rowsLent                      // reads no more than a row, keeps nothing of one past its call
+)
 
 // recordRow is a transaction's row in find, match and anomalies results
 // (rowFormatter.row; a query's many rows share one formatter: rows).
@@ -412,7 +514,7 @@ func (x *Executor) match(ctx context.Context, p *MatchRef, emit func(Row) error)
 		return err
 	}
 	plan := withHash(p.Then, ref.Hashes.Of(p.Level))
-	return x.records(ctx, plan, true, x.rows(emit))
+	return x.records(ctx, plan, rowsLent, x.rows(emit))
 }
 
 // withHash rebuilds a match plan with the reference's hash in its lookup.
@@ -576,7 +678,7 @@ func (x *Executor) group(ctx context.Context, plan Plan, emit func(Row) error) e
 	}
 	ok, err := x.headerScan(ctx, g.Input, need, false, tally)
 	if !ok {
-		err = x.records(ctx, g.Input, false, tally)
+		err = x.records(ctx, g.Input, recordsOwned, tally)
 	}
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/hex"
 	"strconv"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 
@@ -22,8 +23,10 @@ type rowFormatter struct {
 	cfg    *normalform.Config
 	toks   map[normalform.Token]*tokenText
 	buf    []byte
-	digits []byte  // a folded amount's decimal digits
-	fields []Field // rows' fields, allocated 64 rows at a time
+	digits []byte           // a folded amount's decimal digits
+	delta  normalform.Delta // a balance to fold (Config.Fold copies it)
+	fields []Field          // rows' fields, allocated fieldRows rows at a time
+	texts  []byte           // the block rows' texts are copied into (text); bytes before len are strings already
 	recent [4]*tokenText
 }
 
@@ -76,13 +79,35 @@ func (f *rowFormatter) lookup(t normalform.Token) *tokenText {
 	return tt
 }
 
-// appendDec appends v in decimal (uint256.Int.Dec).
+// appendDec appends v in decimal (uint256.Int.Dec), without allocating:
+// past 64 bits, v's low digits are taken 19 at a time.
 func appendDec(b []byte, v *uint256.Int) []byte {
 	if v.IsUint64() {
 		return strconv.AppendUint(b, v.Uint64(), 10)
 	}
-	return append(b, v.Dec()...)
+	var low [4]uint64 // 78 digits at most: the high part and up to four of 19
+	n := 0
+	q := *v
+	for !q.IsUint64() {
+		var r uint256.Int
+		q.DivMod(&q, &e19, &r)
+		low[n] = r.Uint64()
+		n++
+	}
+	b = strconv.AppendUint(b, q.Uint64(), 10)
+	for i := n - 1; i >= 0; i-- {
+		var d [19]byte
+		t := strconv.AppendUint(d[:0], low[i], 10)
+		for range 19 - len(t) {
+			b = append(b, '0')
+		}
+		b = append(b, t...)
+	}
+	return b
 }
+
+// e19 is 10^19, the largest power of ten below 2^64.
+var e19 = *uint256.NewInt(10_000_000_000_000_000_000)
 
 // appendUnits appends normalform.FormatUnits of the amount whose decimal
 // digits are digits (they may be earlier bytes of b): the exact decimal,
@@ -164,10 +189,11 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 	for i := range tts {
 		for j := i + 1; j < len(tts); j++ {
 			if tts[i].unit == tts[j].unit {
-				d := make(normalform.Delta, len(as))
-				for k, a := range as {
-					d[k] = normalform.DeltaEntry{Token: a.Token, Amount: a.Amount}
+				d := f.delta[:0] // Fold copies it
+				for _, a := range as {
+					d = append(d, normalform.DeltaEntry{Token: a.Token, Amount: a.Amount})
 				}
+				f.delta = d
 				folded, err := f.cfg.Fold(d)
 				if err != nil { // FormatGross writes the entries alone
 					return f.appendDelta(b, as, tts, spans), human
@@ -245,7 +271,7 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	b = append(b, b[bm-4:bm]...)
 	bh := len(b)
 	f.buf = b
-	s := string(b)
+	s := f.text(b)
 	tx := s[:txEnd]
 	block := s[txEnd:blockEnd]
 	reasons, reasonsH := s[rs:rm], s[rm:rh]
@@ -256,27 +282,56 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	verdict, tier, path := r.Verdict.String(), r.Tier.String(), r.Path.String()
 	cycles, pools, hops, left := smallNum(c.Cycles), smallNum(c.Pools), smallNum(c.Hops), smallNum(c.Leftovers)
 	if len(f.fields) < rowFields {
-		f.fields = make([]Field, rowFields*64)
+		f.fields = make([]Field, rowFields*fieldRows)
 	}
 	row := Row(f.fields[:rowFields:rowFields]) // full: an append to the row copies it
 	f.fields = f.fields[rowFields:]
-	copy(row, []Field{
-		{"tx", tx, tx},
-		{"block", block, block},
-		{"verdict", verdict, verdict},
-		{"tier", tier, tier},
-		{"path", path, path},
-		{"gross", s[gs:gh], s[gh:ge]},
-		{"net", s[ns:nh], s[nh:ne]},
-		{"cycles", cycles, cycles},
-		{"pools", pools, pools},
-		{"hops", hops, hops},
-		{"leftovers", left, left},
-		{"bot", s[bs:bm], s[bm:bh]},
-		{"reasons", reasons, reasonsH},
-	})
+	// Field by field into the slab (not a composite copied in: a typed
+	// copy with the collector's barrier over the whole row).
+	row[0] = Field{"tx", tx, tx}
+	row[1] = Field{"block", block, block}
+	row[2] = Field{"verdict", verdict, verdict}
+	row[3] = Field{"tier", tier, tier}
+	row[4] = Field{"path", path, path}
+	row[5] = Field{"gross", s[gs:gh], s[gh:ge]}
+	row[6] = Field{"net", s[ns:nh], s[nh:ne]}
+	row[7] = Field{"cycles", cycles, cycles}
+	row[8] = Field{"pools", pools, pools}
+	row[9] = Field{"hops", hops, hops}
+	row[10] = Field{"leftovers", left, left}
+	row[11] = Field{"bot", s[bs:bm], s[bm:bh]}
+	row[12] = Field{"reasons", reasons, reasonsH}
 	return row
+}
+
+// textBlock is the size of the blocks rows' texts are copied into.
+const textBlock = 32 << 10
+
+// text returns a copy of b as a string. Rows' texts are copied one
+// after another into shared blocks of textBlock bytes (the first row's,
+// and a row's longer than a block, get their own), never written again
+// once returned: one allocation for about a hundred rows instead of one
+// a row. A row kept holds its block.
+func (f *rowFormatter) text(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(f.texts)-len(f.texts) < len(b) {
+		size := textBlock
+		if f.texts == nil {
+			size = len(b) // a formatter's first row: maybe its only one (recordRow)
+		}
+		f.texts = make([]byte, 0, max(size, len(b)))
+	}
+	at := len(f.texts)
+	f.texts = append(f.texts, b...)
+	return unsafe.String(&f.texts[at], len(b))
 }
 
 // rowFields is the number of fields of find's rows.
 const rowFields = 13
+
+// fieldRows is the rows whose fields are allocated at once: 43 rows of
+// 13 fields are 26,832 bytes, a small object (64 rows, 39,936 bytes,
+// were a large one: the heap's slow path every 64 rows).
+const fieldRows = 43

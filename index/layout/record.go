@@ -949,9 +949,13 @@ func (r *recReader) tref(t *tables) normalform.Token {
 	return t.toks[i-1]
 }
 
-func (r *recReader) amounts(t *tables) []Amount {
+// amounts reads a list of amounts, into out's array when it has room
+// (out empty; nil: a new array).
+func (r *recReader) amounts(t *tables, out []Amount) []Amount {
 	n := r.count(3)
-	out := make([]Amount, 0, n)
+	if out == nil || cap(out) < n {
+		out = make([]Amount, 0, n)
+	}
 	for i := 0; i < n && r.err == nil; i++ {
 		a := Amount{Token: r.tref(t)}
 		sign := r.u8()
@@ -1003,7 +1007,17 @@ func DecodeRecordIDs(loc Loc, b []byte, names Names, d Depth) (*Record, IDs, err
 // DecodeInto decodes into rec (a scan's reused header: its Reasons'
 // array is reused).
 func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, IDs, error) {
+	return decodeInto(rec, loc, b, names, d, nil)
+}
+
+// decodeInto is DecodeInto; with s, its tables are s's and rec's Gross
+// and Net arrays are reused (RowDecoder.Row).
+func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDecoder) (*Record, IDs, error) {
 	var id IDs
+	var gross, net []Amount
+	if s != nil {
+		gross, net = rec.Gross[:0], rec.Net[:0]
+	}
 	f, rest, err := decodeFront(rec, loc, b)
 	if err != nil {
 		return nil, id, err
@@ -1047,8 +1061,14 @@ func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, 
 		return rec.done(r, id)
 	}
 	rec.NFSum = binary.BigEndian.Uint64(r.take(8))
-	var tab [8]normalform.Address
-	t := &tables{addrs: tab[:0]}
+	var t *tables
+	if s != nil {
+		t = &s.t
+		t.addrs, t.toks = t.addrs[:0], t.toks[:0]
+	} else {
+		var tab [8]normalform.Address
+		t = &tables{addrs: tab[:0]}
+	}
 	rec.From = r.aref(t)
 	if rec.HasTo {
 		rec.To = r.aref(t)
@@ -1062,11 +1082,16 @@ func DecodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth) (*Record, 
 	if d == DepthAddrs {
 		return rec.done(r, id)
 	}
-	rec.Gross = r.amounts(t)
+	rec.Gross = r.amounts(t, gross)
 	if rec.CostsKnown {
-		rec.Net = r.amounts(t)
+		if s != nil && net == nil {
+			net, s.net = s.net[:0], nil
+		}
+		rec.Net = r.amounts(t, net)
 		rec.GasUsed = r.uvarint()
 		r.uint(&rec.Costs)
+	} else if s != nil && cap(net) > cap(s.net) {
+		s.net = net // a record without costs has no Net: the next one that has costs and no array of its own takes it
 	}
 	if d == DepthRow {
 		return rec.done(r, id)

@@ -34,6 +34,13 @@ func DecodeFrontInto(rec *Record, loc Loc, b []byte) error {
 // the bytes after the front (DecodeInto reads on from them).
 func decodeFront(rec *Record, loc Loc, b []byte) (flags byte, rest []byte, err error) {
 	*rec = Record{Loc: loc.normal(), Partial: true, Reasons: rec.Reasons[:0]}
+	return frontFields(rec, loc, b)
+}
+
+// frontFields sets the front's fields of rec (and Loc and Partial) from
+// b, leaving the others as they are.
+func frontFields(rec *Record, loc Loc, b []byte) (flags byte, rest []byte, err error) {
+	rec.Loc, rec.Partial = loc.normal(), true
 	bad := func(what string) error {
 		return fmt.Errorf("record at %s: %w (%s)", loc, ErrBadRecord, what)
 	}
@@ -78,4 +85,33 @@ func decodeFront(rec *Record, loc Loc, b []byte) (flags byte, rest []byte, err e
 		p += n
 	}
 	return f, b[p:], nil
+}
+
+// RowDecoder decodes a scan's records into storage it reuses: the fronts
+// a filter reads (Front) and the rows it keeps (Row), record after record,
+// without allocating once its arrays have grown. The records it fills are
+// lent: their reader must not keep them, nor their slices, past the next
+// decode into the same record. One a goroutine.
+type RowDecoder struct {
+	t   tables   // the address and token tables of the record being read
+	net []Amount // an array for a Net, from a record whose own is gone (nil)
+}
+
+// Front decodes the front of a record value into rec as DecodeFrontInto
+// does, with the same checks and errors, but sets only the front's fields
+// (and Partial): rec must hold nothing else, as a record that only Front
+// has filled (or a zero one) does. It spares the reset of the whole
+// record (a Record is ~600 bytes with pointers: the reset of every record
+// a filter reads was ~0.05 s of a million-record scan).
+func (s *RowDecoder) Front(rec *Record, loc Loc, b []byte) error {
+	_, _, err := frontFields(rec, loc, b)
+	return err
+}
+
+// Row decodes a record value into rec to DepthRow, as DecodeInto does,
+// reusing rec's Reasons, Gross and Net arrays and the decoder's tables.
+// rec and its slices are overwritten by the next Row into it.
+func (s *RowDecoder) Row(rec *Record, loc Loc, b []byte, names Names) (*Record, error) {
+	r, _, err := decodeInto(rec, loc, b, names, DepthRow, s)
+	return r, err
 }

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/holiman/uint256"
@@ -73,5 +74,125 @@ func TestDecodeFrontInto(t *testing.T) {
 		if err := DecodeFrontInto(head, recs[0].Loc, bad); !errors.Is(err, ErrBadRecord) {
 			t.Errorf("a bad %s: %v", c.name, err)
 		}
+	}
+}
+
+// TestRowDecoder: RowDecoder.Row into a record that held another row
+// (more amounts, more reasons, a net balance) gives what DecodeInto gives
+// at DepthRow into a fresh record, field for field (a list empty rather
+// than absent aside), and allocates nothing once its arrays have grown;
+// RowDecoder.Front over a record only fronts have filled gives what
+// DecodeFrontInto gives, with the same errors for a cut or bad front.
+func TestRowDecoder(t *testing.T) {
+	names := func(l normalform.Level, id uint32) (normalform.Hash, bool) {
+		return normalform.Hash{byte(l), byte(id)}, true
+	}
+	weth, dai := normalform.FungibleToken(normalform.Address{0xc0}), normalform.FungibleToken(normalform.Address{0xda})
+	amt := func(tok normalform.Token, v uint64, neg bool) Amount {
+		return Amount{Token: tok, Amount: normalform.Signed{Abs: *uint256.NewInt(v), Neg: neg}}
+	}
+	big := &Record{Hash: normalform.Hash{1}, Loc: Loc{Block: 7, Index: 3}, From: normalform.Address{2}, HasFrom: true, To: normalform.Address{3}, HasTo: true,
+		Recipient: normalform.Address{3}, Verdict: normalform.Verdict(1), Tier: normalform.Tier(1), Path: normalform.Path(1),
+		Reasons: []normalform.Reason{normalform.ReasonLeftovers, normalform.ReasonNoCycles}, CostsKnown: true, GasUsed: 21000, Costs: *uint256.NewInt(5),
+		Gross:  []Amount{amt(weth, 1e18, false), amt(dai, 7, true), amt(normalform.NativeToken, 9, false)},
+		Net:    []Amount{amt(normalform.NativeToken, 3, true), amt(dai, 7, true)},
+		Counts: normalform.Counts{Cycles: 2, Pools: 3, Hops: 4}, Latency: 1 << 20, AlgebraVersion: 9}
+	small := &Record{Hash: normalform.Hash{2}, Loc: Loc{Block: 7, Index: 4}, From: normalform.Address{4}, HasFrom: true, To: normalform.Address{5}, HasTo: true,
+		Recipient: normalform.Address{6}, Gross: []Amount{amt(dai, 1, false)}, Counts: normalform.Counts{Hops: 1}}
+	unknown := &Record{Hash: normalform.Hash{9, 9}, Loc: Loc{Block: UnknownBlock, Index: UnknownIndex, Tx: normalform.Hash{9, 9}}, From: normalform.Address{4},
+		Recipient: normalform.Address{5}, HasFrom: true}
+	norm := func(r Record) Record { // a list empty or absent is the same row
+		if len(r.Reasons) == 0 {
+			r.Reasons = nil
+		}
+		if len(r.Gross) == 0 {
+			r.Gross = nil
+		}
+		if len(r.Net) == 0 {
+			r.Net = nil
+		}
+		return r
+	}
+	var dec RowDecoder
+	lent := &Record{}
+	for _, r := range []*Record{big, small, big, unknown, small, big} {
+		v := r.Encode(IDs{0, 1, 2, 3})
+		want, _, err := DecodeInto(&Record{}, r.Loc, v, names, DepthRow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dec.Row(lent, r.Loc, v, names)
+		if err != nil || got != lent {
+			t.Fatalf("%s: Row: %p, %v (want the record given)", r.Hash.Hex(), got, err)
+		}
+		if g, w := norm(*got), norm(*want); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: Row\n %+v\nwant\n %+v", r.Hash.Hex(), g, w)
+		}
+		front := &Record{}
+		if err := dec.Front(front, r.Loc, v); err != nil {
+			t.Fatal(err)
+		}
+		wantFront := &Record{}
+		if err := DecodeFrontInto(wantFront, r.Loc, v); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(norm(*front), norm(*wantFront)) {
+			t.Errorf("%s: Front %+v, want %+v", r.Hash.Hex(), *front, *wantFront)
+		}
+	}
+	// A front decoded over another record's front keeps nothing of it.
+	front := &Record{}
+	for _, r := range []*Record{big, unknown, small} {
+		v := r.Encode(IDs{0, 1, 2, 3})
+		if err := dec.Front(front, r.Loc, v); err != nil {
+			t.Fatal(err)
+		}
+		want := &Record{}
+		if err := DecodeFrontInto(want, r.Loc, v); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(norm(*front), norm(*want)) {
+			t.Errorf("%s: Front after another: %+v, want %+v", r.Hash.Hex(), *front, *want)
+		}
+		for n := range 40 { // cut fronts: the same errors
+			_, e1 := dec.Front(&Record{}, r.Loc, v[:n]), DecodeFrontInto(&Record{}, r.Loc, v[:n])
+			if e2 := dec.Front(&Record{}, r.Loc, v[:n]); e2 == nil || e1 == nil || e2.Error() != e1.Error() {
+				t.Errorf("%s cut to %d: Front %v, DecodeFrontInto %v", r.Hash.Hex(), n, e2, e1)
+			}
+		}
+	}
+	// Rows decoded into several records in turn (as a scan's chunk holds
+	// them until they are read), the records reused over and over: each
+	// keeps its own, none shares an array with another.
+	other := *big // costs known, another net
+	other.Hash, other.Net = normalform.Hash{3}, []Amount{amt(weth, 11, false)}
+	rounds := [][]*Record{{big, small, small}, {big, unknown, &other}, {small, big, big}, {&other, small, big}, {unknown, unknown, unknown}, {big, &other, small}}
+	slots := make([]Record, 3)
+	for round, recs := range rounds {
+		for i, r := range recs {
+			if _, err := dec.Row(&slots[i], r.Loc, r.Encode(IDs{0, 1, 2, 3}), names); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, r := range recs {
+			want, _, _ := DecodeInto(&Record{}, r.Loc, r.Encode(IDs{0, 1, 2, 3}), names, DepthRow)
+			if g, w := norm(slots[i]), norm(*want); !reflect.DeepEqual(g, w) {
+				t.Errorf("round %d, slot %d (%s):\n %+v\nwant\n %+v", round, i, r.Hash.Hex(), g, w)
+			}
+		}
+	}
+	vb, vs := big.Encode(IDs{0, 1, 2, 3}), small.Encode(IDs{0, 1, 2, 3})
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := dec.Row(lent, big.Loc, vb, names); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dec.Row(lent, small.Loc, vs, names); err != nil {
+			t.Fatal(err)
+		}
+		if err := dec.Front(front, big.Loc, vb); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Row and Front: %.1f allocations, want none once grown", n)
 	}
 }
