@@ -88,6 +88,23 @@ const memTableSize = 32 << 20
 // family) 25% (BENCHMARKS.md, "Issue 22: targets, before and after").
 const baseLevelSize = 256 << 20
 
+// level0Tables and level0Stall are how many level-0 tables Badger lets
+// pile up before it compacts them into the base level, and before it
+// stops the writes until it has (its defaults are 5 and 15). Level 0's
+// compaction is one goroutine's work, and each rewrites the base
+// level's tables that the level-0 tables overlap: the secondary keys,
+// in tag order, overlap all of them. With the defaults an ingest of a
+// million synthetic transactions waited on it (the process used 1.3 of
+// its 2 cores: 10,900 tx/s); compacting twice as many tables at a time
+// rewrites the base level half as often, and the writes did not wait
+// (1.65 cores, 15,600 tx/s, 13% less CPU: BENCHMARKS.md, "Issue 22:
+// targets, before and after"). A lookup reads up to this many more
+// tables' bloom filters meanwhile.
+const (
+	level0Tables = 10
+	level0Stall  = 30
+)
+
 // badgerOptions are the index's Badger options for a directory.
 //
 // Tables are not compressed, and so need no block cache: scans read
@@ -97,7 +114,7 @@ const baseLevelSize = 256 << 20
 func badgerOptions(dir string, readOnly bool) badger.Options {
 	return badger.DefaultOptions(dir).WithLogger(nil).WithReadOnly(readOnly).
 		WithMemTableSize(memTableSize).WithCompression(options.None).WithBlockCacheSize(0).
-		WithBaseLevelSize(baseLevelSize)
+		WithBaseLevelSize(baseLevelSize).WithNumLevelZeroTables(level0Tables).WithNumLevelZeroTablesStall(level0Stall)
 }
 
 func open(path string, readOnly bool) (*Index, error) {
