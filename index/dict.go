@@ -140,15 +140,17 @@ type wtx struct {
 	dirty map[uint64]bool
 	// pages are the record pages the transaction has read or changed
 	// (pages.go); abs, when set, says which cannot exist (absent.go).
-	pages map[Loc]*wpage
+	pages pageCache
 	abs   *absent
 	// posts are the postings it has read or changed (postings.go).
 	posts map[string]*wpost
 	// nfPages are the NF pages it has read or changed (nfpages.go).
-	nfPages map[Loc]*wnfPage
+	nfPages pageCache
 }
 
-func (ix *Index) newWtx(txn *badger.Txn) *wtx { return &wtx{ix: ix, txn: txn} }
+func (ix *Index) newWtx(txn *badger.Txn) *wtx {
+	return &wtx{ix: ix, txn: txn, pages: pageCache{kind: recordPages}, nfPages: pageCache{kind: nfPages}}
+}
 
 // id returns a hash's id, assigning the next one when it has none.
 func (w *wtx) id(l normalform.Level, h normalform.Hash) (uint32, error) {

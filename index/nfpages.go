@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -29,44 +28,25 @@ func nfKeyLoc(k []byte) (Loc, bool, error) {
 	return key.Loc, key.Loc.Known(), nil
 }
 
-// wnfPage is an NF page a write transaction has read or changed.
-type wnfPage struct {
-	loc   Loc // its first position
-	nfs   [layout.NFPageSpan][]byte
-	dirty bool
-}
-
-// nfPage is the NF page that holds the NF at l (known index), read and
-// decompressed once a Badger transaction, not at all when w.abs says
-// its block cannot hold one.
-func (w *wtx) nfPage(l Loc) (*wnfPage, error) {
-	pl := layout.NFPageLoc(l)
-	if p, ok := w.nfPages[pl]; ok {
-		return p, nil
-	}
-	p := &wnfPage{loc: pl}
-	if !w.abs.posAbsent(l) {
-		item, err := w.txn.Get(layout.NFKey(pl).Bytes())
-		switch {
-		case errors.Is(err, badger.ErrKeyNotFound):
-		case err != nil:
-			return nil, err
-		default:
-			// The values are slices of the body, a buffer of its own,
-			// kept until the transaction ends.
-			if err := item.Value(func(v []byte) error {
-				_, err := nfPageEntries(pl, v, nil, &p.nfs)
-				return err
-			}); err != nil {
-				return nil, err
-			}
+// nfPages is the NF pages' kind for the write transaction's page cache
+// (wpages.go).
+var nfPages = &pageKind{
+	span:  layout.NFPageSpan,
+	first: layout.NFPageLoc,
+	key:   func(page Loc) []byte { return layout.NFKey(page).Bytes() },
+	parse: func(page Loc, v []byte, vals [][]byte) error {
+		// The values are slices of the body, a buffer of its own, kept
+		// until the transaction ends.
+		_, err := nfPageEntries(page, v, nil, (*[layout.NFPageSpan][]byte)(vals))
+		return err
+	},
+	build: func(page Loc, vals [][]byte) ([]byte, bool, error) {
+		v, ok, err := appendNFPage(nil, (*[layout.NFPageSpan][]byte)(vals))
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", nfPageName(page), err)
 		}
-	}
-	if w.nfPages == nil {
-		w.nfPages = map[Loc]*wnfPage{}
-	}
-	w.nfPages[pl] = p
-	return p, nil
+		return v, ok, nil
+	},
 }
 
 // nfKey writes (v non-nil) or deletes (v nil) an NF key of a record,
@@ -86,50 +66,10 @@ func (w *wtx) nfKey(k, v []byte, del bool) (handled bool, err error) {
 		}
 		return true, w.ix.set(w.txn, k, v)
 	}
-	p, err := w.nfPage(l)
-	if err != nil {
-		return true, err
+	if del {
+		v = nil
 	}
-	i := l.Index - p.loc.Index
-	switch {
-	case del && p.nfs[i] != nil:
-		p.nfs[i], p.dirty = nil, true
-	case !del && !bytes.Equal(p.nfs[i], v):
-		p.nfs[i], p.dirty = v, true
-	}
-	return true, nil
-}
-
-// flushNF writes every NF page the transaction changed, in key order,
-// once (an empty page is deleted); wtx.flush calls it.
-func (w *wtx) flushNF() error {
-	if len(w.nfPages) == 0 {
-		return nil
-	}
-	ps := make([]*wnfPage, 0, len(w.nfPages))
-	for _, p := range w.nfPages {
-		if p.dirty {
-			ps = append(ps, p)
-		}
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].loc.Less(ps[j].loc) })
-	for _, p := range ps {
-		k := layout.NFKey(p.loc).Bytes()
-		v, ok, err := appendNFPage(nil, &p.nfs)
-		if err != nil {
-			return fmt.Errorf("%s: %w", nfPageName(p.loc), err)
-		}
-		if ok {
-			err = w.ix.set(w.txn, k, v)
-		} else {
-			err = w.ix.del(w.txn, k)
-		}
-		if err != nil {
-			return err
-		}
-		p.dirty = false
-	}
-	return nil
+	return true, w.setPageValue(&w.nfPages, l, v)
 }
 
 func nfPageName(l Loc) string {

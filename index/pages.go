@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -105,46 +104,23 @@ func walkTxKey(k, v []byte, fn func(l Loc, rec []byte) error) error {
 	return layout.WalkPage(l, v, fn)
 }
 
-// wpage is a page a write transaction has read or changed.
-type wpage struct {
-	loc   Loc // its first position
-	recs  [layout.PageSpan][]byte
-	dirty bool
-}
-
-// page is the page that holds the record at l (known index), read
-// once a Badger transaction, not at all when w.abs says its block
-// cannot hold one.
-func (w *wtx) page(l Loc) (*wpage, error) {
-	pl := layout.PageLoc(l)
-	if p, ok := w.pages[pl]; ok {
-		return p, nil
-	}
-	p := &wpage{loc: pl}
-	if !w.abs.posAbsent(l) {
-		item, err := w.txn.Get(TxKey(pl).Bytes())
-		switch {
-		case errors.Is(err, badger.ErrKeyNotFound):
-		case err != nil:
-			return nil, err
-		default:
-			// A copy (a page past Badger's value threshold lives in the
-			// value log, valid only inside Value): the records are slices
-			// of it, kept until the transaction ends.
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return nil, err
-			}
-			if err := layout.PageRecords(pl, v, &p.recs); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if w.pages == nil {
-		w.pages = map[Loc]*wpage{}
-	}
-	w.pages[pl] = p
-	return p, nil
+// recordPages is the record pages' kind for the write transaction's
+// page cache (wpages.go).
+var recordPages = &pageKind{
+	span:  layout.PageSpan,
+	first: layout.PageLoc,
+	key:   func(page Loc) []byte { return TxKey(page).Bytes() },
+	parse: func(page Loc, v []byte, vals [][]byte) error {
+		// A copy (a page past Badger's value threshold lives in the
+		// value log, valid only inside Value): the records are slices
+		// of it, kept until the transaction ends.
+		return layout.PageRecords(page, bytes.Clone(v), (*[layout.PageSpan][]byte)(vals))
+	},
+	build: func(_ Loc, vals [][]byte) ([]byte, bool, error) {
+		recs := (*[layout.PageSpan][]byte)(vals)
+		v, ok := layout.AppendPage(make([]byte, 0, pageCap(recs)), recs)
+		return v, ok, nil
+	},
 }
 
 // record reads the record at l as this write transaction sees it.
@@ -152,11 +128,10 @@ func (w *wtx) record(l Loc, fn func(v []byte) error) error {
 	if !l.Known() {
 		return loneRecord(w.txn, l, fn)
 	}
-	p, err := w.page(l)
+	rec, err := w.pageValue(&w.pages, l)
 	if err != nil {
 		return err
 	}
-	rec := p.recs[l.Index-p.loc.Index]
 	if rec == nil {
 		return badger.ErrKeyNotFound
 	}
@@ -168,13 +143,7 @@ func (w *wtx) setRecord(l Loc, v []byte) error {
 	if !l.Known() {
 		return w.ix.set(w.txn, TxKey(l).Bytes(), v)
 	}
-	p, err := w.page(l)
-	if err != nil {
-		return err
-	}
-	p.recs[l.Index-p.loc.Index] = v
-	p.dirty = true
-	return nil
+	return w.setPageValue(&w.pages, l, v)
 }
 
 // delRecord deletes the record at l.
@@ -182,15 +151,7 @@ func (w *wtx) delRecord(l Loc) error {
 	if !l.Known() {
 		return w.ix.del(w.txn, TxKey(l).Bytes())
 	}
-	p, err := w.page(l)
-	if err != nil {
-		return err
-	}
-	if p.recs[l.Index-p.loc.Index] != nil {
-		p.recs[l.Index-p.loc.Index] = nil
-		p.dirty = true
-	}
-	return nil
+	return w.setPageValue(&w.pages, l, nil)
 }
 
 // flush writes every page the transaction changed, in key order, once
@@ -200,34 +161,10 @@ func (w *wtx) flush() error {
 	if err := w.flushPostings(); err != nil { // postings.go
 		return err
 	}
-	if err := w.flushNF(); err != nil { // the NF pages (nfpages.go)
+	if err := w.flushPages(&w.nfPages); err != nil { // the NF pages (nfpages.go)
 		return err
 	}
-	if len(w.pages) == 0 {
-		return nil
-	}
-	ps := make([]*wpage, 0, len(w.pages))
-	for _, p := range w.pages {
-		if p.dirty {
-			ps = append(ps, p)
-		}
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].loc.Less(ps[j].loc) })
-	for _, p := range ps {
-		k := TxKey(p.loc).Bytes()
-		v, ok := layout.AppendPage(make([]byte, 0, pageCap(&p.recs)), &p.recs)
-		var err error
-		if ok {
-			err = w.ix.set(w.txn, k, v)
-		} else {
-			err = w.ix.del(w.txn, k)
-		}
-		if err != nil {
-			return err
-		}
-		p.dirty = false // p.recs still holds the records written
-	}
-	return nil
+	return w.flushPages(&w.pages)
 }
 
 func pageCap(recs *[layout.PageSpan][]byte) int {
