@@ -9,11 +9,12 @@ test: scenario-setup browser-setup fmt-check vet
 	$(MAKE) test-race
 
 # The tests of shared and pooled state (kernels, trackers, decoders,
-# encoders, the terms' memo, concurrent puts) under the race detector:
+# encoders, the terms' memo, concurrent puts, the detector's pooled
+# tables, records lent across a scan's goroutines) under the race detector:
 # they assert the same results from goroutines at once, which only the
 # detector turns into a failure when the sharing is unsynchronised.
 test-race:
-	$(GO) test -race -count=1 -run 'Concurrent|PoolKeepsNothing|SearcherReuse' ./normalform/... ./index ./index/ingest
+	$(GO) test -race -count=1 -run 'Concurrent|PoolKeepsNothing|SearcherReuse|SearcherReset|FilterRowsLent|LentRowsSame' ./normalform/... ./index ./index/ingest ./planner
 
 # DuckDB (the lake's SQL engine, linked with cgo) builds only with the
 # duckdb tag, so that `go run ./cmd/flowq` stays quick on a fresh machine;

@@ -115,17 +115,21 @@ func tagOf(tx normalform.Hash) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// posAbsent reports that no record is at l: a known position in a block
-// these batches have not written.
+// posAbsent reports that no page (record or NF) holding l can be in
+// Badger: l is a known position in a block that held nothing when the
+// current transaction began (not written by these batches, or first
+// written by this transaction: blockFresh's blocks).
 func (a *absent) posAbsent(l Loc) bool {
 	if a == nil || !l.Known() {
 		return false
 	}
-	_, ok := a.blocks[l.Block]
-	if !ok {
+	_, seen := a.blocks[l.Block]
+	_, fresh := a.fresh[l.Block]
+	if !seen || fresh {
 		a.skips++
+		return true
 	}
-	return !ok
+	return false
 }
 
 // blockFresh reports that the index held nothing of a block when the

@@ -206,7 +206,8 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 			return nil, err
 		}
 	}
-	// The record pages the batch changed, each written once (pages.go).
+	// The postings, NF pages and record pages the batch changed, each
+	// written once (wtx.flush).
 	if err := wt.flush(); errors.Is(err, badger.ErrTxnTooBig) {
 		txn.Discard()
 		unlock()

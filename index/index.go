@@ -304,7 +304,7 @@ func (ix *Index) PutRecord(rec *Record) error {
 			if _, err := w.put(rec, e); err != nil {
 				return err
 			}
-			return w.flush() // the pages it changed (pages.go)
+			return w.flush() // the postings and pages it changed (wtx.flush)
 		})
 		if err == nil {
 			w.committed()
@@ -671,7 +671,7 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 		if err := w.firstAfter(old, id[normalform.Shape], nil, 0, nil); err != nil {
 			return err
 		}
-		return w.flush() // the pages it changed (pages.go)
+		return w.flush() // the postings and pages it changed (wtx.flush)
 	})
 }
 

@@ -409,7 +409,10 @@ func recordIn(txn *badger.Txn, l Loc, names Names, d depth) (*Record, error) {
 	return recordFrom(newTxnRecs(txn), txn, l, names, d)
 }
 
-// recordFrom is recordIn reading the record from src.
+// recordFrom is recordIn reading the record from src. At depthWhole
+// the NF is read from txn (nfIn), not from src: a write transaction's
+// callers (src a wtx) read at most depthAddrs, and would not see the
+// NF pages it has changed.
 func recordFrom(src recSource, txn *badger.Txn, l Loc, names Names, d depth) (*Record, error) {
 	var rec *Record
 	err := src.record(l, func(v []byte) (err error) { rec, err = decodeRecord(l, v, names, d); return })
@@ -667,23 +670,6 @@ func (ix *Index) FilterRowsLent(ctx context.Context, blocks BlockRange, addrs, f
 	}
 	return ix.db.View(func(txn *badger.Txn) error {
 		return ix.scanRecords(ctx, txn, blocks, s, fn)
-	})
-}
-
-// FilterRowsMapped is FilterRowsLent whose records become the caller's
-// values on the scan's goroutines, right after each is decoded: newConv
-// is called once on each scan goroutine (its converter may keep state,
-// unlocked), the converter receives each record matched, lent (valid only
-// during the call), and fn receives the converters' values in position
-// order on the caller's goroutine. A find formats its rows so, beside the
-// decode that left the record in the cache, instead of on another core.
-func (ix *Index) FilterRowsMapped(ctx context.Context, blocks BlockRange, addrs, front bool, match func(*Record) (bool, error), newConv func() func(*Record) (any, error), fn func(any) error) error {
-	s := scanSpec{d: depthHeader, front: front, match: match, out: depthRow, lent: true, conv: newConv, emit: fn}
-	if addrs && !front {
-		s.d = depthAddrs
-	}
-	return ix.db.View(func(txn *badger.Txn) error {
-		return ix.scanRecords(ctx, txn, blocks, s, nil)
 	})
 }
 

@@ -3,13 +3,10 @@ package index
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/flowq/flowq/index/layout"
 )
@@ -25,22 +22,8 @@ import (
 // the rest when it matches).
 func TestFilterRowsLent(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(filepath.Join(t.TempDir(), "ix"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	n := 0
-	for _, a := range analyseCorpus(t) {
-		rec, err := NewRecord(a, time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.PutRecord(rec); err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	as := analyseCorpus(t)
+	ix, n := putAll(t, as), len(as)
 	onFront := func(r *Record) (bool, error) { return r.Counts.Pools >= 2 || r.Loc.Block%2 == 1, nil }
 	onAddrs := func(r *Record) (bool, error) { return r.Recipient[19]%3 != 0, nil }
 	copyOf := func(r *Record) *Record { // as a row reads it; a list empty or absent is the same row
@@ -62,6 +45,7 @@ func TestFilterRowsLent(t *testing.T) {
 		match        func(*Record) (bool, error)
 	}{{"front", false, true, onFront}, {"addresses", true, false, onAddrs}, {"every record", false, false, nil}} {
 		var want []*Record
+		var err error
 		owned := func(r *Record) error { want = append(want, copyOf(r)); return nil }
 		if c.front {
 			err = ix.FilterRowsByFront(ctx, AllBlocks, c.match, owned)
@@ -178,105 +162,5 @@ func TestFilterRowsLent(t *testing.T) {
 		if err := SetRawRecord(ix, c.rec.Loc, good); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// TestFilterRowsMapped: a scan whose records become values on its own
-// goroutines gives fn the values of FilterRowsLent's records, in the same
-// order, on one to three workers and any chunking, with one converter a
-// goroutine (never more than the workers, one on one), and stops at a
-// converter's error, returning it.
-func TestFilterRowsMapped(t *testing.T) {
-	ctx := context.Background()
-	ix, err := Open(filepath.Join(t.TempDir(), "ix"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	for _, a := range analyseCorpus(t) {
-		rec, err := NewRecord(a, time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.PutRecord(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	onFront := func(r *Record) (bool, error) { return r.Counts.Pools >= 2 || r.Loc.Block%2 == 1, nil }
-	type val struct {
-		hash string
-		net  int
-		conv int // the converter that made it
-	}
-	for _, front := range []bool{true, false} {
-		match := onFront
-		if !front {
-			match = nil
-		}
-		var want []val
-		if err := ix.FilterRowsLent(ctx, AllBlocks, false, front, match, func(r *Record) error {
-			want = append(want, val{hash: r.Hash.Hex(), net: len(r.Net)})
-			return nil
-		}); err != nil || len(want) < 3 {
-			t.Fatalf("FilterRowsLent: %d rows, %v", len(want), err)
-		}
-		for _, w := range []int{1, 2, 3} {
-			for _, per := range []int64{1, 7, 4096} {
-				func() {
-					defer SetScan(w, per)()
-					convs := 0
-					newConv := func() func(*Record) (any, error) {
-						convs++
-						id := convs
-						return func(r *Record) (any, error) {
-							return &val{hash: r.Hash.Hex(), net: len(r.Net), conv: id}, nil
-						}
-					}
-					var got []val
-					err := ix.FilterRowsMapped(ctx, AllBlocks, false, front, match, syncConv(newConv), func(v any) error {
-						x := *v.(*val)
-						x.conv = 0
-						got = append(got, x)
-						return nil
-					})
-					if err != nil || !reflect.DeepEqual(got, want) {
-						t.Fatalf("front %v, %d workers, chunks of %d: %v, %d values, want FilterRowsLent's %d", front, w, per, err, len(got), len(want))
-					}
-					if convs < 1 || convs > w {
-						t.Errorf("front %v, %d workers: %d converters", front, w, convs)
-					}
-				}()
-			}
-		}
-		// A converter's error stops the scan and is returned.
-		boom := errors.New("boom")
-		for _, w := range []int{1, 2} {
-			func() {
-				defer SetScan(w, 1)()
-				n := 0
-				err := ix.FilterRowsMapped(ctx, AllBlocks, false, front, match, syncConv(func() func(*Record) (any, error) {
-					return func(r *Record) (any, error) {
-						if r.Hash.Hex() == want[2].hash {
-							return nil, boom
-						}
-						return r.Hash.Hex(), nil
-					}
-				}), func(any) error { n++; return nil })
-				if !errors.Is(err, boom) || n > 2 {
-					t.Errorf("front %v, %d workers: %v after %d values, want boom after at most 2", front, w, err, n)
-				}
-			}()
-		}
-	}
-}
-
-// syncConv serialises calls to newConv (the scan calls it from each of
-// its goroutines).
-func syncConv(newConv func() func(*Record) (any, error)) func() func(*Record) (any, error) {
-	var mu sync.Mutex
-	return func() func(*Record) (any, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return newConv()
 	}
 }

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -38,7 +37,6 @@ type chunk struct {
 	from, to uint64 // blocks
 	recs     []*Record
 	lent     []Record // a lent scan's records: lent[:kept] (slots past kept are scratch)
-	vals     []any    // a mapped scan's values (scanSpec.conv)
 	kept     int
 	n        int // records read (matching or not)
 	err      error
@@ -54,12 +52,6 @@ type scanSpec struct {
 	// lent (out == depthRow): fn's record is lent, valid only during fn,
 	// and its storage decodes later records (no record allocated per row).
 	lent bool
-	// conv (lent set): each record matched is given, lent, to a converter
-	// on the scan goroutine that decoded it (one converter a goroutine,
-	// made by conv), and emit receives the converters' values in position
-	// order on the caller's goroutine instead of fn the records.
-	conv func() func(*Record) (any, error)
-	emit func(any) error
 }
 
 // scanRecords calls fn, in position order, with every record of blocks
@@ -78,29 +70,15 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 	if s.lent && s.out != depthRow {
 		s.lent = false // only rows are lent (a bug in the caller otherwise; never lend what it did not ask to borrow)
 	}
-	if s.conv != nil && !s.lent {
-		return fmt.Errorf("index: a mapped scan of records not lent (a bug in flowq)")
-	}
 	workers := scanWorkers()
 	if workers < 2 {
 		var one *Record
-		st := &chunkState{slot: func() *Record {
+		return ix.readChunk(ctx, txn, blocks, s, fn, &chunkState{slot: func() *Record {
 			if one == nil {
 				one = &Record{}
 			}
 			return one
-		}}
-		if s.conv != nil {
-			conv := s.conv()
-			fn = func(r *Record) error {
-				v, err := conv(r)
-				if err != nil {
-					return err
-				}
-				return s.emit(v)
-			}
-		}
-		return ix.readChunk(ctx, txn, blocks, s, fn, st)
+		}})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -112,8 +90,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 	work := make(chan *chunk)
 	order := make(chan *chunk, workers+1)
 	ahead := make(chan struct{}, workers+1)
-	free := make(chan []Record, workers+2)  // a lent scan's slabs, back from fn
-	freeVals := make(chan []any, workers+2) // a mapped scan's, back from emit
+	free := make(chan []Record, workers+2) // a lent scan's slabs, back from fn
 	var seenRecs, seenBlocks atomic.Int64
 
 	for w := 0; w < workers; w++ {
@@ -126,18 +103,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 				c.recs = append(c.recs, r)
 				return nil
 			}
-			switch {
-			case s.conv != nil: // one record: the converter is done with it before the next
-				one, conv := &Record{}, s.conv()
-				st.slot = func() *Record { return one }
-				keep = func(r *Record) error {
-					v, err := conv(r)
-					if err == nil {
-						c.vals = append(c.vals, v)
-					}
-					return err
-				}
-			case s.lent:
+			if s.lent {
 				st.slot = func() *Record {
 					if c.kept < cap(c.lent) {
 						c.lent = c.lent[:c.kept+1] // the slot keeps its arrays
@@ -149,13 +115,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 				keep = func(*Record) error { c.kept++; return nil }
 			}
 			for c = range work {
-				switch {
-				case s.conv != nil:
-					select {
-					case c.vals = <-freeVals:
-					default:
-					}
-				case s.lent:
+				if s.lent {
 					select {
 					case c.lent = <-free:
 					default:
@@ -250,16 +210,6 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 				return err
 			}
 		}
-		for i, v := range c.vals {
-			if i%64 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if err := s.emit(v); err != nil {
-				return err
-			}
-		}
 		if c.err != nil {
 			return c.err
 		}
@@ -269,14 +219,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 			default:
 			}
 		}
-		if c.vals != nil {
-			clear(c.vals) // nothing kept alive by the slice
-			select {
-			case freeVals <- c.vals[:0]:
-			default:
-			}
-		}
-		c.recs, c.lent, c.vals = nil, nil, nil
+		c.recs, c.lent = nil, nil
 		<-ahead
 	}
 	return ctx.Err()

@@ -250,7 +250,7 @@ func postingsSize(rec *Record, n uint32) uint64 {
 	return uint64(keys) * 4 * uint64(max(n, 256))
 }
 
-// keysSize is writeSize without the record's page.
+// keysSize is writeSize without the pages and postings rewritten whole.
 func keysSize(rec *Record, e *encoded) uint64 {
 	keys := 16 + len(rec.Addresses) + len(rec.Tokens) + len(rec.Gross) + len(rec.Net)
 	return recordSize(e) + uint64(len(rec.NF)) + 2*uint64(keys)*64 // the NF under its own key (0x1b)

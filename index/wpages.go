@@ -11,7 +11,7 @@ import (
 // A write transaction's page cache, one for each kind of page: the
 // record pages (pages.go) and the NF pages (nfpages.go). A page is
 // read at most once a Badger transaction (not at all when w.abs says
-// its block cannot hold one), changed in memory, and written once,
+// its block held nothing when the transaction began, as for postings), changed in memory, and written once,
 // right before the commit (wtx.flush), in key order; an emptied page is
 // deleted. What differs between the kinds is in their pageKind.
 

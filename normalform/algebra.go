@@ -637,20 +637,20 @@ func (t *textBuf) byte1(c byte) { t.b = append(t.b, c) }
 func (t *textBuf) raw(p []byte) { t.b = append(t.b, p...) }
 
 // dec writes v in decimal (Int.Dec's text, written in place).
-func (t *textBuf) dec(v *uint256.Int) { t.b = appendDec(t.b, v) }
+func (t *textBuf) dec(v *uint256.Int) { t.b = AppendDec(t.b, v) }
 
-// decString is v.Dec(), its text written on the stack (appendDec) and
+// decString is v.Dec(), its text written on the stack (AppendDec) and
 // made a string once.
 func decString(v *uint256.Int) string {
 	var b [80]byte
-	return string(appendDec(b[:0], v))
+	return string(AppendDec(b[:0], v))
 }
 
-// appendDec appends v in decimal, Int.Dec's text, without its string
-// (and its working buffers): above 2^64 nineteen digits at a time, the
+// AppendDec appends v in decimal, Int.Dec's text, without its string
+// (and its working buffers; the planner's rows use it too): above 2^64 nineteen digits at a time, the
 // remainders by 10^19 from the right, then the quotient left (at least
 // 1: v is at least 2^64 there).
-func appendDec(dst []byte, v *uint256.Int) []byte {
+func AppendDec(dst []byte, v *uint256.Int) []byte {
 	if v.IsUint64() {
 		return strconv.AppendUint(dst, v.Uint64(), 10)
 	}

@@ -82,7 +82,7 @@ func (s Signed) String() string {
 	if s.Neg && !s.Abs.IsZero() {
 		out = append(out, '-')
 	}
-	return string(appendDec(out, &s.Abs))
+	return string(AppendDec(out, &s.Abs))
 }
 
 // DeltaEntry is one non-zero balance: what Addr received, net, in Token.

@@ -135,74 +135,7 @@ func (x *Executor) run(ctx context.Context, q *Query, emit func(Row) error) erro
 	if g := findGroup(q.Plan); g != nil {
 		return x.group(ctx, q.Plan, emit)
 	}
-	if ok, err := x.mappedRows(ctx, q.Plan, emit); ok {
-		return err
-	}
 	return x.records(ctx, q.Plan, rowsLent, x.rows(emit))
-}
-
-// mappedRowSource is a lentRowSource whose scans can turn the records
-// into rows on the goroutines that decode them (index.Index.FilterRowsMapped).
-type mappedRowSource interface {
-	FilterRowsMapped(ctx context.Context, blocks layout.BlockRange, addrs, front bool, match func(*layout.Record) (bool, error), newConv func() func(*layout.Record) (any, error), fn func(any) error) error
-}
-
-// mappedRows runs a find that is a scan, or a filter over one decided
-// before the whole record, under limits, with its rows formatted on the
-// scan's goroutines (one rowFormatter each), each beside the decode of
-// its record; ok is false when the plan is not such a find or the Source
-// cannot.
-func (x *Executor) mappedRows(ctx context.Context, p Plan, emit func(Row) error) (ok bool, err error) {
-	ms, isMapped := x.Src.(mappedRowSource)
-	if !isMapped {
-		return false, nil
-	}
-	if n, isLimit := p.(*Limit); isLimit {
-		if _, runs := mappedScan(n.Input); !runs {
-			return false, nil
-		}
-		return true, limitTo(n.N, func(emit func(Row) error) error { _, err := x.mappedRows(ctx, n.Input, emit); return err }, emit)
-	}
-	sc, runs := mappedScan(p)
-	if !runs {
-		return false, nil
-	}
-	newConv := func() func(*layout.Record) (any, error) {
-		f := newRowFormatter(x.Cfg)
-		var slab []Row
-		return func(r *layout.Record) (any, error) {
-			if len(slab) == 0 {
-				slab = make([]Row, 256)
-			}
-			row := &slab[0]
-			slab = slab[1:]
-			*row = f.row(r)
-			return row, nil
-		}
-	}
-	fn := func(v any) error { return emit(*v.(*Row)) }
-	return true, ms.FilterRowsMapped(ctx, sc.blocks, sc.addrs, sc.front, sc.match, newConv, fn)
-}
-
-// mappedScan is what a scan whose rows can be formatted on the scan's
-// goroutines reads: a full or block-range scan, or a filter over one that
-// needs no more than the header (and principals).
-type mappedScanSpec struct {
-	blocks       layout.BlockRange
-	addrs, front bool
-	match        func(*layout.Record) (bool, error)
-}
-
-func mappedScan(p Plan) (mappedScanSpec, bool) {
-	if blocks, ok := scanRange(p); ok {
-		return mappedScanSpec{blocks: blocks}, true
-	}
-	if n, ok := p.(*Filter); ok && n.Pred.need != needFull {
-		if blocks, ok := scanRange(n.Input); ok {
-			return mappedScanSpec{blocks: blocks, addrs: n.Pred.need == needAddrs, front: n.Pred.need == needFront, match: n.Pred.Eval}, true
-		}
-	}
-	return mappedScanSpec{}, false
 }
 
 func findGroup(p Plan) *Group {

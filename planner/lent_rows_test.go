@@ -22,19 +22,9 @@ func (s ownedRows) FilterRowsByFront(ctx context.Context, blocks layout.BlockRan
 	return s.Source.(frontRowSource).FilterRowsByFront(ctx, blocks, match, fn)
 }
 
-// lentOnly is the index without FilterRowsMapped: its finds' rows are
-// formatted on the caller's goroutine from records lent by the scan.
-type lentOnly struct{ ownedRows }
-
-func (s lentOnly) FilterRowsLent(ctx context.Context, blocks layout.BlockRange, addrs, front bool, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error {
-	return s.Source.(lentRowSource).FilterRowsLent(ctx, blocks, addrs, front, match, fn)
-}
-
 // TestLentRowsSame: find's rows from scans that lend their records
-// (FilterRowsLent: storage reused from row to row and chunk to chunk),
-// and from scans that make them on their own goroutines from lent records
-// (FilterRowsMapped), are the rows of scans that give each row its own
-// record, every field's
+// (FilterRowsLent: storage reused from row to row and chunk to chunk) are
+// the rows of scans that give each row its own record, every field's
 // machine and human text, in the same order, on a generated index of
 // 3,000 synthetic transactions (gross and net in several tokens, ETH and
 // WETH folded, reasons) and on the corpus' index; a sort over a scan
@@ -63,13 +53,10 @@ func TestLentRowsSame(t *testing.T) {
 				t.Fatalf("%s: %s", c.q, got)
 			}
 			if got != want {
-				t.Errorf("%s: rows made on the scan's goroutines\n%s\n--- owned rows\n%s", c.q, got, want)
+				t.Errorf("%s: lent rows\n%s\n--- owned rows\n%s", c.q, got, want)
 			}
-			if lent := fullRows(t, lentOnly{ownedRows{idx}}, c.q); lent != want {
-				t.Errorf("%s: lent rows\n%s\n--- owned rows\n%s", c.q, lent, want)
-			}
-			if c.lent != (src.lent != 0) || c.lent != (src.mapped != 0) {
-				t.Errorf("%s: %d lent scans, %d mapped", c.q, src.lent, src.mapped)
+			if c.lent != (src.lent != 0) {
+				t.Errorf("%s: %d lent scans", c.q, src.lent)
 			}
 		}
 	}

@@ -37,11 +37,6 @@ func (stuckSource) FilterRowsLent(ctx context.Context, _ index.BlockRange, _, _ 
 	return ctx.Err()
 }
 
-func (stuckSource) FilterRowsMapped(ctx context.Context, _ index.BlockRange, _, _ bool, _ func(*index.Record) (bool, error), _ func() func(*index.Record) (any, error), _ func(any) error) error {
-	<-ctx.Done()
-	return ctx.Err()
-}
-
 func plan(t *testing.T, src string) *Query {
 	t.Helper()
 	st, err := lang.ParseOne("q", src)

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/holiman/uint256"
-
 	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
@@ -79,36 +77,6 @@ func (f *rowFormatter) lookup(t normalform.Token) *tokenText {
 	return tt
 }
 
-// appendDec appends v in decimal (uint256.Int.Dec), without allocating:
-// past 64 bits, v's low digits are taken 19 at a time.
-func appendDec(b []byte, v *uint256.Int) []byte {
-	if v.IsUint64() {
-		return strconv.AppendUint(b, v.Uint64(), 10)
-	}
-	var low [4]uint64 // 78 digits at most: the high part and up to four of 19
-	n := 0
-	q := *v
-	for !q.IsUint64() {
-		var r uint256.Int
-		q.DivMod(&q, &e19, &r)
-		low[n] = r.Uint64()
-		n++
-	}
-	b = strconv.AppendUint(b, q.Uint64(), 10)
-	for i := n - 1; i >= 0; i-- {
-		var d [19]byte
-		t := strconv.AppendUint(d[:0], low[i], 10)
-		for range 19 - len(t) {
-			b = append(b, '0')
-		}
-		b = append(b, t...)
-	}
-	return b
-}
-
-// e19 is 10^19, the largest power of ten below 2^64.
-var e19 = *uint256.NewInt(10_000_000_000_000_000_000)
-
 // appendUnits appends normalform.FormatUnits of the amount whose decimal
 // digits are digits (they may be earlier bytes of b): the exact decimal,
 // trailing zeros of the fraction trimmed.
@@ -180,7 +148,7 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 			b = append(b, '-')
 		}
 		ds := len(b)
-		b = appendDec(b, &a.Amount.Abs)
+		b = normalform.AppendDec(b, &a.Amount.Abs)
 		spans = append(spans, [2]int{ds, len(b)})
 	}
 	human := len(b)
@@ -205,7 +173,7 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 					if k > 0 {
 						b = append(b, ", "...)
 					}
-					f.digits = appendDec(f.digits[:0], &folded[k].Amount.Abs)
+					f.digits = normalform.AppendDec(f.digits[:0], &folded[k].Amount.Abs)
 					b = f.appendSigned(b, &folded[k].Amount, f.digits, folded[k].Token, f.token(folded[k].Token))
 				}
 				b = append(b, " ("...)

@@ -17,8 +17,7 @@ type rowCounting struct {
 	*index.Index
 	mu                 sync.Mutex
 	rows, whole, front int
-	lent               int // scans that lent their records (FilterRowsLent, FilterRowsMapped)
-	mapped             int // scans whose rows were made on the scan's goroutines (FilterRowsMapped)
+	lent               int // scans that lent their records (FilterRowsLent)
 }
 
 func (s *rowCounting) count(rows bool) {
@@ -53,18 +52,6 @@ func (s *rowCounting) FilterRowsLent(ctx context.Context, blocks layout.BlockRan
 	s.lent++
 	s.mu.Unlock()
 	return s.Index.FilterRowsLent(ctx, blocks, addrs, front, match, fn)
-}
-
-func (s *rowCounting) FilterRowsMapped(ctx context.Context, blocks layout.BlockRange, addrs, front bool, match func(*layout.Record) (bool, error), newConv func() func(*layout.Record) (any, error), fn func(any) error) error {
-	s.count(true)
-	s.mu.Lock()
-	if front {
-		s.front++
-	}
-	s.lent++
-	s.mapped++
-	s.mu.Unlock()
-	return s.Index.FilterRowsMapped(ctx, blocks, addrs, front, match, newConv, fn)
 }
 
 func (s *rowCounting) Filter(ctx context.Context, blocks layout.BlockRange, addrs bool, match func(*layout.Record) (bool, error), whole bool, fn func(*layout.Record) error) error {

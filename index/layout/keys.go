@@ -72,12 +72,14 @@ import (
 // them in order with one iterator; since schema 11 a key holds a page of
 // up to 16 positions' records (page.go), which scans walk as one key. A record's normal form (its encoded
 // analysis with the step log, the larger part of its bytes) is not in
-// the record but under its own key at the same position (0x1b): scans,
+// the record but under an NF key (0x1b; since schema 12 an entry of the
+// S2-compressed NF page of its position's 128, nfpage.go, which a reader
+// decompresses; a position without index keeps its own key): scans,
 // which filter and show the record's fields, copy and decode about 300
 // bytes a record instead of 750; readers that show the analysis (show,
-// draw, export, verify, the block findings' fallback) read the NF key
-// with one more point read in the same read transaction (or, walking a
-// range, with a second iterator in step with the first). The record and
+// draw, export, verify, the block findings' fallback) read its NF page
+// with one more point read in the same read transaction (a reader keeps
+// the last page it decompressed). The record and
 // its NF key are written and deleted together in one Badger transaction,
 // and the record holds a 64-bit XXH3 of the NF, so a reader checks
 // that the two belong together and a re-ingest whose NF changed is not

@@ -1,4 +1,4 @@
-package planner
+package normalform
 
 import (
 	"math/rand"
@@ -7,7 +7,7 @@ import (
 	"github.com/holiman/uint256"
 )
 
-// TestAppendDec: appendDec writes uint256.Int.Dec's digits for zero,
+// TestAppendDec: AppendDec writes uint256.Int.Dec's digits for zero,
 // powers of ten and their neighbours around 2^64 and 10^19 and their
 // multiples, the largest value, and random values of every width, and
 // allocates nothing.
@@ -40,13 +40,13 @@ func TestAppendDec(t *testing.T) {
 	}
 	var b []byte
 	for _, v := range vals {
-		b = appendDec(append(b[:0], 'x'), v)
+		b = AppendDec(append(b[:0], 'x'), v)
 		if got, want := string(b[1:]), v.Dec(); got != want {
-			t.Errorf("appendDec(%s) = %s", want, got)
+			t.Errorf("AppendDec(%s) = %s", want, got)
 		}
 	}
 	buf := make([]byte, 0, 100)
-	if n := testing.AllocsPerRun(100, func() { buf = appendDec(buf[:0], max) }); n != 0 {
-		t.Errorf("appendDec: %.1f allocations, want none", n)
+	if n := testing.AllocsPerRun(100, func() { buf = AppendDec(buf[:0], max) }); n != 0 {
+		t.Errorf("AppendDec: %.1f allocations, want none", n)
 	}
 }

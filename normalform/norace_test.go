@@ -1,0 +1,5 @@
+//go:build !race
+
+package normalform
+
+const raceBuild = false
