@@ -1,6 +1,6 @@
 // Package fuzzsmoke runs every fuzz target of flowq for a while, for CI:
 //
-//	FLOWQ_FUZZ_SMOKE=30000x go test ./internal/fuzzsmoke -run TestFuzzSmoke -v -timeout 15m
+//	FLOWQ_FUZZ_SMOKE=30000x go test ./internal/fuzzsmoke -run TestFuzzSmoke -v -timeout 60m
 //
 // (make fuzz-smoke). FLOWQ_FUZZ_SMOKE is go test's -fuzztime for each
 // target: a count of executions (30000x) or a duration (3s). Prefer a
