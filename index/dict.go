@@ -8,6 +8,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
 )
 
@@ -23,7 +24,8 @@ type dictName struct {
 }
 
 // dictCache holds committed dictionary entries (distinct shape, tokens
-// and family hashes: few).
+// and family hashes: few; addresses by role, layout.LevelAddr: a bot's,
+// its senders', the tokens').
 type dictCache struct {
 	mu    sync.RWMutex
 	ids   map[dictName]uint32
@@ -54,15 +56,11 @@ func (c *dictCache) add(n dictName, id uint32) {
 	c.mu.Unlock()
 }
 
-func nameValue(n dictName) []byte { return append([]byte{byte(n.level)}, n.h[:]...) }
+func nameValue(n dictName) []byte { return layout.NameValue(n.level, n.h) }
 
 func parseNameValue(v []byte) (dictName, error) {
-	if len(v) != 33 || v[0] == 0 || v[0] > byte(normalform.Family) {
-		return dictName{}, fmt.Errorf("bad dictionary name %x", v)
-	}
-	n := dictName{level: normalform.Level(v[0])}
-	copy(n.h[:], v[1:])
-	return n, nil
+	l, h, err := layout.ParseNameValue(v)
+	return dictName{level: l, h: h}, err
 }
 
 func parseID(v []byte) (uint32, error) {
@@ -177,7 +175,7 @@ func (w *wtx) id(l normalform.Level, h normalform.Hash) (uint32, error) {
 	}
 	id = w.next
 	if id == 0 || id == ^uint32(0) {
-		return 0, errors.New("the dictionary of structural hashes is full")
+		return 0, errors.New("the dictionary of structural hashes and addresses is full")
 	}
 	w.next++
 	if err := w.ix.set(w.txn, DictKey(l, h).Bytes(), binary.BigEndian.AppendUint32(nil, id)); err != nil {
@@ -194,6 +192,22 @@ func (w *wtx) id(l normalform.Level, h normalform.Hash) (uint32, error) {
 	}
 	w.pending[n], w.names[id] = id, n
 	return id, nil
+}
+
+// addrIDs returns the dictionary ids of a record's dictionary addresses
+// (layout.Encoded.Dict: 20 bytes each), assigning the next ones to those
+// that have none, into dst.
+func (w *wtx) addrIDs(dict []byte, dst []uint32) ([]uint32, error) {
+	for i := 0; i+20 <= len(dict); i += 20 {
+		var h normalform.Hash
+		copy(h[:], dict[i:i+20])
+		id, err := w.id(layout.LevelAddr, h)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, id)
+	}
+	return dst, nil
 }
 
 // resolve resolves ids as the write transaction sees them.

@@ -56,7 +56,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("the header (%v) disagrees with the record:\n%+v\n%+v", herr, head, rec)
 		}
 		_, id, _ := decodeRecordIDs(l.Loc, b, td.resolve, depthFull)
-		enc := rec.Encode(id)
+		enc := rec.Encode(id, td.addrs(rec))
 		again, err := DecodeRecord(l.Loc, enc, td.resolve)
 		if err != nil {
 			t.Fatalf("a decoded record re-encodes to bytes that do not decode: %v", err)
@@ -86,9 +86,10 @@ func FuzzParseKey(f *testing.F) {
 			f.Fatal(err)
 		}
 		id := ids{0, 1, 2, 3}
-		for _, x := range keysOf(rec, rec.Encode(id), id) {
+		for _, x := range keysOf(rec, rec.Encode(id, make([]uint32, len(rec.DictAddrs(nil)))), id) {
 			f.Add(x.k)
 		}
+		f.Add(AddrDictKey(rec.Recipient).Bytes())
 		f.Add(TxHashKey(rec.Hash).Bytes())
 		f.Add(DictKey(normalform.Shape, rec.Hashes.Shape).Bytes())
 	}

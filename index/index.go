@@ -407,7 +407,12 @@ func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	enc := e.Join(id)
+	var aidBuf [8]uint32
+	aid, err := w.addrIDs(e.Dict, aidBuf[:0])
+	if err != nil {
+		return false, err
+	}
+	enc := e.Join(id, aid)
 	if samePos && sameContent(oldEnc, enc) {
 		w.wrote = oldEnc
 		return false, nil

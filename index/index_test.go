@@ -236,9 +236,10 @@ func TestPutAtomic(t *testing.T) {
 	ix := openTemp(t)
 	empty := index.Dump(t, ix)
 	rec, _ := index.NewRecord(a, time.Millisecond)
-	// The record's keys, its txhash and first-seen keys, and the three
-	// ids of a first record (an id's dict and name keys and the next id).
-	keys := index.KeyCount(rec) + 2 + 7 + 1 // and the block's dirty key (blocks.go)
+	// The record's keys, its txhash and first-seen keys, and the ids of a
+	// first record (an id's dict and name keys and the next id): its three
+	// hashes' and its dictionary addresses'.
+	keys := index.KeyCount(rec) + 2 + 2*(3+len(rec.DictAddrs(nil))) + 1 + 1 // and the block's dirty key (blocks.go)
 	n := keys + 2
 	boom := errors.New("injected failure")
 	for k := 1; k <= n; k++ {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -139,28 +140,40 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 	n := 0
 	recs := newTxnRecs(txn) // consecutive positions of a page: one read
 	nfs := newNFReader(txn) // and of an NF page (nfpages.go)
-	get := func(key *Key) error {
+	// read reads the record a key leads to, nil when it is not one the
+	// lookup asks for; emit gives a record found to fn.
+	read := func(key *Key) (*Record, error) {
 		if n++; n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		var rec *Record
 		if err := recs.record(key.Loc, func(v []byte) (err error) { rec, err = decodeRecord(key.Loc, v, names, d); return }); err != nil {
 			if errors.Is(err, badger.ErrKeyNotFound) {
-				return fmt.Errorf("%s key at %s: its record: %w", key.Kind, key.Loc, err)
+				return nil, fmt.Errorf("%s key at %s: its record: %w", key.Kind, key.Loc, err)
 			}
-			return err
+			return nil, err
 		}
 		if !lk.Holds(rec, key) {
-			return nil // another hash, address or token with the same tag
+			return nil, nil // another hash, address or token with the same tag (or amount in the same bucket)
 		}
+		return rec, nil
+	}
+	emit := func(rec *Record, key *Key) error {
 		if d == depthWhole {
 			if err := nfs.set(rec); err != nil {
 				return err
 			}
 		}
 		return fn(rec, key)
+	}
+	get := func(key *Key) error {
+		rec, err := read(key)
+		if rec == nil || err != nil {
+			return err
+		}
+		return emit(rec, key)
 	}
 	keys := func(prefix []byte, gw int) error {
 		return scanGroupsTxn(ctx, txn, prefix, gw, lk.Blocks, func(k, _ []byte) error {
@@ -229,14 +242,7 @@ func (ix *Index) find(ctx context.Context, txn *badger.Txn, lk Lookup, d depth, 
 		}
 		return nil
 	case KindProfit:
-		seen := map[Loc]bool{}
-		return profitKeys(ctx, txn, lk.Side, lk.Token, lk.Lo, lk.Hi, func(k *Key) error {
-			if seen[k.Loc] {
-				return nil
-			}
-			seen[k.Loc] = true
-			return get(k)
-		})
+		return profitFind(ctx, txn, lk, read, emit)
 	}
 	// A key of the lookup's value then the position (keys grouped by
 	// gw bytes between them): layout says which.
@@ -542,49 +548,180 @@ func (ix *Index) ByTier(ctx context.Context, v normalform.Verdict, t normalform.
 // absent component is zero, and zero components are not stored).
 func (ix *Index) ByProfit(ctx context.Context, side Side, tok normalform.Token, lo, hi *normalform.Signed, fn func(amount normalform.Signed, r Ref) error) error {
 	lk := Lookup{By: KindProfit, Side: side, Token: tok, Lo: lo, Hi: hi, Blocks: AllBlocks}
-	return ix.view(ctx, lk, depthFull, func(rec *Record, key *Key) error {
-		return fn(key.Amount, Ref{Hash: rec.Hash, Loc: rec.Loc})
+	return ix.view(ctx, lk, depthFull, func(rec *Record, _ *Key) error {
+		a, _ := lk.Component(rec)
+		return fn(a, Ref{Hash: rec.Hash, Loc: rec.Loc})
 	})
 }
 
+// profitKeys calls fn with the profit keys of a side's component in tok
+// between lo and hi (inclusive; nil: open), in amount then position
+// order. A net component equal to a gross one of the same record (the
+// same token and amount: every token but the native and wrapped native
+// ones, whose net folds them and takes the costs) has no net key of its
+// own (layout.Record.Keys): the net side walks the net and gross keys
+// merged, and the reader checks each against the record's net balance
+// (Lookup.Holds), so a gross key whose net differs is a read, never a
+// row.
 func profitKeys(ctx context.Context, txn *badger.Txn, side Side, tok normalform.Token, lo, hi *normalform.Signed, fn func(*Key) error) error {
-	prefix := layout.ProfitPrefix(side, tok)
-	var start, end []byte
-	if lo != nil {
-		start = append(append([]byte(nil), prefix...), AmountBytes(*lo)...)
+	walks := []*profitWalk{newProfitWalk(txn, side, tok, lo, hi)}
+	if side == Net {
+		walks = append(walks, newProfitWalk(txn, Gross, tok, lo, hi))
 	}
-	if hi != nil {
-		end = prefixEnd(append(append([]byte(nil), prefix...), AmountBytes(*hi)...))
-	}
-	if start == nil {
-		start = prefix
-	}
-	c := newPostIter(txn, prefix) // position by position (postings.go)
-	defer c.Close()
+	defer func() {
+		for _, w := range walks {
+			w.c.Close()
+		}
+	}()
 	n := 0
-	for c.Seek(start); c.Valid(); c.Next() {
+	for {
 		if n++; n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		k := c.Key()
-		if end != nil && bytes.Compare(k, end) >= 0 {
-			return nil
+		var least *profitWalk
+		for _, w := range walks {
+			if w.err != nil {
+				return w.err
+			}
+			if w.valid() && (least == nil || bytes.Compare(w.rest(), least.rest()) < 0) {
+				least = w
+			}
 		}
-		key, err := ParseKey(k)
+		if least == nil {
+			return ctx.Err()
+		}
+		key, err := ParseKey(least.c.Key())
 		if err != nil {
 			return err
 		}
 		if err := fn(&key); err != nil {
 			return err
 		}
+		least.c.Next()
+		if err := least.c.Err(); err != nil {
+			return err
+		}
 	}
-	if err := c.Err(); err != nil {
+}
+
+// profitFind gives fn the records whose balance (the lookup's side) has
+// a component in its token within its range, each once, in amount then
+// position order. A profit key holds its amount's bucket (layout.Bucket),
+// whose records come in position order: each bucket's records found
+// (read, which checks the amount) are sorted before they are given. A
+// bucket's first profitKept records are kept as read; past them only
+// their amounts and keys, and the records are read again in order, so a
+// bucket many transactions share (one amount paid to each) holds about
+// 100 bytes a transaction, not its records.
+func profitFind(ctx context.Context, txn *badger.Txn, lk Lookup, read func(*Key) (*Record, error), emit func(*Record, *Key) error) error {
+	type hit struct {
+		a   normalform.Signed
+		key Key
+		rec *Record // nil past profitKept: read again
+	}
+	var group []hit
+	var bucket layout.Bucket
+	seen := map[Loc]bool{} // the bucket's records found: a record's component is in one bucket
+	flush := func() error {
+		slices.SortStableFunc(group, func(x, y hit) int {
+			if c := x.a.Cmp(y.a); c != 0 {
+				return c
+			}
+			switch {
+			case x.key.Loc.Less(y.key.Loc):
+				return -1
+			case y.key.Loc.Less(x.key.Loc):
+				return 1
+			}
+			return 0
+		})
+		for i := range group {
+			h := &group[i]
+			rec := h.rec
+			if rec == nil {
+				var err error
+				if rec, err = read(&h.key); err != nil {
+					return err
+				} else if rec == nil {
+					return fmt.Errorf("profit key at %s: its record changed while read", h.key.Loc)
+				}
+			}
+			if err := emit(rec, &h.key); err != nil {
+				return err
+			}
+			h.rec = nil
+		}
+		group = group[:0]
+		clear(seen)
+		return nil
+	}
+	err := profitKeys(ctx, txn, lk.Side, lk.Token, lk.Lo, lk.Hi, func(k *Key) error {
+		if len(group) > 0 && k.Bucket != bucket {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		bucket = k.Bucket
+		if seen[k.Loc] {
+			return nil // two tokens sharing a tag, or the net side's gross key beside its net one
+		}
+		rec, err := read(k)
+		if rec == nil || err != nil {
+			return err
+		}
+		seen[k.Loc] = true
+		a, _ := lk.Component(rec)
+		if len(group) >= profitKept {
+			rec = nil
+		}
+		group = append(group, hit{a: a, key: *k, rec: rec})
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	return ctx.Err()
+	return flush()
 }
+
+// profitKept bounds the records of one amount bucket kept while it is
+// read (profitFind).
+const profitKept = 1024
+
+// profitWalk walks one side's profit keys of a token from lo to hi.
+type profitWalk struct {
+	c      *postIter
+	prefix []byte
+	end    []byte // nil: the prefix's end
+	err    error
+}
+
+func newProfitWalk(txn *badger.Txn, side Side, tok normalform.Token, lo, hi *normalform.Signed) *profitWalk {
+	w := &profitWalk{prefix: layout.ProfitPrefix(side, tok)}
+	start := w.prefix
+	if lo != nil {
+		b := ProfitBucket(*lo)
+		start = append(append([]byte(nil), w.prefix...), b[:]...)
+	}
+	if hi != nil {
+		b := ProfitBucket(*hi)
+		w.end = prefixEnd(append(append([]byte(nil), w.prefix...), b[:]...))
+	}
+	w.c = newPostIter(txn, w.prefix) // position by position (postings.go)
+	w.c.Seek(start)
+	w.err = w.c.Err()
+	return w
+}
+
+// valid reports whether the walk is at a key within its range.
+func (w *profitWalk) valid() bool {
+	return w.c.Valid() && (w.end == nil || bytes.Compare(w.c.Key(), w.end) < 0)
+}
+
+// rest is the current key after the side's prefix: amount, then
+// position, which order the sides' keys alike.
+func (w *profitWalk) rest() []byte { return w.c.Key()[len(w.prefix):] }
 
 // ByAddress streams the transactions that touch an address (as from, to,
 // or an endpoint of a transfer), in position order.

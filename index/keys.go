@@ -103,6 +103,9 @@ func FailureKey(src SourceID, seq uint32) Key { return layout.FailureKey(src, se
 // DictKey is the key of a hash's dictionary id.
 func DictKey(level normalform.Level, h normalform.Hash) Key { return layout.DictKey(level, h) }
 
+// AddrDictKey is the key of an address's dictionary id.
+func AddrDictKey(a normalform.Address) Key { return layout.AddrDictKey(a) }
+
 // NameKey is the key of what a dictionary id names.
 func NameKey(id uint32) Key { return layout.NameKey(id) }
 
@@ -148,8 +151,9 @@ func AddrKey(a normalform.Address, l Loc) Key { return layout.AddrKey(a, l) }
 // TokenKey is the key of a token a transaction touches.
 func TokenKey(tok normalform.Token, l Loc) Key { return layout.TokenKey(tok, l) }
 
-// AmountBytes is the sortable 33-byte form of a signed amount.
-func AmountBytes(s normalform.Signed) []byte { return layout.AmountBytes(s) }
+// ProfitBucket is the part of an amount a profit key holds: three bytes
+// in the amounts' order, which several amounts share.
+func ProfitBucket(s normalform.Signed) layout.Bucket { return layout.ProfitBucket(s) }
 
 // ParseKey is the inverse of Key.Bytes.
 func ParseKey(b []byte) (Key, error) { return layout.ParseKey(b) }

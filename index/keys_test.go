@@ -158,22 +158,42 @@ func randomSigned(r *rand.Rand) normalform.Signed {
 	return s
 }
 
-// TestAmountOrder: byte order of encoded amounts is numeric order,
-// negatives before zero before positives, larger losses first.
-func TestAmountOrder(t *testing.T) {
+// TestBucketOrder: a profit key's bucket never orders two amounts
+// against their numeric order (negatives before zero before positives,
+// larger losses first), and tells apart amounts that differ in their 15
+// leading bits.
+func TestBucketOrder(t *testing.T) {
 	want := []normalform.Signed{signed(true, maxU256), signed(true, "1000000000000000000000000"), signed(true, "18446744073709551616"),
 		signed(true, "2"), signed(true, "1"), {}, signed(false, "1"), signed(false, "255"), signed(false, "256"),
 		signed(false, "18446744073709551616"), signed(false, maxU256)}
 	for i := 1; i < len(want); i++ {
-		if bytes.Compare(AmountBytes(want[i-1]), AmountBytes(want[i])) >= 0 {
+		a, b := ProfitBucket(want[i-1]), ProfitBucket(want[i])
+		if bytes.Compare(a[:], b[:]) >= 0 {
 			t.Errorf("%s does not sort before %s", want[i-1], want[i])
 		}
 	}
 	r := rand.New(rand.NewPCG(3, 4))
-	for range 5000 {
+	for range 20000 {
 		a, b := randomSigned(r), randomSigned(r)
-		if got, w := bytes.Compare(AmountBytes(a), AmountBytes(b)), a.Cmp(b); got != w {
-			t.Fatalf("%s vs %s: bytes %d, numbers %d", a, b, got, w)
+		if r.IntN(4) == 0 { // neighbours: the same leading bits, or nearly
+			b = a
+			b.Abs.AddUint64(&b.Abs, uint64(r.IntN(1000)))
+		}
+		ba, bb := ProfitBucket(a), ProfitBucket(b)
+		got, w := bytes.Compare(ba[:], bb[:]), a.Cmp(b)
+		if got != 0 && got != w {
+			t.Fatalf("%s vs %s: buckets %d, numbers %d", a, b, got, w)
+		}
+		if got == 0 && w != 0 && a.Neg == b.Neg {
+			// one bucket: the same sign, bit length and 14 bits after the
+			// leading one
+			n := a.Abs.BitLen()
+			var x, y uint256.Int
+			x.Rsh(&a.Abs, uint(max(n-15, 0)))
+			y.Rsh(&b.Abs, uint(max(n-15, 0)))
+			if n != b.Abs.BitLen() || x != y {
+				t.Fatalf("%s and %s share a bucket", a, b)
+			}
 		}
 	}
 }

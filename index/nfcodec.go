@@ -2,20 +2,54 @@ package index
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 
-	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/flowq/flowq/index/layout"
 )
 
 // The NF pages' codec (layout/nfpage.go gives the format; the codec's
 // package reaches I/O, which layout may not): a page's body compressed
-// as one S2 block.
+// as one zstd frame, at the fastest level, stating its content size.
 
 // nfBodies pools the uncompressed bodies the writer builds.
 var nfBodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+// The codec's encoder and decoder, made once and shared: EncodeAll and
+// DecodeAll may be called from several goroutines at once. The decoder
+// refuses a frame that would take more memory than a page's bound
+// (layout.MaxNFPageBody) or that states no content size; the reader
+// also checks the stated size against the page's before decoding.
+var (
+	nfEncOnce sync.Once
+	nfEnc     *zstd.Encoder
+	nfDecOnce sync.Once
+	nfDec     *zstd.Decoder
+)
+
+func nfEncoder() *zstd.Encoder {
+	nfEncOnce.Do(func() {
+		var err error
+		nfEnc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false),
+			zstd.WithZeroFrames(true), zstd.WithSingleSegment(true))
+		if err != nil {
+			panic("index: the NF pages' zstd encoder: " + err.Error()) // options fixed here: never
+		}
+	})
+	return nfEnc
+}
+
+func nfDecoder() *zstd.Decoder {
+	nfDecOnce.Do(func() {
+		var err error
+		nfDec, err = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(layout.MaxNFPageBody), zstd.IgnoreChecksum(true))
+		if err != nil {
+			panic("index: the NF pages' zstd decoder: " + err.Error()) // options fixed here: never
+		}
+	})
+	return nfDec
+}
 
 // appendNFPage writes an NF page's value from its NF values by offset
 // (nil: absent); ok is false when it holds none (the page is to be
@@ -27,15 +61,11 @@ func appendNFPage(dst []byte, nfs *[layout.NFPageSpan][]byte) (out []byte, ok bo
 	if !ok {
 		return dst, false, nil
 	}
-	m := s2.MaxEncodedLen(len(body))
-	if len(body) > layout.MaxNFPageBody || m < 0 {
+	if len(body) > layout.MaxNFPageBody {
 		return dst, false, fmt.Errorf("%d bytes of normal forms, above the %d a page may hold", len(body), layout.MaxNFPageBody)
 	}
 	dst = layout.AppendNFHeader(dst, len(body))
-	h := len(dst)
-	dst = slices.Grow(dst, m)[:h+m]
-	c := s2.Encode(dst[h:], body) // into dst's storage: len(dst[h:]) is enough
-	return dst[:h+len(c)], true, nil
+	return nfEncoder().EncodeAll(body, dst), true, nil
 }
 
 // nfPageBody decompresses an NF page's value (its key's loc page) into
@@ -45,15 +75,20 @@ func nfPageBody(page Loc, v []byte, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The block states its decoded length first: checked against the
+	// The frame states its decoded length first: checked against the
 	// page's before anything is allocated, and decoded into n bytes.
-	if m, err := s2.DecodedLen(c); err != nil || m != n {
+	var h zstd.Header
+	if err := h.Decode(c); err != nil || !h.HasFCS || h.FrameContentSize != uint64(n) {
+		m := int64(-1)
+		if err == nil && h.HasFCS {
+			m = int64(h.FrameContentSize)
+		}
 		return nil, &layout.NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("corrupt compressed data: it states %d bytes (%v), the page %d", m, err, n)}
 	}
 	if cap(dst) < n {
 		dst = make([]byte, 0, n)
 	}
-	body, err := s2.Decode(dst[:n], c)
+	body, err := nfDecoder().DecodeAll(c, dst[:0])
 	if err != nil {
 		return nil, &layout.NFPageError{Page: page, Pos: -1, Msg: "corrupt compressed data: " + err.Error()}
 	}

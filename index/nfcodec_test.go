@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -24,7 +23,7 @@ func TestNFPageCodec(t *testing.T) {
 	}
 	page := Loc{Block: 42, Index: layout.NFPageSpan}
 	v, ok, err := appendNFPage(nil, &nfs)
-	if err != nil || !ok || v[1] != layout.NFCodecS2 {
+	if err != nil || !ok || v[1] != layout.NFCodecZstd {
 		t.Fatalf("write: %v %v", ok, err)
 	}
 	if len(v) >= raw/2 {
@@ -59,13 +58,12 @@ func TestNFPageCodec(t *testing.T) {
 	}
 }
 
-// TestNFPageHostileLength: a page whose S2 block states a length far
+// TestNFPageHostileLength: a page whose zstd frame states a length far
 // above the page's own (a hostile or damaged page) is refused before
 // anything of that size is allocated.
 func TestNFPageHostileLength(t *testing.T) {
 	v := layout.AppendNFHeader(nil, 10)
-	v = binary.AppendUvarint(v, 48<<20) // the block's decoded length: 48 MiB
-	v = append(v, 0, 1, 2, 3)
+	v = nfEncoder().EncodeAll(make([]byte, 48<<20), v) // a frame stating 48 MiB (of zeros: a few KB)
 	var got [layout.NFPageSpan][]byte
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

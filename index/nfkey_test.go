@@ -177,7 +177,7 @@ func TestSchema8Refused(t *testing.T) {
 	}
 	ix.Close()
 	// schema 8: the NF in the record; schema 9: the NF key's value with its own tables
-	for _, v := range [][2]uint32{{8, 5}, {9, 6}, {10, 6}, {11, 6}} { // schema 10: a key a record, no pages; 11: a key a secondary key and position, no postings, no NF pages
+	for _, v := range [][2]uint32{{8, 5}, {9, 6}, {10, 6}, {11, 6}, {12, 6}} { // schema 10: a key a record, no pages; 11: a key a secondary key and position, no postings, no NF pages; 12: addresses written out, S2 NF pages, profit keys with the amount
 		ix, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestSchema8Refused(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix.Close()
-		want := fmt.Sprintf("has schema %d (records v%d); this flowq uses schema %d (records v6): ingest into a new directory", v[0], v[1], SchemaVersion)
+		want := fmt.Sprintf("has schema %d (records v%d); this flowq uses schema %d (records v%d): ingest into a new directory", v[0], v[1], SchemaVersion, RecordVersion)
 		if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("open a schema %d index: %v", v[0], err)
 		}

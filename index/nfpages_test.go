@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	badger "github.com/dgraph-io/badger/v4"
-	"github.com/klauspost/compress/s2"
 
 	"github.com/flowq/flowq/index/layout"
 	"github.com/flowq/flowq/normalform"
@@ -461,7 +460,7 @@ func FuzzNFPage(f *testing.F) {
 	}
 	f.Add(v, body)
 	f.Add(v[:len(v)/2], body[:len(body)/2])
-	f.Add([]byte{layout.NFPageVersion, layout.NFCodecS2, 0}, []byte{0, 1, 0})
+	f.Add([]byte{layout.NFPageVersion, layout.NFCodecZstd, 0}, []byte{0, 1, 0})
 	f.Fuzz(func(t *testing.T, v, body []byte) {
 		page := Loc{Block: 7, Index: layout.NFPageSpan}
 		check := func(v []byte) {
@@ -500,6 +499,6 @@ func sameNFs(a, b *[layout.NFPageSpan][]byte) bool {
 
 // compressed is an NF page value holding body as it is.
 func compressed(body []byte) []byte {
-	v := binary.AppendUvarint([]byte{layout.NFPageVersion, layout.NFCodecS2}, uint64(len(body)))
-	return append(v, s2.Encode(nil, body)...)
+	v := binary.AppendUvarint([]byte{layout.NFPageVersion, layout.NFCodecZstd}, uint64(len(body)))
+	return nfEncoder().EncodeAll(body, v)
 }

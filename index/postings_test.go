@@ -493,12 +493,17 @@ func TestSpaceCountsPostings(t *testing.T) {
 		var n uint64
 		e := encodeRecord(r)
 		if err := ix.db.View(func(txn *badger.Txn) error {
-			id, err := (&wtx{ix: ix, txn: txn}).ids(r)
+			w := &wtx{ix: ix, txn: txn}
+			id, err := w.ids(r)
+			if err != nil {
+				return err
+			}
+			aid, err := w.addrIDs(e.Dict, nil)
 			if err != nil {
 				return err
 			}
 			seen := map[string]bool{}
-			for _, x := range keysOf(r, e.Join(id), id) {
+			for _, x := range keysOf(r, e.Join(id, aid), id) {
 				pk, _, ok := layout.SplitPosting(x.k)
 				if !ok || seen[string(pk)] {
 					continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,8 +42,24 @@ func (d *testDict) assign(r *Record) ids {
 	return out
 }
 
+// addrs gives a record's dictionary addresses (layout.Record.DictAddrs)
+// ids, in order.
+func (d *testDict) addrs(r *Record) []uint32 {
+	var out []uint32
+	for _, a := range r.DictAddrs(nil) {
+		n := dictName{layout.LevelAddr, layout.AddrName(a)}
+		id, ok := d.ids[n]
+		if !ok {
+			id = uint32(len(d.ids) + 1)
+			d.ids[n], d.names[id] = id, n
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
 // enc is a record's encoding with ids from d.
-func (d *testDict) enc(r *Record) []byte { return r.Encode(d.assign(r)) }
+func (d *testDict) enc(r *Record) []byte { return r.Encode(d.assign(r), d.addrs(r)) }
 
 func (d *testDict) resolve(l normalform.Level, id uint32) (normalform.Hash, bool) {
 	n, ok := d.names[id]
@@ -166,8 +183,16 @@ func TestRecordCorrupt(t *testing.T) {
 		}
 		other := td.assign(rec)
 		other[normalform.Family] = 999
-		if _, err := DecodeRecord(rec.Loc, rec.Encode(other), td.resolve); err == nil {
+		if _, err := DecodeRecord(rec.Loc, rec.Encode(other, td.addrs(rec)), td.resolve); err == nil {
 			t.Errorf("tx %s: a record naming an id the dictionary does not have decoded", rec.Hash.Hex())
+		}
+		aid := td.addrs(rec)
+		aid[len(aid)-1] = 99999
+		for _, d := range []depth{depthAddrs, depthRow, depthFull} {
+			if _, err := decodeRecord(rec.Loc, rec.Encode(td.assign(rec), aid), td.resolve, d); err == nil ||
+				!strings.Contains(err.Error(), "address id 99999 is not in the dictionary") || !strings.Contains(err.Error(), rec.Hash.Hex()) {
+				t.Errorf("tx %s: a record naming an address id the dictionary does not have, to depth %d: %v", rec.Hash.Hex(), d, err)
+			}
 		}
 	}
 	if _, err := DecodeRecord(Loc{}, []byte{9}, td.resolve); err == nil {
@@ -193,9 +218,14 @@ func TestRecordSharesNF(t *testing.T) {
 		if c := bytes.Count(enc, rec.Hash[:]); c != 1 {
 			t.Fatalf("tx %s: the record holds its hash %d times", rec.Hash.Hex(), c)
 		}
+		dict := rec.DictAddrs(nil)
 		for _, ad := range rec.Addresses {
-			if c := bytes.Count(enc, ad[:]); c != 1 {
-				t.Fatalf("tx %s: address %x written %d times", rec.Hash.Hex(), ad, c)
+			want := 1 // a dictionary address by its id alone (schema 13)
+			if slices.Contains(dict, ad) {
+				want = 0
+			}
+			if c := bytes.Count(enc, ad[:]); c != want {
+				t.Fatalf("tx %s: address %x written %d times, want %d", rec.Hash.Hex(), ad, c, want)
 			}
 		}
 		if len(enc) >= len(rec.NF) {

@@ -22,14 +22,15 @@ import (
 // Notation: u8, u32, u64 are big-endian unsigned integers of 1, 4 and 8
 // bytes; hash is 32 bytes; addr is 20 bytes; id is a u32 dictionary id
 // (below); tag is 6 bytes standing for a hash, an address or a token
-// (below); loc and amount are defined below the table.
+// (below); loc and bucket are defined below the table.
 //
 //	kind         key                                                  value
 //	0x01 schema  0x01                                                 u32 schema version, u32 record version
 //	0x02 input   0x02 src[16]                                         input marker (inputValue: content hash, versions, counts, name)
 //	0x03 failure 0x03 src[16] u32 seq                                 failure (failureValue: source, stage, tx, message)
 //	0x04 dict    0x04 u8 level (1 shape, 2 tokens, 3 family), hash    id
-//	0x05 name    0x05 id                                              u8 level, hash
+//	             0x04 u8 4 (LevelAddr), addr                          id
+//	0x05 name    0x05 id                                              u8 level, hash (level 4: addr)
 //	0x06 next    0x06                                                 u32: the next id to assign
 //	0x10 tx      0x10 u40 block u24 (index &^ 15)                     record page: u8 version, per record u8 (index & 15), uvarint length, Record (page.go, record.go)
 //	             0x10 loc (index unknown: 0xffffff, hash)             Record (record.go): a lone record
@@ -39,7 +40,7 @@ import (
 //	0x13 bot     0x13 tag of the recipient, id of the shape, pos      posting or (none)
 //	0x14 first   0x14 addr recipient, id of the shape                 loc of the bot's first transaction of that shape (its hash: the record's there)
 //	0x15 verdict 0x15 u8 verdict, u8 tier, pos                        posting or (none)
-//	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, amount, pos  posting or (none)
+//	0x16 profit  0x16 u8 side (0 gross, 1 net), tag of the token, bucket, pos  posting or (none); no net key where the gross has the component
 //	0x17 addr    0x17 tag of the address, pos                         posting or (none); not for the recipient, whose bot key (0x13, same tag) stands for it
 //	0x18 token   0x18 tag of the token, pos                           posting or (none)
 //	0x19 block   0x19 u40 block                                       block findings (blocks.go: u8 version 2, block.Report.AppendFindings: binary, no Txs/Swaps)
@@ -54,8 +55,7 @@ import (
 // difference; minimal, increasing, not empty). For a transaction whose
 // index is unknown, its loc (0xffffff and its hash), and no value: one
 // key a transaction, as before schema 12. A reader tells them by the
-// length after the value part (5 bytes or 40; the profit key's amount
-// is self-delimiting). Record.Keys still lists one key a (kind, value,
+// length after the value part (5 bytes or 40). Record.Keys still lists one key a (kind, value,
 // loc), with the loc: the posting's position is that key with the index
 // appended (layout.Entry), so key order is (value, block, index) either
 // way.
@@ -128,12 +128,11 @@ import (
 // A token (tagged) is u8 kind (normalform.TokenKind), addr, and for
 // ERC-721 and ERC-1155 tokens the id as 32 bytes.
 //
-// amount is a signed 256-bit integer in 1 to 34 bytes whose byte order
-// is its numeric order, no encoding the prefix of another: a class byte
-// (0x00 negative, 0x01 zero, 0x02 positive); for a positive amount a
-// length byte n (1..32) and the magnitude's n minimal big-endian bytes;
-// for a negative one the same, length and bytes bitwise complemented (a
-// larger loss sorts first). Zero is the class byte alone.
+// bucket is 3 bytes standing for a signed amount (ProfitBucket: its
+// sign, bit length and next 14 bits, in an order that is the amounts'),
+// so a range of amounts is a range of keys; readers check the amount
+// itself against the record, as they check tags (schema 13; before, the
+// amount itself, in 1 to 34 bytes).
 //
 // src is the first 16 bytes of SHA-256 of the input's name (its absolute
 // path, or a name such as "rpc:block:123" for fetched bundles).
@@ -142,7 +141,13 @@ import (
 // format: changing any of them changes SchemaVersion.
 
 // SchemaVersion is the version of the key layout and of the values'
-// encodings. Open refuses an index written with another. Version 12:
+// encodings. Open refuses an index written with another. Version 13
+// (issue 22): a record names its principals (from, to, recipient) and
+// its tokens' contracts by dictionary ids (LevelAddr; record version 7)
+// instead of writing them out; the NF pages are compressed with zstd,
+// not S2 (codec 2, nfpage.go); a net balance component equal to a gross
+// one of the same record has no profit key of its own (the net side's
+// lookups read the gross keys too). Version 12:
 // the secondary keys of transactions whose index is known are per-block
 // postings (posting.go; issue 22): one key per (kind, value, block)
 // whose value lists the block's indexes, instead of one per position
@@ -178,7 +183,7 @@ import (
 // and family hashes, 6-byte tags for transaction and exact hashes,
 // addresses and tokens in keys, record version 3 (issue 8). Version 2:
 // secondary keys without values, locs in 8 bytes.
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // Kind is a key's first byte.
 type Kind uint8
@@ -388,7 +393,7 @@ type Key struct {
 	Verdict normalform.Verdict // KindVerdict
 	Tier    normalform.Tier    // KindVerdict
 	Side    Side               // KindProfit
-	Amount  normalform.Signed  // KindProfit
+	Bucket  Bucket             // KindProfit: the amount's (ProfitBucket)
 	Source  SourceID           // KindInput, KindFailure
 	Seq     uint32             // KindFailure
 	Block   uint64             // KindBlock, KindDirty
@@ -418,6 +423,73 @@ func FailureKey(src SourceID, seq uint32) Key { return Key{Kind: KindFailure, So
 // family).
 func DictKey(level normalform.Level, h normalform.Hash) Key {
 	return Key{Kind: KindDict, Level: level, Struct: h}
+}
+
+// LevelAddr is the dictionary's level of addresses (schema 13, issue
+// 22): the addresses a record names by their role, its principals (from,
+// to, recipient) and its tokens' contracts, which repeat across
+// transactions (a bot's, its senders', the traded tokens'). Its entries
+// hold the address in the first 20 bytes of the name's hash (the rest
+// zero), and its keys and names hold the 20 bytes alone. It is not an
+// equivalence level: normalform.Level's names stop at Family.
+const LevelAddr normalform.Level = 4
+
+// AddrName is the dictionary name of an address (LevelAddr): the address
+// in a hash's first 20 bytes.
+func AddrName(a normalform.Address) (h normalform.Hash) {
+	copy(h[:], a[:])
+	return h
+}
+
+// NameAddr is the address a LevelAddr name holds.
+func NameAddr(h normalform.Hash) (a normalform.Address) {
+	copy(a[:], h[:20])
+	return a
+}
+
+// AddrDictKey is the key of an address's dictionary id.
+func AddrDictKey(a normalform.Address) Key { return DictKey(LevelAddr, AddrName(a)) }
+
+// nameWidth is the width of a dictionary name of a level in keys and
+// name values: 20 bytes for an address, 32 for a structural hash.
+func nameWidth(l normalform.Level) int {
+	if l == LevelAddr {
+		return 20
+	}
+	return 32
+}
+
+// DictLevelValid reports whether l is a level the dictionary holds:
+// shape, tokens, family (structural hashes) or LevelAddr.
+func DictLevelValid(l normalform.Level) bool {
+	return l == normalform.Shape || l == normalform.Tokens || l == normalform.Family || l == LevelAddr
+}
+
+// DictLevelName names a dictionary level in messages.
+func DictLevelName(l normalform.Level) string {
+	if l == LevelAddr {
+		return "address"
+	}
+	if DictLevelValid(l) {
+		return l.String()
+	}
+	return fmt.Sprintf("level(%d)", uint8(l))
+}
+
+// NameValue is the value of a dictionary id's name key: its level and
+// the name (an address's 20 bytes, or a hash's 32).
+func NameValue(l normalform.Level, h normalform.Hash) []byte {
+	return append([]byte{byte(l)}, h[:nameWidth(l)]...)
+}
+
+// ParseNameValue reads a name key's value (NameValue).
+func ParseNameValue(v []byte) (normalform.Level, normalform.Hash, error) {
+	var h normalform.Hash
+	if len(v) == 0 || !DictLevelValid(normalform.Level(v[0])) || len(v) != 1+nameWidth(normalform.Level(v[0])) {
+		return 0, h, fmt.Errorf("bad dictionary name %x", v)
+	}
+	copy(h[:], v[1:])
+	return normalform.Level(v[0]), h, nil
 }
 
 // NameKey is the key of what a dictionary id names.
@@ -465,12 +537,53 @@ func VerdictKey(v normalform.Verdict, t normalform.Tier, l Loc) Key {
 	return Key{Kind: KindVerdict, Verdict: v, Tier: t, Loc: l.normal()}
 }
 
-// ProfitKey is the key of a balance component.
+// ProfitKey is the key of a balance component: its side, its token's
+// tag and its amount's bucket.
 func ProfitKey(side Side, tok normalform.Token, amt normalform.Signed, l Loc) Key {
-	if amt.Abs.IsZero() {
-		amt.Neg = false
+	return Key{Kind: KindProfit, Side: side, Tag: TokenTag(tok), Bucket: ProfitBucket(amt), Loc: l.normal()}
+}
+
+// Bucket is the part of an amount a profit key holds (schema 13, issue
+// 22): three bytes whose order is the amounts' (ProfitBucket), so that a
+// range of amounts is a range of keys, but which several amounts share.
+// A reader checks each key's record for the amount itself
+// (Lookup.Holds), as it checks tags: a shared bucket costs a read, never
+// a row. The exact amount took 1 to 34 bytes (10 for 1 ETH in wei).
+type Bucket [3]byte
+
+// bucketZero is zero's bucket, between the losses' and the gains'.
+const bucketZero = 0x800000
+
+// ProfitBucket is an amount's bucket: its sign, its bit length and the
+// 14 bits after its leading one (an amount is known to one part in
+// 16,384 of a power of two), as one 24-bit number that grows with the
+// amount: zero 0x800000; a gain 0x800001 + (bitlen-1)<<14 | bits; a loss
+// 0x7fffff - ((bitlen-1)<<14 | bits), so a larger loss sorts first.
+// Every amount has one bucket, and a <= b implies
+// ProfitBucket(a) <= ProfitBucket(b) as bytes.
+func ProfitBucket(s normalform.Signed) Bucket {
+	x := uint32(bucketZero)
+	if n := s.Abs.BitLen(); n > 0 {
+		var top uint256.Int
+		if n > 15 {
+			top.Rsh(&s.Abs, uint(n-15))
+		} else {
+			top.Lsh(&s.Abs, uint(15-n))
+		}
+		m := uint32(n-1)<<14 | uint32(top.Uint64())&0x3fff
+		if s.Neg {
+			x = bucketZero - 1 - m
+		} else {
+			x = bucketZero + 1 + m
+		}
 	}
-	return Key{Kind: KindProfit, Side: side, Tag: TokenTag(tok), Amount: amt, Loc: l.normal()}
+	return Bucket{byte(x >> 16), byte(x >> 8), byte(x)}
+}
+
+// validBucket reports whether b is a bucket ProfitBucket gives.
+func validBucket(b Bucket) bool {
+	x := uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2])
+	return x >= bucketZero-1-(255<<14|0x3fff) && x <= bucketZero+1+(255<<14|0x3fff)
 }
 
 // AddrKey is the key of an address a transaction touches.
@@ -506,7 +619,7 @@ func (k Key) Append(dst []byte) []byte {
 		dst = binary.BigEndian.AppendUint32(dst, k.Seq)
 	case KindDict:
 		dst = append(dst, byte(k.Level))
-		dst = append(dst, k.Struct[:]...)
+		dst = append(dst, k.Struct[:nameWidth(k.Level)]...)
 	case KindName:
 		dst = binary.BigEndian.AppendUint32(dst, k.ID)
 	case KindNext:
@@ -535,7 +648,7 @@ func (k Key) Append(dst []byte) []byte {
 	case KindProfit:
 		dst = append(dst, byte(k.Side))
 		dst = append(dst, k.Tag[:]...)
-		dst = appendAmount(dst, k.Amount)
+		dst = append(dst, k.Bucket[:]...)
 		dst = k.appendPos(dst)
 	case KindAddr, KindToken:
 		dst = append(dst, k.Tag[:]...)
@@ -566,36 +679,6 @@ func appendToken(dst []byte, t normalform.Token) []byte {
 	}
 	return dst
 }
-
-// Amount classes, the first byte of an encoded amount.
-const (
-	amountNeg  = 0x00
-	amountZero = 0x01
-	amountPos  = 0x02
-)
-
-func appendAmount(dst []byte, s normalform.Signed) []byte {
-	switch s.Sign() {
-	case 0:
-		return append(dst, amountZero)
-	case 1:
-		m := s.Abs.Bytes32()
-		b := m[32-s.Abs.ByteLen():] // minimal: no leading zero
-		return append(append(dst, amountPos, byte(len(b))), b...)
-	}
-	m := s.Abs.Bytes32()
-	b := m[32-s.Abs.ByteLen():]
-	dst = append(dst, amountNeg, ^byte(len(b)))
-	for _, c := range b {
-		dst = append(dst, ^c)
-	}
-	return dst
-}
-
-// AmountBytes is the sortable form of a signed amount (exported
-// for tests and tools: bytes.Compare of two encodings is the numeric
-// comparison of the amounts).
-func AmountBytes(s normalform.Signed) []byte { return appendAmount(nil, s) }
 
 // ErrBadKey reports bytes that are not a key of this layout.
 var ErrBadKey = errors.New("not an index key")
@@ -674,38 +757,6 @@ func (r *keyReader) pos() (Loc, bool) {
 	return r.loc(), false
 }
 
-func (r *keyReader) amount() normalform.Signed {
-	var s normalform.Signed
-	switch class := r.u8(); class {
-	case amountZero:
-	case amountPos, amountNeg:
-		n := r.u8()
-		if class == amountNeg {
-			n = ^n
-		}
-		if n == 0 || n > 32 {
-			r.err = ErrBadKey
-			return s
-		}
-		b := r.take(int(n))
-		var m [32]byte
-		for i, c := range b {
-			if class == amountNeg {
-				c = ^c
-			}
-			m[32-int(n)+i] = c
-		}
-		if m[32-int(n)] == 0 { // not minimal: another encoding of the same amount
-			r.err = ErrBadKey
-		}
-		s.Abs.SetBytes32(m[:])
-		s.Neg = class == amountNeg
-	default:
-		r.err = ErrBadKey
-	}
-	return s
-}
-
 // ParseKey is the inverse of Key.Bytes: ParseKey(k.Bytes()) == k for every
 // key the constructors build.
 func ParseKey(b []byte) (Key, error) {
@@ -723,10 +774,11 @@ func ParseKey(b []byte) (Key, error) {
 		k.Seq = r.u32()
 	case KindDict:
 		k.Level = normalform.Level(r.u8())
-		if k.Level == normalform.Exact || k.Level > normalform.Family {
+		if !DictLevelValid(k.Level) {
 			r.err = ErrBadKey
+			break
 		}
-		k.Struct = r.hash()
+		copy(k.Struct[:], r.take(nameWidth(k.Level)))
 	case KindName:
 		k.ID = r.u32()
 	case KindNext:
@@ -765,7 +817,10 @@ func ParseKey(b []byte) (Key, error) {
 			r.err = ErrBadKey
 		}
 		copy(k.Tag[:], r.take(6))
-		k.Amount = r.amount()
+		copy(k.Bucket[:], r.take(3))
+		if !validBucket(k.Bucket) {
+			r.err = ErrBadKey
+		}
 		k.Loc, k.Posting = r.pos()
 	case KindAddr, KindToken:
 		copy(k.Tag[:], r.take(6))

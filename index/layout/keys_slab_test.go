@@ -31,7 +31,9 @@ func keysPerKey(r *Record, enc []byte, id IDs) []KV {
 	}
 	if r.CostsKnown {
 		for _, a := range r.Net {
-			add(ProfitKey(Net, a.Token, a.Amount, r.Loc))
+			if !r.GrossHas(a) {
+				add(ProfitKey(Net, a.Token, a.Amount, r.Loc))
+			}
 		}
 	}
 	for _, a := range r.Addresses {

@@ -68,7 +68,9 @@ type Lookup struct {
 // Holds reports whether rec, found through key, is one the lookup asks
 // for (false: another hash, address or token with the same tag, keys.go).
 // It reads the record's hashes (KindHash), recipient (KindBot), addresses
-// and tokens (KindAddr, KindToken) or balances (KindProfit).
+// and tokens (KindAddr, KindToken) or balances (KindProfit: the amount in
+// the key's bucket and in the lookup's range, which a bucket's other
+// amounts may not be).
 func (lk *Lookup) Holds(rec *Record, key *Key) bool {
 	switch lk.By {
 	case KindHash:
@@ -83,21 +85,29 @@ func (lk *Lookup) Holds(rec *Record, key *Key) bool {
 	case KindToken:
 		return slices.Contains(rec.Tokens, NormalToken(lk.Token))
 	case KindProfit:
-		as := rec.Gross
-		if lk.Side == Net {
-			if !rec.CostsKnown {
-				return false
-			}
-			as = rec.Net
-		}
-		for _, a := range as {
-			if NormalToken(a.Token) == NormalToken(lk.Token) && a.Amount.Cmp(key.Amount) == 0 {
-				return true
-			}
-		}
-		return false
+		a, ok := lk.Component(rec)
+		return ok && ProfitBucket(a) == key.Bucket && (lk.Lo == nil || a.Cmp(*lk.Lo) >= 0) && (lk.Hi == nil || a.Cmp(*lk.Hi) <= 0)
 	}
 	return true
+}
+
+// Component is the amount of a profit lookup's token in the record's
+// balance on the lookup's side (false: it has none, or its net is not
+// known). A balance holds a token once.
+func (lk *Lookup) Component(rec *Record) (normalform.Signed, bool) {
+	as := rec.Gross
+	if lk.Side == Net {
+		if !rec.CostsKnown {
+			return normalform.Signed{}, false
+		}
+		as = rec.Net
+	}
+	for _, a := range as {
+		if NormalToken(a.Token) == NormalToken(lk.Token) {
+			return a.Amount, true
+		}
+	}
+	return normalform.Signed{}, false
 }
 
 // Prefix is the key prefix a lookup reads when its keys are its value

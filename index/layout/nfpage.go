@@ -7,7 +7,7 @@ import (
 	"github.com/flowq/flowq/normalform"
 )
 
-// NF pages (schema 12, issue 22). The normal forms of a block's known
+// NF pages (schema 12, issue 22; zstd since schema 13). The normal forms of a block's known
 // positions are grouped NFPageSpan consecutive positions to a key and
 // compressed together: neighbouring transactions' NF values repeat
 // their structure (the same strategies, step logs and trees, the
@@ -15,7 +15,7 @@ import (
 // not within one value.
 //
 //	key   0x1b u40 block u24 (index &^ (NFPageSpan-1))   the NF key of the page's first position (9 bytes)
-//	value u8 NFPageVersion, u8 codec (NFCodecS2), uvarint n (the body's length), the compressed body
+//	value u8 NFPageVersion, u8 codec (NFCodecZstd), uvarint n (the body's length), the compressed body
 //	body  per NF present, in index order: u8 (index & (NFPageSpan-1)), uvarint length, the NF value (record.go: NFValue, unchanged)
 //
 // The body's length comes before the compressed bytes, and a reader
@@ -26,16 +26,17 @@ import (
 // (index/nfcodec.go: the codec's package reaches I/O, which layout may
 // not).
 //
-// Why S2 and NFPageSpan 128 (BENCHMARKS.md, "NF pages (schema 12)"):
-// scans never read NF keys (they read record pages), so a larger page
-// costs only the readers that show an analysis (show, draw, export,
-// verify, the block findings' fallback), which decompress one page for
-// one NF, and the writer, which compresses a page each time a batch
-// changes it. On the synthetic workload the NF kind took 367 B a
-// transaction uncompressed; zstd's fastest level (klauspost/compress)
-// took 149 at 64 positions but 5.4% of the ingest's CPU in its encoder
-// (about 8 µs a transaction); S2 takes 193 at 64 and 167 at 128 for
-// 0.8% (about 1 µs), and decompresses several times faster.
+// Why zstd and NFPageSpan 128: scans never read NF keys (they read
+// record pages), so a larger page costs only the readers that show an
+// analysis (show, draw, export, verify, the block findings' fallback),
+// which decompress one page for one NF, and the writer, which compresses
+// a page each time a batch changes it. On the synthetic workload (pages
+// of a block's 100 NFs, 358 B each uncompressed) S2 (schema 12) took
+// 161 B a transaction, zstd's fastest level (klauspost/compress, one
+// shared encoder) 125 for about 0.6 µs a transaction more of the
+// writer's CPU and about the same time to decompress a page
+// (BENCHMARKS.md, "NF pages in zstd (schema 13)"); zstd's default level
+// took 123 for twice the encoder's time and three times the decoder's.
 //
 // An NF whose record's index is unknown (its loc holds 0xffffff and the
 // hash: a 41-byte key) keeps its own key, its value NFValue alone, as
@@ -50,10 +51,11 @@ const NFPageSpan = 128
 // NFPageVersion is an NF page value's first byte.
 const NFPageVersion = 1
 
-// NFCodecS2 is the codec byte of a body compressed as one S2 block
-// (github.com/klauspost/compress/s2, its default mode; index/nfcodec.go
-// compresses and decompresses): the only codec.
-const NFCodecS2 = 1
+// NFCodecZstd is the codec byte of a body compressed as one zstd frame
+// that states its content size (github.com/klauspost/compress/zstd, its
+// fastest level; index/nfcodec.go compresses and decompresses): the only
+// codec. Codec 1 was S2 (schema 12), which this schema does not read.
+const NFCodecZstd = 2
 
 // MaxNFPageBody bounds an NF page's uncompressed body: 64 MiB (a
 // transaction whose NF is larger than Badger takes in one write is
@@ -116,7 +118,7 @@ func AppendNFBody(dst []byte, nfs *[NFPageSpan][]byte) (out []byte, ok bool) {
 // AppendNFHeader writes an NF page value's header, before its
 // compressed body of n bytes.
 func AppendNFHeader(dst []byte, n int) []byte {
-	return binary.AppendUvarint(append(dst, NFPageVersion, NFCodecS2), uint64(n))
+	return binary.AppendUvarint(append(dst, NFPageVersion, NFCodecZstd), uint64(n))
 }
 
 // NFPageHeader reads an NF page value's header (its key's loc page): the
@@ -128,8 +130,8 @@ func NFPageHeader(page Loc, v []byte) (n int, compressed []byte, err error) {
 	if v[0] != NFPageVersion {
 		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
 	}
-	if v[1] != NFCodecS2 {
-		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, S2)", v[1], NFCodecS2)}
+	if v[1] != NFCodecZstd {
+		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, zstd)", v[1], NFCodecZstd)}
 	}
 	u, w := binary.Uvarint(v[2:])
 	if w <= 0 || u == 0 || u > MaxNFPageBody {

@@ -38,12 +38,12 @@ func TestNFPageBody(t *testing.T) {
 		t.Fatalf("a header read back: %d %x %v", n, c, err)
 	}
 	for name, v := range map[string][]byte{
-		"version": {9, NFCodecS2, 1, 0},
+		"version": {9, NFCodecZstd, 1, 0},
 		"codec":   {NFPageVersion, 7, 1, 0},
 		"short":   {NFPageVersion},
-		"zero":    {NFPageVersion, NFCodecS2, 0, 0},
+		"zero":    {NFPageVersion, NFCodecZstd, 0, 0},
 		"huge":    AppendNFHeader(nil, MaxNFPageBody+1),
-		"cut":     {NFPageVersion, NFCodecS2, 0x80},
+		"cut":     {NFPageVersion, NFCodecZstd, 0x80},
 	} {
 		_, _, err := NFPageHeader(page, v)
 		var pe *NFPageError

@@ -29,9 +29,7 @@ import (
 // by what follows the value part: 5 bytes (a block) for a posting, 40 (a
 // loc with its hash) for a per-transaction key. The value part's length
 // is fixed per kind (and, for hash keys, per level: a 6-byte tag at the
-// exact level, a 4-byte id at the others) but for profit keys, whose
-// amount is self-delimiting: a class byte, then (but for zero) a length
-// byte n (complemented for a loss) and n bytes (PostHead).
+// exact level, a 4-byte id at the others; PostHead).
 //
 // Record.Keys keeps listing one key per (kind, value, loc): the record's
 // keys as a function of the record, which writers turn into postings
@@ -72,25 +70,7 @@ func PostHead(k []byte) int {
 	case KindVerdict:
 		n = 3
 	case KindProfit:
-		const at = 2 + len(Tag{}) // kind, side, tag: then the amount's class
-		if len(k) < at+1 {
-			return 0
-		}
-		switch k[at] {
-		case amountZero:
-			n = at + 1
-		case amountPos, amountNeg:
-			if len(k) < at+2 {
-				return 0
-			}
-			m := k[at+1]
-			if k[at] == amountNeg {
-				m = ^m
-			}
-			n = at + 2 + int(m)
-		default:
-			return 0
-		}
+		n = 2 + len(Tag{}) + len(Bucket{}) // kind, side, tag, bucket
 	case KindAddr, KindToken:
 		n = 1 + len(Tag{})
 	default:

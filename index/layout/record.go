@@ -18,7 +18,7 @@ import (
 )
 
 // RecordVersion is the version of the record encoding below.
-const RecordVersion = 6
+const RecordVersion = 7
 
 // Record is what the index keeps of one analysed transaction. Every
 // secondary key of the transaction is a function of its Record (keys), so
@@ -219,14 +219,7 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 		lw += len(r.Loc.Tx)
 	}
 	size := 2*(1+lw) + 3*(8+lw) + (11 + lw) + (3 + lw) + (len(r.Addresses)+len(r.Tokens))*(7+lw)
-	for _, a := range r.Gross {
-		size += 10 + amountLen(a.Amount) + lw
-	}
-	if r.CostsKnown {
-		for _, a := range r.Net {
-			size += 10 + amountLen(a.Amount) + lw
-		}
-	}
+	size += (len(r.Gross) + net) * (2 + len(Tag{}) + len(Bucket{}) + lw)
 	slab := make([]byte, 0, size)
 	out := make([]KV, 0, n)
 	add := func(k Key, v []byte) {
@@ -246,7 +239,9 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 	}
 	if r.CostsKnown {
 		for _, a := range r.Net {
-			add(ProfitKey(Net, a.Token, a.Amount, r.Loc), nil)
+			if !r.GrossHas(a) { // else its gross key stands for it (schema 13: the net side reads both)
+				add(ProfitKey(Net, a.Token, a.Amount, r.Loc), nil)
+			}
 		}
 	}
 	for _, a := range r.Addresses {
@@ -260,13 +255,22 @@ func (r *Record) Keys(enc []byte, id IDs) []KV {
 	return out
 }
 
-// amountLen bounds the length of an amount's key encoding
-// (appendAmount): class, length and magnitude bytes.
-func amountLen(s normalform.Signed) int { return 2 + s.Abs.ByteLen() }
+// GrossHas reports whether the record's gross holds a's token with a's
+// amount (as a net component of every token but the native and wrapped
+// native ones does).
+func (r *Record) GrossHas(a Amount) bool {
+	for i := range r.Gross {
+		if NormalToken(r.Gross[i].Token) == NormalToken(a.Token) && r.Gross[i].Amount.Cmp(a.Amount) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 
 // --- encoding ----------------------------------------------------------------
 //
-// A record value (version 6) is a header, which scans decode to filter
+// A record value (version 7) is a header, which scans decode to filter
 // and group without the rest, and a body; the normal form is under its
 // own key (NFKey), its value NFValue:
 //
@@ -281,6 +285,9 @@ func amountLen(s normalform.Signed) int { return 2 + s.Abs.ByteLen() }
 //	        (normalform.Mode: 0 traces, 1 receipts)
 //	uvarint cycles, pools, hops, leftovers
 //	uvarint dictionary ids of the shape, tokens and family hashes
+//	uvarint number of dictionary addresses (DictAddrs), each its
+//	        dictionary id (LevelAddr; version 7): the first entries of
+//	        the address table the arefs below refer to
 //	hash    exact
 //	uvarint number of reasons, each: u8 code (reasonCodes), or 0 and a string
 //	-- the body
@@ -294,8 +301,9 @@ func amountLen(s normalform.Signed) int { return 2 + s.Abs.ByteLen() }
 //	uvarint number of tokens, each tref
 //
 // The position is the record's key (keys.go), not part of the value.
-// aref and tref refer to the addresses and tokens the value has written
-// out before them, in order: uvarint i > 0 is the i-th; 0 is followed
+// aref and tref refer to the addresses and tokens the value has named
+// before them (its dictionary addresses first), in order: uvarint i > 0
+// is the i-th; 0 is followed
 // by the address (20 bytes) or the token written out, which then becomes
 // the next entry (an address or token is written out once, and never
 // when an entry has it). amounts:
@@ -368,16 +376,63 @@ func (t *tables) appendToken(b []byte, x normalform.Token) []byte {
 type Encoded struct {
 	Pre  []byte // versions, latency, hash, flags, status, verdict, tier, counts
 	Post []byte // exact hash, reasons, body
+	// Dict are the record's dictionary addresses (DictAddrs), 20 bytes
+	// each: the writer gives Join their ids, in this order.
+	Dict []byte
 }
 
-// Join is the whole value with the record's ids.
-func (e *Encoded) Join(id IDs) []byte {
-	b := make([]byte, 0, len(e.Pre)+15+len(e.Post))
+// Join is the whole value with the record's ids: its hashes' (id) and
+// its dictionary addresses' (aid, one for each of Dict's, in order).
+func (e *Encoded) Join(id IDs, aid []uint32) []byte {
+	if len(aid) != len(e.Dict)/20 {
+		panic(fmt.Sprintf("layout: Join given %d address ids for %d dictionary addresses", len(aid), len(e.Dict)/20))
+	}
+	b := make([]byte, 0, len(e.Pre)+16+4*len(aid)+len(e.Post))
 	b = append(b, e.Pre...)
 	for l := normalform.Shape; l <= normalform.Family; l++ {
 		b = binary.AppendUvarint(b, uint64(id[l]))
 	}
+	b = binary.AppendUvarint(b, uint64(len(aid)))
+	for _, x := range aid {
+		b = binary.AppendUvarint(b, uint64(x))
+	}
 	return append(b, e.Post...)
+}
+
+// DictAddrs appends to dst the addresses a record names through the
+// dictionary (LevelAddr) rather than writing them out: from, to and the
+// recipient, then the contracts of the tokens of its gross, its net
+// (costs known) and its token list, each once, in that order. They are
+// the addresses that repeat across transactions (a bot's, its senders',
+// the traded tokens'); the pools and intermediaries, often seen once,
+// are written out. The order is a function of the record: a decoder
+// checks it (DepthFull), so that a record has one encoding.
+func (r *Record) DictAddrs(dst []normalform.Address) []normalform.Address {
+	add := func(a normalform.Address) {
+		for i := range dst {
+			if dst[i] == a {
+				return
+			}
+		}
+		dst = append(dst, a)
+	}
+	add(r.From)
+	if r.HasTo {
+		add(r.To)
+	}
+	add(r.Recipient)
+	for i := range r.Gross {
+		add(r.Gross[i].Token.Addr)
+	}
+	if r.CostsKnown {
+		for i := range r.Net {
+			add(r.Net[i].Token.Addr)
+		}
+	}
+	for i := range r.Tokens {
+		add(r.Tokens[i].Addr)
+	}
+	return dst
 }
 
 func (r *Record) flags() byte {
@@ -404,6 +459,10 @@ func (r *Record) Parts() *Encoded {
 	sc := partsScratch.Get().(*partsBuf)
 	defer sc.release()
 	t := &sc.t
+	// The table begins with the dictionary addresses, so the body refers
+	// to them as to an address written out before.
+	t.addrs = r.DictAddrs(t.addrs[:0])
+	nd := len(t.addrs)
 	pre := sc.pre[:0]
 	pre = append(pre, RecordVersion, r.AlgebraVersion)
 	pre = binary.AppendUvarint(pre, uint64(r.Latency))
@@ -446,10 +505,13 @@ func (r *Record) Parts() *Encoded {
 		b = t.appendToken(b, x)
 	}
 	sc.pre, sc.post = pre, b
-	one := make([]byte, len(pre)+len(b))
+	one := make([]byte, len(pre)+len(b)+20*nd)
 	n := copy(one, pre)
-	copy(one[n:], b)
-	return &Encoded{Pre: one[:n:n], Post: one[n:]}
+	m := n + copy(one[n:], b)
+	for i, a := range t.addrs[:nd] {
+		copy(one[m+20*i:], a[:])
+	}
+	return &Encoded{Pre: one[:n:n], Post: one[n:m:m], Dict: one[m:]}
 }
 
 // partsBuf is Parts' scratch: its tables and the two parts' buffers.
@@ -474,8 +536,9 @@ func (p *partsBuf) release() {
 }
 
 // Encode returns the record's value bytes, with its hashes' dictionary
-// ids.
-func (r *Record) Encode(id IDs) []byte { return r.Parts().Join(id) }
+// ids and its dictionary addresses' (aid: an id for each of DictAddrs,
+// in order).
+func (r *Record) Encode(id IDs, aid []uint32) []byte { return r.Parts().Join(id, aid) }
 
 // NFValue is the value of a record's NF key (appendNF's bytes; nil
 // without an NF). It refers to the record's addresses and tokens, so it
@@ -1040,6 +1103,16 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 		}
 		*[...]*normalform.Hash{nil, &rec.Hashes.Shape, &rec.Hashes.Tokens, &rec.Hashes.Family}[l] = h
 	}
+	// The dictionary addresses' ids: skipped here, resolved below when
+	// the decode reads past the header.
+	nd := r.count(1)
+	dictIDs := r.b
+	for i := 0; i < nd && r.err == nil; i++ {
+		r.uvarint()
+	}
+	if r.err == nil {
+		dictIDs = dictIDs[:len(dictIDs)-len(r.b)]
+	}
 	copy(rec.Hashes.Exact[:], r.take(32))
 	n := r.count(1)
 	for i := 0; i < n && r.err == nil; i++ {
@@ -1068,6 +1141,22 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 	} else {
 		var tab [8]normalform.Address
 		t = &tables{addrs: tab[:0]}
+	}
+	dr := recReader{b: dictIDs}
+	for i := 0; i < nd && r.err == nil; i++ {
+		x := dr.uvarint()
+		h, ok := names(LevelAddr, uint32(x))
+		if x == 0 || x > math.MaxUint32 || !ok {
+			r.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, x)
+			break
+		}
+		a := NameAddr(h)
+		for _, y := range t.addrs {
+			if y == a {
+				r.fail() // not canonical: an address twice
+			}
+		}
+		t.addrs = append(t.addrs, a)
 	}
 	rec.From = r.aref(t)
 	if rec.HasTo {
@@ -1107,7 +1196,18 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()
 	}
+	if r.err == nil && !sameDict(rec, t.addrs[:nd]) {
+		r.fail() // not canonical: the dictionary addresses are not the record's
+	}
 	return rec.done(r, id)
+}
+
+// sameDict reports whether got are rec's dictionary addresses
+// (DictAddrs), without allocating for a record of a few.
+func sameDict(rec *Record, got []normalform.Address) bool {
+	var buf [8]normalform.Address
+	want := rec.DictAddrs(buf[:0])
+	return slices.Equal(want, got)
 }
 
 func (rec *Record) done(r *recReader, id IDs) (*Record, IDs, error) {

@@ -18,9 +18,8 @@ import (
 // (never a panic), while a fault after the front is left to the decode
 // that reads it.
 func TestDecodeFrontInto(t *testing.T) {
-	names := func(l normalform.Level, id uint32) (normalform.Hash, bool) {
-		return normalform.Hash{byte(l), byte(id)}, true
-	}
+	td := &testDict{}
+	names := td.names
 	weth := normalform.FungibleToken(normalform.Address{0xc0})
 	recs := []*Record{
 		{Hash: normalform.Hash{1}, Loc: Loc{Block: 7, Index: 3}, From: normalform.Address{2}, HasFrom: true, To: normalform.Address{3}, HasTo: true,
@@ -34,7 +33,7 @@ func TestDecodeFrontInto(t *testing.T) {
 	}
 	head := &Record{Reasons: []normalform.Reason{"left over"}, Gross: []Amount{{Token: weth}}}
 	for _, r := range recs {
-		v := r.Encode(IDs{0, 1, 2, 3})
+		v := td.encode(r)
 		want, _, err := DecodeInto(&Record{}, r.Loc, v, names, DepthHeader)
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +51,7 @@ func TestDecodeFrontInto(t *testing.T) {
 			t.Errorf("%s: front %+v, want %+v", r.Hash.Hex(), got, *want)
 		}
 		// The front ends with the counts: every shorter value is an error.
-		front := len(v) - len(r.Parts().Post) - 3 // three one-byte ids
+		front := len(r.Parts().Pre)
 		for n := 0; n < front; n++ {
 			if err := DecodeFrontInto(head, r.Loc, v[:n]); !errors.Is(err, ErrBadRecord) {
 				t.Errorf("%s cut to %d of its front's %d bytes: %v", r.Hash.Hex(), n, front, err)
@@ -62,7 +61,7 @@ func TestDecodeFrontInto(t *testing.T) {
 			t.Errorf("%s cut after its front: %v", r.Hash.Hex(), err)
 		}
 	}
-	v := recs[0].Encode(IDs{0, 1, 2, 3})
+	v := td.encode(recs[0])
 	at := 2 + 6 + 32 // versions, latency 1<<40 (6 bytes), hash: the flags
 	for _, c := range []struct {
 		name string
@@ -84,9 +83,8 @@ func TestDecodeFrontInto(t *testing.T) {
 // RowDecoder.Front over a record only fronts have filled gives what
 // DecodeFrontInto gives, with the same errors for a cut or bad front.
 func TestRowDecoder(t *testing.T) {
-	names := func(l normalform.Level, id uint32) (normalform.Hash, bool) {
-		return normalform.Hash{byte(l), byte(id)}, true
-	}
+	td := &testDict{}
+	names := td.names
 	weth, dai := normalform.FungibleToken(normalform.Address{0xc0}), normalform.FungibleToken(normalform.Address{0xda})
 	amt := func(tok normalform.Token, v uint64, neg bool) Amount {
 		return Amount{Token: tok, Amount: normalform.Signed{Abs: *uint256.NewInt(v), Neg: neg}}
@@ -116,7 +114,7 @@ func TestRowDecoder(t *testing.T) {
 	var dec RowDecoder
 	lent := &Record{}
 	for _, r := range []*Record{big, small, big, unknown, small, big} {
-		v := r.Encode(IDs{0, 1, 2, 3})
+		v := td.encode(r)
 		want, _, err := DecodeInto(&Record{}, r.Loc, v, names, DepthRow)
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +141,7 @@ func TestRowDecoder(t *testing.T) {
 	// A front decoded over another record's front keeps nothing of it.
 	front := &Record{}
 	for _, r := range []*Record{big, unknown, small} {
-		v := r.Encode(IDs{0, 1, 2, 3})
+		v := td.encode(r)
 		if err := dec.Front(front, r.Loc, v); err != nil {
 			t.Fatal(err)
 		}
@@ -170,18 +168,18 @@ func TestRowDecoder(t *testing.T) {
 	slots := make([]Record, 3)
 	for round, recs := range rounds {
 		for i, r := range recs {
-			if _, err := dec.Row(&slots[i], r.Loc, r.Encode(IDs{0, 1, 2, 3}), names); err != nil {
+			if _, err := dec.Row(&slots[i], r.Loc, td.encode(r), names); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for i, r := range recs {
-			want, _, _ := DecodeInto(&Record{}, r.Loc, r.Encode(IDs{0, 1, 2, 3}), names, DepthRow)
+			want, _, _ := DecodeInto(&Record{}, r.Loc, td.encode(r), names, DepthRow)
 			if g, w := norm(slots[i]), norm(*want); !reflect.DeepEqual(g, w) {
 				t.Errorf("round %d, slot %d (%s):\n %+v\nwant\n %+v", round, i, r.Hash.Hex(), g, w)
 			}
 		}
 	}
-	vb, vs := big.Encode(IDs{0, 1, 2, 3}), small.Encode(IDs{0, 1, 2, 3})
+	vb, vs := td.encode(big), td.encode(small)
 	if n := testing.AllocsPerRun(100, func() {
 		if _, err := dec.Row(lent, big.Loc, vb, names); err != nil {
 			t.Fatal(err)

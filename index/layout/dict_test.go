@@ -1,0 +1,113 @@
+package layout
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/holiman/uint256"
+
+	"github.com/flowq/flowq/normalform"
+)
+
+// testDict is a dictionary for records no index wrote: ids 1, 2 and 3
+// name a shape, tokens and family hash of their own, and addresses get
+// ids from 100 on as encode meets them.
+type testDict struct{ addrs []normalform.Address }
+
+// encode is r's value, its hashes' ids 1, 2, 3 and its dictionary
+// addresses' ids from d.
+func (d *testDict) encode(r *Record) []byte {
+	var aid []uint32
+	for _, a := range r.DictAddrs(nil) {
+		i := slices.Index(d.addrs, a)
+		if i < 0 {
+			i = len(d.addrs)
+			d.addrs = append(d.addrs, a)
+		}
+		aid = append(aid, uint32(100+i))
+	}
+	return r.Encode(IDs{0, 1, 2, 3}, aid)
+}
+
+func (d *testDict) names(l normalform.Level, id uint32) (normalform.Hash, bool) {
+	if l == LevelAddr {
+		if id < 100 || int(id-100) >= len(d.addrs) {
+			return normalform.Hash{}, false
+		}
+		return AddrName(d.addrs[id-100]), true
+	}
+	if id < 1 || id > 3 || l != normalform.Level(id) {
+		return normalform.Hash{}, false
+	}
+	return normalform.Hash{byte(l), byte(id)}, true
+}
+
+// TestDictAddrs: a record's principals and its tokens' contracts are
+// named by dictionary ids, not written out (20 bytes fewer each, less
+// the id), and decode back; an id the dictionary lacks, an address id
+// repeated or ids that are not the record's dictionary addresses are
+// errors, never a record with other addresses.
+func TestDictAddrs(t *testing.T) {
+	weth, dai := normalform.FungibleToken(normalform.Address{0xc0}), normalform.FungibleToken(normalform.Address{0xda})
+	pool := normalform.Address{0x77}
+	amt := func(tok normalform.Token, v uint64) Amount {
+		return Amount{Token: tok, Amount: normalform.Signed{Abs: *uint256.NewInt(v)}}
+	}
+	r := &Record{Hash: normalform.Hash{1}, Loc: Loc{Block: 7, Index: 3}, From: normalform.Address{2}, HasFrom: true,
+		To: normalform.Address{3}, HasTo: true, Recipient: normalform.Address{3}, CostsKnown: true,
+		Gross: []Amount{amt(weth, 5), amt(dai, 7)}, Net: []Amount{amt(normalform.NativeToken, 4), amt(dai, 7)},
+		Addresses: []normalform.Address{{2}, {3}, pool, {0xc0}}, Tokens: []normalform.Token{weth, dai}}
+	want := []normalform.Address{{2}, {3}, {0xc0}, {0xda}, normalform.NativeToken.Addr}
+	if got := r.DictAddrs(nil); !slices.Equal(got, want) {
+		t.Fatalf("DictAddrs = %x, want %x", got, want)
+	}
+	d := &testDict{}
+	v := d.encode(r)
+	got, err := DecodeRecord(r.Loc, v, d.names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Addresses, r.Addresses) || !slices.Equal(got.Tokens, r.Tokens) || got.From != r.From ||
+		got.To != r.To || got.Recipient != r.Recipient || !slices.Equal(got.Gross, r.Gross) || !slices.Equal(got.Net, r.Net) {
+		t.Fatalf("decoded %+v\nwant %+v", got, r)
+	}
+	// Written out, the five would take 21 bytes each where an id here
+	// takes one; the pool alone is written out.
+	e := r.Parts()
+	if len(e.Dict) != 20*len(want) {
+		t.Fatalf("Dict holds %d bytes, want %d", len(e.Dict), 20*len(want))
+	}
+	if n := countWritten(v, pool); n != 1 {
+		t.Errorf("the pool is written out %d times, want 1", n)
+	}
+	for _, a := range want {
+		if countWritten(v, a) != 0 {
+			t.Errorf("dictionary address %x written out", a)
+		}
+	}
+	d.addrs = append(d.addrs, normalform.Address{0x99}) // id 105: in the dictionary, not of the record
+	bad := map[string][]uint32{
+		"an id the dictionary lacks":          {100, 101, 102, 103, 999},
+		"an address twice":                    {100, 101, 102, 103, 103},
+		"an address the record does not name": {100, 101, 102, 103, 104, 105},
+		"fewer ids than its addresses":        {100, 101, 102, 103},
+	}
+	for what, aid := range bad {
+		e := r.Parts()
+		e.Dict = make([]byte, 20*len(aid)) // Join checks the count only
+		if _, err := DecodeRecord(r.Loc, e.Join(IDs{0, 1, 2, 3}, aid), d.names); err == nil {
+			t.Errorf("%s: decoded", what)
+		}
+	}
+}
+
+// countWritten counts the places v holds a's 20 bytes.
+func countWritten(v []byte, a normalform.Address) int {
+	n := 0
+	for i := 0; i+20 <= len(v); i++ {
+		if string(v[i:i+20]) == string(a[:]) {
+			n++
+		}
+	}
+	return n
+}
