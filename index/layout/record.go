@@ -267,7 +267,6 @@ func (r *Record) GrossHas(a Amount) bool {
 	return false
 }
 
-
 // --- encoding ----------------------------------------------------------------
 //
 // A record value (version 7) is a header, which scans decode to filter
