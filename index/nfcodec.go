@@ -11,7 +11,9 @@ import (
 
 // The NF pages' codec (layout/nfpage.go gives the format; the codec's
 // package reaches I/O, which layout may not): a page's body compressed
-// as one zstd frame, at the fastest level, stating its content size.
+// as one zstd frame, at the fastest level, stating its content size (or
+// stored as it is, when it compresses further than a reader accepts:
+// layout.NFMaxExpansion).
 
 // nfBodies pools the uncompressed bodies the writer builds.
 var nfBodies = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
@@ -64,16 +66,25 @@ func appendNFPage(dst []byte, nfs *[layout.NFPageSpan][]byte) (out []byte, ok bo
 	if len(body) > layout.MaxNFPageBody {
 		return dst, false, fmt.Errorf("%d bytes of normal forms, above the %d a page may hold", len(body), layout.MaxNFPageBody)
 	}
-	dst = layout.AppendNFHeader(dst, len(body))
-	return nfEncoder().EncodeAll(body, dst), true, nil
+	h := len(dst)
+	dst = layout.AppendNFHeader(dst, layout.NFCodecZstd, len(body))
+	c := len(dst)
+	dst = nfEncoder().EncodeAll(body, dst)
+	if len(body) > layout.NFMaxExpansion(len(dst)-c) { // compresses further than a reader takes: stored as it is
+		dst = append(layout.AppendNFHeader(dst[:h], layout.NFCodecNone, len(body)), body...)
+	}
+	return dst, true, nil
 }
 
 // nfPageBody decompresses an NF page's value (its key's loc page) into
 // dst's storage when it is large enough, and returns the body.
 func nfPageBody(page Loc, v []byte, dst []byte) ([]byte, error) {
-	n, c, err := layout.NFPageHeader(page, v)
+	codec, n, c, err := layout.NFPageHeader(page, v)
 	if err != nil {
 		return nil, err
+	}
+	if codec == layout.NFCodecNone {
+		return append(dst[:0], c...), nil
 	}
 	// The frame states its decoded length first: checked against the
 	// page's before anything is allocated, and decoded into n bytes.

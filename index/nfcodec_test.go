@@ -59,21 +59,57 @@ func TestNFPageCodec(t *testing.T) {
 }
 
 // TestNFPageHostileLength: a page whose zstd frame states a length far
-// above the page's own (a hostile or damaged page) is refused before
-// anything of that size is allocated.
+// above the page's own, or whose page and frame agree on a length far
+// above what its compressed bytes may stand for (layout.NFMaxExpansion:
+// zstd's run-length blocks let a few bytes stand for megabytes), a
+// hostile or damaged page, is refused before anything of that size is
+// allocated.
 func TestNFPageHostileLength(t *testing.T) {
-	v := layout.AppendNFHeader(nil, 10)
-	v = nfEncoder().EncodeAll(make([]byte, 48<<20), v) // a frame stating 48 MiB (of zeros: a few KB)
-	var got [layout.NFPageSpan][]byte
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := nfPageEntries(Loc{Block: 9}, v, nil, &got)
-	runtime.ReadMemStats(&after)
-	var pe *layout.NFPageError
-	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nf page of block 9") {
-		t.Fatalf("a block stating 48 MiB in a page of 10 bytes: %v", err)
+	zeros := nfEncoder().EncodeAll(make([]byte, 48<<20), nil) // a frame stating 48 MiB of zeros: a few KB
+	for name, v := range map[string][]byte{
+		"the frame states more than the page": append(layout.AppendNFHeader(nil, layout.NFCodecZstd, 10), zeros...),
+		"both state more than the bytes hold": append(layout.AppendNFHeader(nil, layout.NFCodecZstd, 48<<20), zeros...),
+	} {
+		var got [layout.NFPageSpan][]byte
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := nfPageEntries(Loc{Block: 9}, v, nil, &got)
+		runtime.ReadMemStats(&after)
+		var pe *layout.NFPageError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "nf page of block 9") {
+			t.Fatalf("%s (48 MiB in %d bytes): %v", name, len(v), err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Fatalf("%s: %d bytes allocated to refuse it", name, n)
+		}
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
-		t.Fatalf("%d bytes allocated to refuse it", n)
+}
+
+// TestNFPageUncompressed: a page that would compress further than a
+// reader accepts (identical NFs) is written as it is (codec none) and
+// reads back; an uncompressed page whose length disagrees is refused.
+func TestNFPageUncompressed(t *testing.T) {
+	var nfs [layout.NFPageSpan][]byte
+	same := bytes.Repeat([]byte{7}, 200<<10) // 128 of them: 25 MiB, compressed to a few KB
+	for i := range nfs {
+		nfs[i] = same
+	}
+	v, ok, err := appendNFPage(nil, &nfs)
+	if err != nil || !ok || v[1] != layout.NFCodecNone {
+		t.Fatalf("write: %v %v, codec %d (want %d, none)", ok, err, v[1], layout.NFCodecNone)
+	}
+	var got [layout.NFPageSpan][]byte
+	if _, err := nfPageEntries(Loc{Block: 3}, v, nil, &got); err != nil || !sameNFs(&got, &nfs) {
+		t.Fatalf("read: %v", err)
+	}
+	// a page of NFs that compress as real ones do stays compressed
+	nfs = [layout.NFPageSpan][]byte{}
+	nfs[5] = []byte(strings.Repeat("swap pool 0x1234 token 0xabcd; ", 40))
+	if v, _, _ := appendNFPage(nil, &nfs); v[1] != layout.NFCodecZstd {
+		t.Fatalf("codec %d for a page that compresses 30 times", v[1])
+	}
+	cut := append(layout.AppendNFHeader(nil, layout.NFCodecNone, 100), make([]byte, 99)...)
+	if _, err := nfPageEntries(Loc{Block: 3}, cut, nil, &got); err == nil || !strings.Contains(err.Error(), "uncompressed body of 99 bytes, the page says 100") {
+		t.Fatalf("an uncompressed page cut short: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // not within one value.
 //
 //	key   0x1b u40 block u24 (index &^ (NFPageSpan-1))   the NF key of the page's first position (9 bytes)
-//	value u8 NFPageVersion, u8 codec (NFCodecZstd), uvarint n (the body's length), the compressed body
+//	value u8 NFPageVersion, u8 codec (NFCodecZstd; NFCodecNone), uvarint n (the body's length), the compressed body (the body)
 //	body  per NF present, in index order: u8 (index & (NFPageSpan-1)), uvarint length, the NF value (record.go: NFValue, unchanged)
 //
 // The body's length comes before the compressed bytes, and a reader
@@ -51,11 +51,25 @@ const NFPageSpan = 128
 // NFPageVersion is an NF page value's first byte.
 const NFPageVersion = 1
 
-// NFCodecZstd is the codec byte of a body compressed as one zstd frame
+// The codec bytes. NFCodecZstd: the body compressed as one zstd frame
 // that states its content size (github.com/klauspost/compress/zstd, its
-// fastest level; index/nfcodec.go compresses and decompresses): the only
-// codec. Codec 1 was S2 (schema 12), which this schema does not read.
-const NFCodecZstd = 2
+// fastest level; index/nfcodec.go compresses and decompresses), at most
+// NFMaxExpansion(len) bytes from len compressed bytes. NFCodecNone: the
+// body as it is, for the rare page that compresses further than that.
+// Codec 1 was S2 (schema 12), which this schema does not read.
+const (
+	NFCodecNone = 0
+	NFCodecZstd = 2
+)
+
+// NFMaxExpansion bounds the body a zstd page of c compressed bytes may
+// state: 128 times c, and 64 KiB. A reader refuses a page stating more
+// before it allocates, so a small damaged or hostile page cannot make it
+// allocate and decode up to MaxNFPageBody (zstd's run-length blocks let
+// 20 bytes stand for megabytes); the writer stores a page that would
+// compress further uncompressed (NFCodecNone), so no page it writes is
+// refused. Real pages compress 3 to 4 times.
+func NFMaxExpansion(c int) int { return 128*c + 64<<10 }
 
 // MaxNFPageBody bounds an NF page's uncompressed body: 64 MiB (a
 // transaction whose NF is larger than Badger takes in one write is
@@ -115,29 +129,45 @@ func AppendNFBody(dst []byte, nfs *[NFPageSpan][]byte) (out []byte, ok bool) {
 	return dst, ok
 }
 
-// AppendNFHeader writes an NF page value's header, before its
-// compressed body of n bytes.
-func AppendNFHeader(dst []byte, n int) []byte {
-	return binary.AppendUvarint(append(dst, NFPageVersion, NFCodecZstd), uint64(n))
+// AppendNFHeader writes an NF page value's header, before its body of n
+// bytes in the codec's form.
+func AppendNFHeader(dst []byte, codec byte, n int) []byte {
+	return binary.AppendUvarint(append(dst, NFPageVersion, codec), uint64(n))
 }
 
-// NFPageHeader reads an NF page value's header (its key's loc page): the
-// body's length n (at most MaxNFPageBody) and the compressed body.
-func NFPageHeader(page Loc, v []byte) (n int, compressed []byte, err error) {
+// NFPageHeader reads an NF page value's header (its key's loc page): its
+// codec, the body's length n (at most MaxNFPageBody, and for a zstd page
+// at most NFMaxExpansion of the compressed bytes; for an uncompressed
+// one, their number) and the body in the codec's form.
+func NFPageHeader(page Loc, v []byte) (codec byte, n int, compressed []byte, err error) {
+	codec, n, compressed, err = nfPageHeader(page, v)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	switch {
+	case codec == NFCodecNone && n != len(compressed):
+		err = &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("uncompressed body of %d bytes, the page says %d", len(compressed), n)}
+	case codec == NFCodecZstd && n > NFMaxExpansion(len(compressed)):
+		err = &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("a body of %d bytes stated for %d compressed (more than %d)", n, len(compressed), NFMaxExpansion(len(compressed)))}
+	}
+	return codec, n, compressed, err
+}
+
+func nfPageHeader(page Loc, v []byte) (codec byte, n int, compressed []byte, err error) {
 	if len(v) < 2 {
-		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("value of %d bytes, too short for its version and codec", len(v))}
+		return 0, 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("value of %d bytes, too short for its version and codec", len(v))}
 	}
 	if v[0] != NFPageVersion {
-		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
+		return 0, 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("nf page version %d, want %d", v[0], NFPageVersion)}
 	}
-	if v[1] != NFCodecZstd {
-		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, zstd)", v[1], NFCodecZstd)}
+	if v[1] != NFCodecZstd && v[1] != NFCodecNone {
+		return 0, 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("unknown codec %d (want %d, zstd, or %d, none)", v[1], NFCodecZstd, NFCodecNone)}
 	}
 	u, w := binary.Uvarint(v[2:])
 	if w <= 0 || u == 0 || u > MaxNFPageBody {
-		return 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("bad body length (unreadable, zero, or above %d)", MaxNFPageBody)}
+		return 0, 0, nil, &NFPageError{Page: page, Pos: -1, Msg: fmt.Sprintf("bad body length (unreadable, zero, or above %d)", MaxNFPageBody)}
 	}
-	return int(u), v[2+w:], nil
+	return v[1], int(u), v[2+w:], nil
 }
 
 // WalkNFBody calls fn with every NF value of a page's body (NFPageBody)
