@@ -31,12 +31,12 @@ import (
 // analysis (show, draw, export, verify, the block findings' fallback),
 // which decompress one page for one NF, and the writer, which compresses
 // a page each time a batch changes it. On the synthetic workload (pages
-// of a block's 100 NFs, 358 B each uncompressed) S2 (schema 12) took
-// 161 B a transaction, zstd's fastest level (klauspost/compress, one
-// shared encoder) 125 for about 0.6 µs a transaction more of the
-// writer's CPU and about the same time to decompress a page
-// (BENCHMARKS.md, "NF pages in zstd (schema 13)"); zstd's default level
-// took 123 for twice the encoder's time and three times the decoder's.
+// of a block's 100 NFs, 359 B a transaction uncompressed) S2 (schema 12)
+// took 166 B a transaction, zstd's fastest level (klauspost/compress,
+// one shared encoder) 127, for about 1.6 µs of the writer's CPU a
+// transaction more and about 40 µs more to decompress a page (21 -> 60;
+// internal/workload BenchmarkNFPageCodecs); zstd's default level took
+// 126 for half as much again of the encoder's CPU.
 //
 // An NF whose record's index is unknown (its loc holds 0xffffff and the
 // hash: a 41-byte key) keeps its own key, its value NFValue alone, as
