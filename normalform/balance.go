@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"hash/maphash"
 	"slices"
+
+	"github.com/holiman/uint256"
 )
 
 // A chain's balance δ_C is the sum of its transfers' balances. Copying δ
@@ -40,6 +42,13 @@ const flatMax = 32
 // slot holds up to two entries in place (a route's pool is paid in one
 // token and pays in another); a longer list is kept apart, in ext.
 //
+// An entry held in place is its amount and its token's number (toks):
+// the address is the slot's, once, and a token is kept once per balance,
+// so a slot is 112 bytes where two DeltaEntry values and the counts were
+// 248 (a route of 20,000 hops allocated 5 MB of slots; issue 22, session
+// 8). Readers get the entries as a Delta written into a buffer of theirs
+// (entries), or copied (of).
+//
 // The index is an open-addressing table of slot references (linear
 // probing, at most half full), the address read back from the slot it
 // names: 8 to 16 bytes an address where a map[Address]int32 took about
@@ -53,20 +62,37 @@ type balance struct {
 	last   int         // slots used in the last chunk
 	ext    []Delta     // the lists longer than a slot holds
 	n      int         // number of entries
+
+	// The tokens of the entries held in place, by number, and their
+	// index (number + 1 by the token's hash, linear probing, at most half
+	// full), with the last token numbered or found (a route's hop adds
+	// two entries in one token).
+	toks    []Token
+	tokTab  []int32
+	lastTok Token
+	lastNum int32
 }
 
 // balSlot is one address's entries: in place (len ≤ 2, ext 0) or in
 // b.ext[ext-1]. An empty slot (len 0, ext 0) is an address whose entries
-// cancelled. e[0].Addr is the slot's address whatever len says (newSlot
-// writes it, and every entry written in place is the address's).
+// cancelled.
 type balSlot struct {
-	e   [2]DeltaEntry
-	len int32
-	ext int32
+	addr Address
+	len  uint8
+	ext  int32
+	e    [2]balEntry
+}
+
+// balEntry is an entry held in a slot: its amount and its token's number
+// in the balance (balance.toks).
+type balEntry struct {
+	abs uint256.Int
+	tok int32
+	neg bool
 }
 
 // balSeed keys the balances' index tables (per process: no input can
-// choose addresses that collide).
+// choose addresses or tokens that collide).
 var balSeed = maphash.MakeSeed()
 
 // find returns the slot reference of addr, or -1 and the table position
@@ -79,7 +105,7 @@ func (b *balance) find(addr *Address) (ref int32, at int) {
 		if r == 0 {
 			return -1, i
 		}
-		if b.slot(r - 1).e[0].Addr == *addr {
+		if b.slot(r-1).addr == *addr {
 			return r - 1, i
 		}
 		i = (i + 1) & mask
@@ -100,7 +126,7 @@ func (b *balance) grow(c int) {
 			used = b.last
 		}
 		for o := range used {
-			_, at := b.find(&ch[o].e[0].Addr)
+			_, at := b.find(&ch[o].addr)
 			b.tab[at] = (int32(ci)<<8 | int32(o)) + 1
 		}
 	}
@@ -108,9 +134,9 @@ func (b *balance) grow(c int) {
 
 // balChunkMax is the most slots a chunk holds (at most 256: a slot
 // reference keeps its offset in 8 bits); chunks start at 16 slots and
-// double, so that a balance just over flatMax stays small. 132 slots of
-// 248 bytes fill a 32 KB size class (120 left 3 KB of it unused).
-const balChunkMax = 132
+// double, so that a balance just over flatMax stays small. 256 slots of
+// 112 bytes fill a 28 KB size class.
+const balChunkMax = 256
 
 func newBalance(d Delta) *balance {
 	b := &balance{}
@@ -152,38 +178,97 @@ func (b *balance) newSlot(addr Address) *balSlot {
 	b.tab[at] = ref + 1
 	b.nAddr++
 	s := b.slot(ref)
-	s.e[0].Addr = addr
+	s.addr = addr
 	return s
 }
 
-// list returns s's entries. Entries held in place are returned capped at
-// the slot's two (add inserts into that room itself).
-func (b *balance) list(s *balSlot) Delta {
+// tokNum returns t's number in b, numbering it if it is new.
+func (b *balance) tokNum(t *Token) int32 {
+	if len(b.toks) > 0 && b.lastTok == *t {
+		return b.lastNum
+	}
+	if 2*(len(b.toks)+1) > len(b.tokTab) {
+		b.tokTab = make([]int32, max(2*len(b.tokTab), 16))
+		mask := len(b.tokTab) - 1
+		for x := range b.toks {
+			i := int(hashToken(&b.toks[x])) & mask
+			for b.tokTab[i] != 0 {
+				i = (i + 1) & mask
+			}
+			b.tokTab[i] = int32(x) + 1
+		}
+	}
+	mask := len(b.tokTab) - 1
+	i := int(hashToken(t)) & mask
+	for {
+		r := b.tokTab[i]
+		if r == 0 {
+			b.toks = append(b.toks, *t)
+			r = int32(len(b.toks))
+			b.tokTab[i] = r
+		}
+		if r > 0 && b.toks[r-1] == *t {
+			b.lastTok, b.lastNum = *t, r-1
+			return r - 1
+		}
+		i = (i + 1) & mask
+	}
+}
+
+// hashToken hashes a token's identity (contract, kind, id) with balSeed.
+func hashToken(t *Token) uint64 {
+	var key [20 + 1 + 32]byte
+	copy(key[:20], t.Addr[:])
+	key[20] = byte(t.Kind)
+	n := 21
+	if !t.ID.IsZero() {
+		for w, x := range t.ID {
+			for k := range 8 {
+				key[21+8*w+k] = byte(x >> (8 * k))
+			}
+		}
+		n = len(key)
+	}
+	return maphash.Bytes(balSeed, key[:n])
+}
+
+// entries returns s's entries: the list kept apart, or those held in
+// place written into buf (valid until buf is written again).
+func (b *balance) entries(s *balSlot, buf *[2]DeltaEntry) Delta {
 	if s.ext > 0 {
 		return b.ext[s.ext-1]
 	}
-	return s.e[:s.len:2]
+	for i := range int(s.len) {
+		e := &s.e[i]
+		buf[i] = DeltaEntry{Addr: s.addr, Token: b.toks[e.tok], Amount: Signed{Neg: e.neg, Abs: e.abs}}
+	}
+	return buf[:s.len:s.len]
 }
 
-// set makes d (sorted by token, no zero amounts) s's entries: copied into
-// the slot when they fit, else d itself is kept (own, when longer than a
+// set makes d (sorted by token, no zero amounts) s's entries: held in
+// place when they fit, else d itself is kept (own, when longer than a
 // slot: setOwned).
 func (b *balance) set(s *balSlot, d Delta) {
 	if len(d) > len(s.e) {
 		b.setOwned(s, slices.Clone(d))
 		return
 	}
-	// A list that shrank back into the slot leaves its old ext entry
-	// behind (nothing reads it).
-	copy(s.e[:], d)
-	s.len, s.ext = int32(len(d)), 0
+	b.place(s, d)
+}
+
+// place holds d (at most two entries) in s. A list that shrank back
+// into the slot leaves its old ext entry behind (nothing reads it).
+func (b *balance) place(s *balSlot, d Delta) {
+	for i := range d {
+		s.e[i] = balEntry{abs: d[i].Amount.Abs, tok: b.tokNum(&d[i].Token), neg: d[i].Amount.Neg}
+	}
+	s.len, s.ext = uint8(len(d)), 0
 }
 
 // setOwned makes d, b's own from now on, s's entries.
 func (b *balance) setOwned(s *balSlot, d Delta) {
 	if len(d) <= len(s.e) {
-		copy(s.e[:], d)
-		s.len, s.ext = int32(len(d)), 0
+		b.place(s, d)
 		return
 	}
 	if s.ext > 0 {
@@ -192,14 +277,13 @@ func (b *balance) setOwned(s *balSlot, d Delta) {
 		b.ext = append(b.ext, d)
 		s.ext = int32(len(b.ext))
 	}
-	s.len = int32(len(d))
+	s.len = 0
 }
 
 // add adds the entries of one address (sorted by token) to b.
 //
-// An address's list is b's own (BalanceOf hands it out clipped, so no
-// reader's append reaches it): entries in tokens the list does not hold
-// yet are inserted in place while the slot has room.
+// An address's list kept apart is b's own (BalanceOf hands it out
+// clipped, so no reader's append reaches it).
 func (b *balance) add(addr Address, d Delta) error {
 	if len(d) == 0 {
 		return nil
@@ -210,28 +294,10 @@ func (b *balance) add(addr Address, d Delta) error {
 	} else {
 		s = b.newSlot(addr)
 	}
-	cur := b.list(s)
+	var held [2]DeltaEntry
+	cur := b.entries(s, &held)
 	if len(cur) == 0 {
 		b.set(s, d)
-		b.n += len(d)
-		return nil
-	}
-	if s.ext == 0 && len(cur)+len(d) <= len(s.e) && disjointTokens(cur, d) {
-		// Merge from the back into the slot's room: nothing cancels,
-		// nothing overflows, the result is cur.Sum(d).
-		i, j, w := len(cur)-1, len(d)-1, len(cur)+len(d)-1
-		out := s.e[:w+1]
-		for j >= 0 {
-			if i >= 0 && compareToken(&out[i].Token, &d[j].Token) > 0 {
-				out[w] = out[i]
-				i--
-			} else {
-				out[w] = d[j]
-				j--
-			}
-			w--
-		}
-		s.len = int32(len(out))
 		b.n += len(d)
 		return nil
 	}
@@ -256,58 +322,68 @@ func (b *balance) add(addr Address, d Delta) error {
 	return nil
 }
 
-// disjointTokens reports whether two lists of one address's entries,
-// each sorted by token, share no token.
-func disjointTokens(a, b Delta) bool {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch c := compareToken(&a[i].Token, &b[j].Token); {
-		case c < 0:
-			i++
-		case c > 0:
-			j++
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // flat returns b's entries as one sorted Delta.
 func (b *balance) flat() Delta {
-	lists := make([]Delta, 0, b.nAddr)
-	b.each(func(d Delta) { lists = append(lists, d) })
-	slices.SortFunc(lists, func(x, y Delta) int { return bytes.Compare(x[0].Addr[:], y[0].Addr[:]) })
+	slots := make([]*balSlot, 0, b.nAddr)
+	for _, ch := range b.chunks {
+		for i := range ch {
+			if s := &ch[i]; s.len > 0 || s.ext > 0 {
+				slots = append(slots, s)
+			}
+		}
+	}
+	slices.SortFunc(slots, func(x, y *balSlot) int { return bytes.Compare(x.addr[:], y.addr[:]) })
 	out := make(Delta, 0, b.n)
-	for _, d := range lists {
-		out = append(out, d...)
+	var buf [2]DeltaEntry
+	for _, s := range slots {
+		out = append(out, b.entries(s, &buf)...)
 	}
 	return out
 }
 
 // each calls f with every address's entries (never empty), in the order
-// the addresses came.
+// the addresses came. The Delta f gets is valid during the call only.
 func (b *balance) each(f func(Delta)) {
+	var buf [2]DeltaEntry
 	for _, ch := range b.chunks {
 		for i := range ch {
-			if d := b.list(&ch[i]); len(d) > 0 {
+			if d := b.entries(&ch[i], &buf); len(d) > 0 {
 				f(d)
 			}
 		}
 	}
 }
 
-// of returns addr's entries (nil when it has none).
+// ofIn returns addr's entries (nil when it has none), those held in
+// place written into buf.
+func (b *balance) ofIn(addr Address, buf *[2]DeltaEntry) Delta {
+	ref, _ := b.find(&addr)
+	if ref < 0 {
+		return nil
+	}
+	d := b.entries(b.slot(ref), buf)
+	if len(d) == 0 {
+		return nil
+	}
+	return slices.Clip(d)
+}
+
+// of returns addr's entries (nil when it has none), in a slice of their
+// own or clipped.
 func (b *balance) of(addr Address) Delta {
 	ref, _ := b.find(&addr)
 	if ref < 0 {
 		return nil
 	}
-	d := b.list(b.slot(ref))
-	if len(d) == 0 {
+	s := b.slot(ref)
+	if s.ext > 0 {
+		return slices.Clip(b.ext[s.ext-1])
+	}
+	if s.len == 0 {
 		return nil
 	}
-	return slices.Clip(d)
+	var buf [2]DeltaEntry
+	return slices.Clone(b.entries(s, &buf))
 }
 
 // balanceParts returns c's δ: the small form, or the large one (owned by c).
@@ -480,7 +556,22 @@ func (c *Chain) BalanceOf(addr Address) Delta {
 	return b.of(addr)
 }
 
+// balanceOfIn is BalanceOf without an allocation: a large δ's entries
+// held in place are written into buf. The slice is valid until buf is
+// written again or the chain is joined.
+func (c *Chain) balanceOfIn(addr Address, buf *[2]DeltaEntry) Delta {
+	d, b, err := c.balanceParts()
+	if err != nil {
+		return nil
+	}
+	if b == nil {
+		return d.OfAddr(addr)
+	}
+	return b.ofIn(addr, buf)
+}
+
 // BalanceAt returns δ_C[addr, tok].
 func (c *Chain) BalanceAt(addr Address, tok Token) Signed {
-	return c.BalanceOf(addr).At(addr, tok)
+	var buf [2]DeltaEntry
+	return c.balanceOfIn(addr, &buf).At(addr, tok)
 }

@@ -21,7 +21,7 @@ func TestSlabSizes(t *testing.T) {
 		{"Chain (fullChain)", unsafe.Sizeof(Chain{}), fullChain, 8192},
 		{"Node (fullNode)", unsafe.Sizeof(Node{}), fullNode, 4096},
 		{"DeltaEntry (deltaBlock)", unsafe.Sizeof(DeltaEntry{}), deltaBlock, 8192},
-		{"balSlot (balChunkMax)", unsafe.Sizeof(balSlot{}), balChunkMax, 32768},
+		{"balSlot (balChunkMax)", unsafe.Sizeof(balSlot{}), balChunkMax, 28672},
 	}
 	for _, c := range cases {
 		if got := c.size * c.count; got > c.class {
@@ -41,7 +41,7 @@ func TestSlabSizes(t *testing.T) {
 		{"Chain", unsafe.Sizeof(Chain{}), 120},
 		{"builtNode", unsafe.Sizeof(builtNode{}), 184},
 		{"DeltaEntry", unsafe.Sizeof(DeltaEntry{}), 120},
-		{"balSlot", unsafe.Sizeof(balSlot{}), 248},
+		{"balSlot", unsafe.Sizeof(balSlot{}), 112},
 	} {
 		if s.got != s.wants {
 			t.Errorf("%s is %d bytes; the kernel's comments and counts say %d", s.name, s.got, s.wants)
