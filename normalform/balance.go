@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"slices"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 )
@@ -397,19 +398,50 @@ func (c *Chain) balanceParts() (Delta, *balance, error) {
 
 // ownParts is balanceParts for a chain that is not a leaf.
 func (c *Chain) ownParts() (Delta, *balance, error) {
-	if c.big == nil {
-		return c.delta, nil, nil
+	big := c.bigBalance()
+	if big == nil {
+		return c.smallDelta(), nil, nil
 	}
-	if c.big.owner != c {
+	if big.owner != c {
 		if err := c.setBalance(c.Left, c.Right); err != nil {
 			return nil, nil, err
 		}
-		if c.big == nil {
-			return c.delta, nil, nil
+		if big = c.bigBalance(); big == nil {
+			return c.smallDelta(), nil, nil
 		}
 	}
-	return nil, c.big, nil
+	return nil, big, nil
 }
+
+// A chain keeps its δ in one pointer and a length (Chain.bal, balLen):
+// a small δ's first entry and its length, or a large one's *balance and
+// -1. Two words where a Delta and a *balance were four: a chain is 104
+// bytes, not 120 (issue 22, session 8).
+
+// smallDelta returns c's small δ (nil when it has a large one, or none;
+// an empty δ that was set non-nil stays so).
+func (c *Chain) smallDelta() Delta {
+	if c.balLen < 0 || c.bal == nil {
+		return nil
+	}
+	return unsafe.Slice((*DeltaEntry)(c.bal), c.balLen)
+}
+
+// bigBalance returns c's large δ, or nil.
+func (c *Chain) bigBalance() *balance {
+	if c.balLen < 0 {
+		return (*balance)(c.bal)
+	}
+	return nil
+}
+
+// setSmall makes d (at most flatMax entries) c's δ.
+func (c *Chain) setSmall(d Delta) {
+	c.bal, c.balLen = unsafe.Pointer(unsafe.SliceData(d)), int32(len(d))
+}
+
+// setBig makes b c's δ.
+func (c *Chain) setBig(b *balance) { c.bal, c.balLen = unsafe.Pointer(b), -1 }
 
 // deltaSlab carves the kernel's small δs from blocks (entries hold no
 // pointers, so a block is one object the collector does not scan): one
@@ -487,7 +519,7 @@ func (c *Chain) setBalanceIn(a, b *Chain, sl *deltaSlab) error {
 		if err != nil {
 			return err
 		}
-		c.delta, c.big = d, nil
+		c.setSmall(d)
 		return nil
 	}
 	// The larger side is the target. Each entry's sum is still
@@ -530,7 +562,7 @@ func (c *Chain) setBalanceIn(a, b *Chain, sl *deltaSlab) error {
 		}
 	}
 	target.owner = c
-	c.delta, c.big = nil, target
+	c.setBig(target)
 	return nil
 }
 

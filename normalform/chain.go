@@ -1,6 +1,9 @@
 package normalform
 
-import "bytes"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // Label records what the reduction has established about a chain.
 type Label uint8
@@ -82,7 +85,7 @@ func (r Rule) String() string {
 // by chaining (∘) or by merging parallel branches (∥). Its endpoints,
 // boundary tokens and balance δ are kept as it is assembled.
 //
-// The pointers come first and the small fields last, packed (120 bytes,
+// The pointers come first and the small fields last, packed (104 bytes,
 // not 136: the kernel carves thousands of chains per large transaction).
 type Chain struct {
 	Leaf  *Transfer // a leaf chain's transfer
@@ -91,16 +94,16 @@ type Chain struct {
 
 	First, Last *Transfer // t_1 and t_k
 	Mid         *Transfer // t_{k-1}; nil for a single transfer
-	// δ_C, small or large (balance.go): read it with Balance, BalanceOf
-	// and BalanceAt.
-	delta Delta
-	big   *balance
+	// δ_C, small or large (balance.go: smallDelta, bigBalance): read it
+	// with Balance, BalanceOf and BalanceAt.
+	bal unsafe.Pointer
 
 	ID int32
 	N  int32 // number of transfers
 	// Frame is the frame where the chain was built, and FrameSender its σ:
 	// σ(C) falls back to it when the leaves at s(C) disagree.
 	Frame       int32
+	balLen      int32 // the small δ's length, or -1: bal is a *balance
 	FrameSender Address
 	Label       Label
 	Rule        Rule // the rule that built it

@@ -403,9 +403,9 @@ const slabSize = 64
 // transaction of three transfers was most of what Analyze allocated.
 //
 // full is the count of a full block for the item's size: slabSize items
-// rounded up to fill the allocation's size class (68 chains of 120 bytes
-// are 8,160 of an 8 KB class, where 64 left 512 bytes unused; 66 built
-// nodes of 184 bytes are 12,144 of a 12 KB class).
+// rounded up to fill the allocation's size class (78 chains of 104 bytes
+// are 8,112 of an 8 KB class, where 64 left 1,536 bytes unused; 73 built
+// nodes of 168 bytes are 12,264 of a 12 KB class).
 func (k *kernel) slabLen(full int) int {
 	if k.slabN > 0 && k.slabN < slabSize {
 		return k.slabN
@@ -415,8 +415,8 @@ func (k *kernel) slabLen(full int) int {
 
 // Full blocks: see slabLen.
 const (
-	fullBuilt = 66 // builtNode: 184 bytes
-	fullChain = 68 // Chain: 120 bytes
+	fullBuilt = 73 // builtNode: 168 bytes
+	fullChain = 78 // Chain: 104 bytes
 	fullNode  = 64 // Node: 64 bytes
 )
 

@@ -38,8 +38,8 @@ func TestSlabSizes(t *testing.T) {
 		{"Step", unsafe.Sizeof(Step{}), 80},
 		{"Token", unsafe.Sizeof(Token{}), 56},
 		{"Transfer", unsafe.Sizeof(Transfer{}), 168},
-		{"Chain", unsafe.Sizeof(Chain{}), 120},
-		{"builtNode", unsafe.Sizeof(builtNode{}), 184},
+		{"Chain", unsafe.Sizeof(Chain{}), 104},
+		{"builtNode", unsafe.Sizeof(builtNode{}), 168},
 		{"DeltaEntry", unsafe.Sizeof(DeltaEntry{}), 120},
 		{"balSlot", unsafe.Sizeof(balSlot{}), 112},
 	} {
