@@ -94,8 +94,11 @@ type kernel struct {
 // names, texts) is the analysis's and is never kept (releaseKernel).
 var kernelPool sync.Pool
 
-// kernelKeep bounds the scratch a kept kernel holds (sibling slots).
-const kernelKeep = 4096
+// kernelKeep bounds the scratch a kept kernel holds (sibling slots, and
+// reduce's stack): 1<<16 slots are 512 KB of links and 512 KB of stack,
+// so that a transaction of up to 65,536 transfers reuses them instead of
+// allocating its own (issue 22, session 8).
+const kernelKeep = 1 << 16
 
 // newKernel returns an empty kernel for cfg, from the pool when it can.
 func newKernel(cfg *Config, principal func(Address) bool) *kernel {
@@ -113,9 +116,12 @@ func releaseKernel(k *kernel) {
 	if cap(k.sib.next) > kernelKeep || k.tr != nil {
 		return
 	}
-	next, prev, buf := k.sib.next[:0], k.sib.prev[:0], k.buf[:0]
+	next, prev, buf, stack := k.sib.next[:0], k.sib.prev[:0], k.buf[:0], k.stack[:0]
+	if cap(stack) > kernelKeep {
+		stack = nil
+	}
 	*k = kernel{}
-	k.sib.next, k.sib.prev, k.buf = next, prev, buf
+	k.sib.next, k.sib.prev, k.buf, k.stack = next, prev, buf, stack
 	kernelPool.Put(k)
 }
 
@@ -1343,7 +1349,8 @@ func (k *kernel) text(b []byte) string {
 
 // reserve sizes the step log and reduce's stack for the tree under root:
 // a lift per frame below the root, at most a rewrite per transfer but one.
-func (k *kernel) reserve(root *Node) {
+// It returns the tree's leaves.
+func (k *kernel) reserve(root *Node) int {
 	var leaves, frames int
 	var count func(n *Node)
 	count = func(n *Node) {
@@ -1368,14 +1375,16 @@ func (k *kernel) reserve(root *Node) {
 	if cap(k.sib.next) < leaves { // no frame has more children than the tree has leaves
 		k.sib.grow(leaves)
 	}
+	return leaves
 }
 
 // structuralFixpoint reduces the whole tree: leaf stage bottom-up, then
 // leaf and node rules at the root until neither applies.
 func (k *kernel) structuralFixpoint(root *Node) []*Node {
-	k.reserve(root)
+	leaves := k.reserve(root)
+	stack := k.stack[:cap(k.stack)] // reduce's array: the root's kids are its bottom
 	kids := k.reduce(root)
-	k.stack = nil // kids is the stack's bottom
+	k.stack = nil
 	k.tr = newRootTracker(kids)
 	s := &k.sib
 	s.init(kids)
@@ -1388,6 +1397,11 @@ func (k *kernel) structuralFixpoint(root *Node) []*Node {
 	}
 	releaseRootTracker(k.tr)
 	k.tr = nil
+	// The kids leave the stack's array, which stays the kernel's scratch
+	// (releaseKernel), emptied up to the most it held: a node a leaf.
+	kids = slices.Clone(kids)
+	clear(stack[:leaves])
+	k.stack = stack[:0]
 	return kids
 }
 
