@@ -863,9 +863,9 @@ type rootTracker struct {
 	// comparing keys a fifth of the tracker), and kept per transfer
 	// position (byPos): a chain's junctions are its first transfer's
 	// source and its last one's destination, numbered once for the leaf.
-	addrs map[Address]int32
-	toks  map[Token]int32
-	ids   map[uint64]int32     // (address number, token number) → junction number
+	addrs numTab[Address]
+	toks  numTab[Token]
+	ids   numTab[uint64]       // (address number, token number), by junction number
 	byPos []posJunctions       // by transfer position
 	lists [][listKinds]listRef // by junction number, then kind
 	nj    int                  // junctions numbered
@@ -886,7 +886,6 @@ type rootTracker struct {
 	moreAt int       // entries of the last block carved so far
 	moreN  int       // the size of the next such block
 	spare  [][]entry // blocks kept from earlier analyses, the last taken first
-	peak   int       // the most junctions, addresses or tokens held since made
 
 	// The kids' slots (the siblings' ns: a number's live node, nil once
 	// removed) and each number's generation, which a rewrite that puts its
@@ -909,32 +908,28 @@ type rootTracker struct {
 	cur           int64
 }
 
-// trackerPool keeps root trackers between analyses: a tracker's maps and
-// slices are emptied and kept (releaseRootTracker), so that a block's
+// trackerPool keeps root trackers between analyses: a tracker's tables
+// and slices are emptied and kept (releaseRootTracker), so that a block's
 // transactions share one set instead of allocating their own each.
 var trackerPool sync.Pool
 
-// trackerKeep bounds the junctions of a tracker whose maps are kept for
-// reuse: emptying a map costs its capacity, which a small transaction
-// should not pay for a large one's. A larger tracker's maps are dropped
-// and its slices kept (emptying a slice costs what the last analysis
-// used of it), up to trackerKeepSlices kids (issue 22, session 8: the
-// root tracker of a random tree of 20,000 transfers allocated 2.9 MB a
-// rewrite, 2.4 of them these slices).
-const (
-	trackerKeep       = 4096
-	trackerKeepSlices = 1 << 16
-)
+// trackerKeep bounds the kids of a tracker kept for reuse. Emptying a
+// tracker costs what its last analysis used of it (its numbering tables
+// are numTabs, not maps, whose clear cost their capacity), so a small
+// transaction pays nothing for a large one's; until issue 22's session 8
+// a tracker past 4,096 junctions was dropped and the root tracker of a
+// random tree of 20,000 transfers allocated 2.9 MB a rewrite.
+const trackerKeep = 1 << 16
 
 func newRootTracker(kids []*Node) *rootTracker {
 	tr, _ := trackerPool.Get().(*rootTracker)
 	if tr == nil {
 		tr = &rootTracker{}
 	}
-	if tr.addrs == nil {
-		tr.addrs, tr.toks, tr.ids = make(map[Address]int32, len(kids)/4), map[Token]int32{}, make(map[uint64]int32, len(kids))
-	}
 	tr.ns = kids
+	tr.addrs.reserve(len(kids) / 4)
+	tr.toks.reserve(0)
+	tr.ids.reserve(len(kids))
 	if cap(tr.gen) >= len(kids) {
 		tr.gen = tr.gen[:len(kids)]
 	} else {
@@ -1029,21 +1024,12 @@ func newRootTracker(kids []*Node) *rootTracker {
 // trackerPool), unless it grew too large to be worth emptying. Nothing of
 // the analysis stays reachable from a kept tracker.
 func releaseRootTracker(tr *rootTracker) {
-	tr.peak = max(tr.peak, len(tr.lists), len(tr.addrs), len(tr.toks))
-	used := max(len(tr.lists), len(tr.addrs), len(tr.toks))
-	if len(tr.ns) > trackerKeepSlices || len(tr.byPos) > 2*trackerKeepSlices {
-		return // too large to keep at all
+	if len(tr.ns) > trackerKeep || len(tr.byPos) > 2*trackerKeep || tr.ids.len() > 4*trackerKeep {
+		return // too large to keep
 	}
-	if used > trackerKeep || (tr.peak > 256 && 4*used < tr.peak) {
-		// The maps are too large to empty, or sized for a tree much
-		// larger than this one: emptying costs their capacity, not their
-		// use. The next analysis makes its own.
-		tr.addrs, tr.toks, tr.ids, tr.peak = nil, nil, nil, 0
-	} else {
-		clear(tr.addrs)
-		clear(tr.toks)
-		clear(tr.ids)
-	}
+	tr.addrs.reset()
+	tr.toks.reset()
+	tr.ids.reset()
 	clear(tr.byPos)
 	clear(tr.lists)
 	tr.lists, tr.nj = tr.lists[:0], 0
@@ -1098,23 +1084,14 @@ func nodeCandidate(n *Node) bool {
 // id returns the number of the junction (addr, tok), numbering it if it
 // is new.
 func (tr *rootTracker) id(addr Address, tok *Token) int32 {
-	a, ok := tr.addrs[addr]
-	if !ok {
-		a = int32(len(tr.addrs))
-		tr.addrs[addr] = a
-	}
-	t, ok := tr.toks[*tok]
-	if !ok {
-		t = int32(len(tr.toks))
-		tr.toks[*tok] = t
-	}
+	a := tr.addrs.num(&addr, hashAddr(&addr), hashAddr)
+	t := tr.toks.num(tok, hashToken(tok), hashToken)
 	key := uint64(uint32(a))<<32 | uint64(uint32(t))
-	if x, ok := tr.ids[key]; ok {
+	x := tr.ids.num(&key, hashJunction(&key), hashJunction)
+	if int(x) < tr.nj {
 		return x
 	}
-	x := int32(tr.nj)
 	tr.nj++
-	tr.ids[key] = x
 	if !tr.deferLists {
 		tr.lists = append(tr.lists, [listKinds]listRef{})
 	}
