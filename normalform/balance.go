@@ -216,21 +216,22 @@ func (b *balance) tokNum(t *Token) int32 {
 	}
 }
 
-// hashToken hashes a token's identity (contract, kind, id) with balSeed.
+// hashToken hashes a token's identity (contract, kind, id) with balSeed:
+// a token without an id by its contract alone, its kind mixed in after
+// (the kinds are few, and no input chooses them freely).
 func hashToken(t *Token) uint64 {
+	if t.ID.IsZero() {
+		return maphash.Bytes(balSeed, t.Addr[:]) ^ uint64(t.Kind)*0x9e3779b97f4a7c15
+	}
 	var key [20 + 1 + 32]byte
 	copy(key[:20], t.Addr[:])
 	key[20] = byte(t.Kind)
-	n := 21
-	if !t.ID.IsZero() {
-		for w, x := range t.ID {
-			for k := range 8 {
-				key[21+8*w+k] = byte(x >> (8 * k))
-			}
+	for w, x := range t.ID {
+		for k := range 8 {
+			key[21+8*w+k] = byte(x >> (8 * k))
 		}
-		n = len(key)
 	}
-	return maphash.Bytes(balSeed, key[:n])
+	return maphash.Bytes(balSeed, key[:])
 }
 
 // entries returns s's entries: the list kept apart, or those held in
