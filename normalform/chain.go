@@ -2,6 +2,7 @@ package normalform
 
 import (
 	"bytes"
+	"sync"
 	"unsafe"
 )
 
@@ -143,11 +144,8 @@ func (c *Chain) Transfers(dst []*Transfer) []*Transfer {
 	if dst == nil && c.N > 1 {
 		dst = make([]*Transfer, 0, c.N) // one allocation, not one per doubling
 	}
-	if c.Leaf != nil {
-		return append(dst, c.Leaf)
-	}
-	dst = c.Left.Transfers(dst)
-	return c.Right.Transfers(dst)
+	c.eachTransfer(func(t *Transfer) bool { dst = append(dst, t); return true })
+	return dst
 }
 
 // Middlemen returns M(C) = {d(t_1), …, d(t_{k-1})}, deduplicated, in order
@@ -197,15 +195,66 @@ func (c *Chain) anyMiddleman(f func(Address) bool) bool {
 
 // eachTransfer calls f on t_1, …, t_k in order while f returns true, and
 // reports whether it reached the end (Transfers without the list).
+//
+// The chains whose left sequence is still to be walked wait on a stack of
+// their own, not the goroutine's: a route built hop by hop is a tree as
+// deep as it is long, and recursing on Left grew the goroutine's stack to
+// megabytes at 20,000 hops, copied at every doubling and shrunk again by
+// the collector (issue 22, session 8). The first levels are on the
+// goroutine's stack; a deeper walk borrows a pooled slice.
 func (c *Chain) eachTransfer(f func(*Transfer) bool) bool {
-	for c.Leaf == nil {
-		if !c.Left.eachTransfer(f) {
-			return false
+	var buf [32]*Chain // the stack while it is shallow
+	n := 0
+	var deep *[]*Chain // pooled, once deeper: the whole stack, in ds
+	var ds []*Chain
+	deepest := 0
+	ok := true
+	for {
+		for c.Leaf == nil {
+			switch {
+			case deep != nil:
+				ds = append(ds, c)
+				deepest = max(deepest, len(ds))
+			case n < len(buf):
+				buf[n] = c
+				n++
+			default:
+				if deep, _ = chainStacks.Get().(*[]*Chain); deep == nil {
+					deep = new([]*Chain)
+				}
+				ds = append(append((*deep)[:0], buf[:]...), c)
+				deepest = len(ds)
+			}
+			c = c.Left
 		}
-		c = c.Right
+		if !f(c.Leaf) {
+			ok = false
+			break
+		}
+		if deep != nil {
+			if len(ds) == 0 {
+				break
+			}
+			c = ds[len(ds)-1].Right
+			ds = ds[:len(ds)-1]
+			continue
+		}
+		if n == 0 {
+			break
+		}
+		n--
+		c = buf[n].Right
 	}
-	return f(c.Leaf)
+	if deep != nil {
+		clear(ds[:deepest])
+		*deep = ds[:0]
+		chainStacks.Put(deep)
+	}
+	return ok
 }
+
+// chainStacks keeps the stacks of eachTransfer's deep walks (emptied).
+var chainStacks sync.Pool
 
 func containsAddr(l []Address, a Address) bool {
 	for _, x := range l {
