@@ -72,6 +72,8 @@ type balance struct {
 	tokTab  []int32
 	lastTok Token
 	lastNum int32
+	prevTok Token // the one before lastTok
+	prevNum int32
 }
 
 // balSlot is one address's entries: in place (len ≤ 2, ext 0) or in
@@ -96,18 +98,30 @@ type balEntry struct {
 // choose addresses or tokens that collide).
 var balSeed = maphash.MakeSeed()
 
+// A position of the index holds a slot reference + 1 in its low 24 bits
+// and 7 bits of the address's hash above them (its tag): a probe reads
+// the slot (another cache line, at 20,000 addresses rarely in the cache)
+// only when the tags agree, and an address not indexed yet is usually
+// found absent from the table alone.
+const (
+	balRefBits = 24
+	balRefMask = 1<<balRefBits - 1
+)
+
 // find returns the slot reference of addr, or -1 and the table position
-// where it would go.
-func (b *balance) find(addr *Address) (ref int32, at int) {
+// where it would go, with addr's tag (see balRefBits).
+func (b *balance) find(addr *Address) (ref int32, at int, tag int32) {
+	h := maphash.Bytes(balSeed, addr[:])
+	tag = int32(h>>57) << balRefBits
 	mask := len(b.tab) - 1
-	i := int(maphash.Bytes(balSeed, addr[:])) & mask
+	i := int(h) & mask
 	for {
 		r := b.tab[i]
 		if r == 0 {
-			return -1, i
+			return -1, i, tag
 		}
-		if b.slot(r-1).addr == *addr {
-			return r - 1, i
+		if r&^balRefMask == tag && b.slot(r&balRefMask-1).addr == *addr {
+			return r&balRefMask - 1, i, tag
 		}
 		i = (i + 1) & mask
 	}
@@ -127,8 +141,8 @@ func (b *balance) grow(c int) {
 			used = b.last
 		}
 		for o := range used {
-			_, at := b.find(&ch[o].addr)
-			b.tab[at] = (int32(ci)<<8 | int32(o)) + 1
+			_, at, tag := b.find(&ch[o].addr)
+			b.tab[at] = tag | (int32(ci)<<8 | int32(o)) + 1
 		}
 	}
 }
@@ -147,7 +161,8 @@ func newBalance(d Delta) *balance {
 		for j < len(d) && d[j].Addr == d[i].Addr {
 			j++
 		}
-		b.set(b.newSlot(d[i].Addr), d[i:j])
+		_, at, tag := b.find(&d[i].Addr)
+		b.set(b.newSlot(d[i].Addr, at, tag), d[i:j])
 		b.n += j - i
 		i = j
 	}
@@ -159,13 +174,16 @@ func (b *balance) slot(ref int32) *balSlot {
 	return &b.chunks[ref>>8][ref&0xff]
 }
 
-// newSlot indexes a new, empty slot for addr (not indexed yet) and
-// returns it.
-func (b *balance) newSlot(addr Address) *balSlot {
+// newSlot indexes a new, empty slot for addr (not indexed yet: find
+// returned at and tag) and returns it.
+func (b *balance) newSlot(addr Address, at int, tag int32) *balSlot {
 	if 2*(b.nAddr+1) > len(b.tab) {
 		b.grow(0)
+		_, at, tag = b.find(&addr)
 	}
-	_, at := b.find(&addr)
+	if len(b.chunks) >= 1<<(balRefBits-8) {
+		panic("normalform: a balance of more than 16 million addresses")
+	}
 	if len(b.chunks) == 0 || b.last == len(b.chunks[len(b.chunks)-1]) {
 		size := 16
 		if len(b.chunks) > 0 {
@@ -176,7 +194,7 @@ func (b *balance) newSlot(addr Address) *balSlot {
 	}
 	ref := int32(len(b.chunks)-1)<<8 | int32(b.last)
 	b.last++
-	b.tab[at] = ref + 1
+	b.tab[at] = tag | (ref + 1)
 	b.nAddr++
 	s := b.slot(ref)
 	s.addr = addr
@@ -185,8 +203,14 @@ func (b *balance) newSlot(addr Address) *balSlot {
 
 // tokNum returns t's number in b, numbering it if it is new.
 func (b *balance) tokNum(t *Token) int32 {
-	if len(b.toks) > 0 && b.lastTok == *t {
-		return b.lastNum
+	if len(b.toks) > 0 {
+		if b.lastTok == *t {
+			return b.lastNum
+		}
+		if len(b.toks) > 1 && b.prevTok == *t {
+			b.prevTok, b.prevNum, b.lastTok, b.lastNum = b.lastTok, b.lastNum, b.prevTok, b.prevNum
+			return b.lastNum
+		}
 	}
 	if 2*(len(b.toks)+1) > len(b.tokTab) {
 		b.tokTab = make([]int32, max(2*len(b.tokTab), 16))
@@ -209,6 +233,7 @@ func (b *balance) tokNum(t *Token) int32 {
 			b.tokTab[i] = r
 		}
 		if r > 0 && b.toks[r-1] == *t {
+			b.prevTok, b.prevNum = b.lastTok, b.lastNum
 			b.lastTok, b.lastNum = *t, r-1
 			return r - 1
 		}
@@ -291,10 +316,10 @@ func (b *balance) add(addr Address, d Delta) error {
 		return nil
 	}
 	var s *balSlot
-	if ref, _ := b.find(&addr); ref >= 0 {
+	if ref, at, tag := b.find(&addr); ref >= 0 {
 		s = b.slot(ref)
 	} else {
-		s = b.newSlot(addr)
+		s = b.newSlot(addr, at, tag)
 	}
 	var held [2]DeltaEntry
 	cur := b.entries(s, &held)
@@ -359,7 +384,7 @@ func (b *balance) each(f func(Delta)) {
 // ofIn returns addr's entries (nil when it has none), those held in
 // place written into buf.
 func (b *balance) ofIn(addr Address, buf *[2]DeltaEntry) Delta {
-	ref, _ := b.find(&addr)
+	ref, _, _ := b.find(&addr)
 	if ref < 0 {
 		return nil
 	}
@@ -373,7 +398,7 @@ func (b *balance) ofIn(addr Address, buf *[2]DeltaEntry) Delta {
 // of returns addr's entries (nil when it has none), in a slice of their
 // own or clipped.
 func (b *balance) of(addr Address) Delta {
-	ref, _ := b.find(&addr)
+	ref, _, _ := b.find(&addr)
 	if ref < 0 {
 		return nil
 	}
