@@ -1,6 +1,10 @@
 package normalform
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+	"unsafe"
+)
 
 // Label records what the reduction has established about a chain.
 type Label uint8
@@ -82,7 +86,7 @@ func (r Rule) String() string {
 // by chaining (∘) or by merging parallel branches (∥). Its endpoints,
 // boundary tokens and balance δ are kept as it is assembled.
 //
-// The pointers come first and the small fields last, packed (120 bytes,
+// The pointers come first and the small fields last, packed (104 bytes,
 // not 136: the kernel carves thousands of chains per large transaction).
 type Chain struct {
 	Leaf  *Transfer // a leaf chain's transfer
@@ -91,16 +95,16 @@ type Chain struct {
 
 	First, Last *Transfer // t_1 and t_k
 	Mid         *Transfer // t_{k-1}; nil for a single transfer
-	// δ_C, small or large (balance.go): read it with Balance, BalanceOf
-	// and BalanceAt.
-	delta Delta
-	big   *balance
+	// δ_C, small or large (balance.go: smallDelta, bigBalance): read it
+	// with Balance, BalanceOf and BalanceAt.
+	bal unsafe.Pointer
 
 	ID int32
 	N  int32 // number of transfers
 	// Frame is the frame where the chain was built, and FrameSender its σ:
 	// σ(C) falls back to it when the leaves at s(C) disagree.
 	Frame       int32
+	balLen      int32 // the small δ's length, or -1: bal is a *balance
 	FrameSender Address
 	Label       Label
 	Rule        Rule // the rule that built it
@@ -140,11 +144,8 @@ func (c *Chain) Transfers(dst []*Transfer) []*Transfer {
 	if dst == nil && c.N > 1 {
 		dst = make([]*Transfer, 0, c.N) // one allocation, not one per doubling
 	}
-	if c.Leaf != nil {
-		return append(dst, c.Leaf)
-	}
-	dst = c.Left.Transfers(dst)
-	return c.Right.Transfers(dst)
+	c.eachTransfer(func(t *Transfer) bool { dst = append(dst, t); return true })
+	return dst
 }
 
 // Middlemen returns M(C) = {d(t_1), …, d(t_{k-1})}, deduplicated, in order
@@ -194,15 +195,66 @@ func (c *Chain) anyMiddleman(f func(Address) bool) bool {
 
 // eachTransfer calls f on t_1, …, t_k in order while f returns true, and
 // reports whether it reached the end (Transfers without the list).
+//
+// The chains whose left sequence is still to be walked wait on a stack of
+// their own, not the goroutine's: a route built hop by hop is a tree as
+// deep as it is long, and recursing on Left grew the goroutine's stack to
+// megabytes at 20,000 hops, copied at every doubling and shrunk again by
+// the collector (issue 22, session 8). The first levels are on the
+// goroutine's stack; a deeper walk borrows a pooled slice.
 func (c *Chain) eachTransfer(f func(*Transfer) bool) bool {
-	for c.Leaf == nil {
-		if !c.Left.eachTransfer(f) {
-			return false
+	var buf [32]*Chain // the stack while it is shallow
+	n := 0
+	var deep *[]*Chain // pooled, once deeper: the whole stack, in ds
+	var ds []*Chain
+	deepest := 0
+	ok := true
+	for {
+		for c.Leaf == nil {
+			switch {
+			case deep != nil:
+				ds = append(ds, c)
+				deepest = max(deepest, len(ds))
+			case n < len(buf):
+				buf[n] = c
+				n++
+			default:
+				if deep, _ = chainStacks.Get().(*[]*Chain); deep == nil {
+					deep = new([]*Chain)
+				}
+				ds = append(append((*deep)[:0], buf[:]...), c)
+				deepest = len(ds)
+			}
+			c = c.Left
 		}
-		c = c.Right
+		if !f(c.Leaf) {
+			ok = false
+			break
+		}
+		if deep != nil {
+			if len(ds) == 0 {
+				break
+			}
+			c = ds[len(ds)-1].Right
+			ds = ds[:len(ds)-1]
+			continue
+		}
+		if n == 0 {
+			break
+		}
+		n--
+		c = buf[n].Right
 	}
-	return f(c.Leaf)
+	if deep != nil {
+		clear(ds[:deepest])
+		*deep = ds[:0]
+		chainStacks.Put(deep)
+	}
+	return ok
 }
+
+// chainStacks keeps the stacks of eachTransfer's deep walks (emptied).
+var chainStacks sync.Pool
 
 func containsAddr(l []Address, a Address) bool {
 	for _, x := range l {

@@ -144,6 +144,7 @@ type detector struct {
 	checked *witness.Searcher[Token] // the checker's tables over T0, built at the first witness asked
 	senders map[Address]bool         // addresses that send something (settle.go)
 	cdBuf   Delta                    // classDelta's storage, reused from call to call
+	bal     [2]DeltaEntry            // balanceOf's buffer (a large δ's entries held in place)
 	sc      *detScratch              // tables kept from one transaction to the next (scratch)
 }
 
@@ -202,6 +203,10 @@ func (d *detector) classDelta(bal Delta) (Delta, error) {
 	d.cdBuf = out[:0]
 	return d.cfg.foldOwn(out)
 }
+
+// balanceOf is c.BalanceOf(addr) read into d's buffer (no allocation
+// for a large δ): valid until the next call.
+func (d *detector) balanceOf(c *Chain, addr Address) Delta { return c.balanceOfIn(addr, &d.bal) }
 
 // clean reports a class balance with exactly one non-zero entry, positive.
 func clean(cd Delta) bool { return len(cd) == 1 && cd[0].Amount.Sign() > 0 }
@@ -316,7 +321,7 @@ func (d *detector) gain(det *Detection) error {
 	var sum Delta
 	for _, c := range det.Chains {
 		var err error
-		if sum, err = sum.Sum(c.BalanceOf(det.Origin)); err != nil {
+		if sum, err = sum.Sum(d.balanceOf(c, det.Origin)); err != nil {
 			return err
 		}
 	}
@@ -339,7 +344,7 @@ func (d *detector) bundles(fix []Detection) ([]Detection, error) {
 	cleanFix := map[*Chain]bool{}
 	for _, x := range fix {
 		if x.Gain.Sign() > 0 {
-			cd, err := d.classDelta(x.Chains[0].BalanceOf(x.Origin))
+			cd, err := d.classDelta(d.balanceOf(x.Chains[0], x.Origin))
 			if err != nil {
 				return nil, err
 			}
@@ -355,7 +360,7 @@ func (d *detector) bundles(fix []Detection) ([]Detection, error) {
 			continue
 		}
 		o := c.Origin()
-		cd, err := d.classDelta(c.BalanceOf(o))
+		cd, err := d.classDelta(d.balanceOf(c, o))
 		if err != nil {
 			return nil, err
 		}
@@ -389,7 +394,7 @@ func (d *detector) bundles(fix []Detection) ([]Detection, error) {
 		trades := false
 		for _, c := range cs {
 			var err error
-			if sum, err = sum.Sum(c.BalanceOf(o)); err != nil {
+			if sum, err = sum.Sum(d.balanceOf(c, o)); err != nil {
 				return nil, err
 			}
 		}
@@ -468,7 +473,7 @@ func (d *detector) rotate(c *Chain) (Detection, bool, error) {
 		if !seen[v] || !a.Principal(v) {
 			continue
 		}
-		cd, err := d.classDelta(c.BalanceOf(v))
+		cd, err := d.classDelta(d.balanceOf(c, v))
 		if err != nil {
 			return Detection{}, false, err
 		}
@@ -484,7 +489,7 @@ func (d *detector) rotate(c *Chain) (Detection, bool, error) {
 			continue
 		}
 		seen[v] = false // each address once, in walk order
-		cd, err := d.classDelta(c.BalanceOf(v))
+		cd, err := d.classDelta(d.balanceOf(c, v))
 		if err != nil {
 			return Detection{}, false, err
 		}
@@ -737,8 +742,9 @@ func (a *Analysis) flat() (Delta, error) {
 // summed per token and keyed by the recipient.
 func (a *Analysis) atCoalition(c *Chain) (Delta, error) {
 	var out Delta
+	var buf [2]DeltaEntry
 	for _, p := range a.Coalition() {
-		for _, e := range c.BalanceOf(p) {
+		for _, e := range c.balanceOfIn(p, &buf) {
 			e.Addr = a.Recipient
 			var err error
 			if out, err = out.Sum(Delta{e}); err != nil {

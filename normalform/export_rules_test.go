@@ -60,9 +60,6 @@ func CheckPartners(tx *Tx, cfg *Config, drop *Junction) (int, error) {
 			k.leafPassRoot(root.Frame, s)
 		}
 		kids = s.compact()
-		for _, n := range kids {
-			n.rootSeq, n.rootDirty = 0, false
-		}
 		k.tr = nil
 		return kids
 	}
@@ -78,10 +75,10 @@ func CheckPartners(tx *Tx, cfg *Config, drop *Junction) (int, error) {
 func (k *kernel) allPairs(s *siblings) (int, error) {
 	checked := 0
 	var buf [maxPartnerLists][]entry
-	has := func(x, y *Node) bool {
+	has := func(x, y int32) bool {
 		for _, l := range k.tr.candidates(x, &buf) {
 			for _, e := range l {
-				if k.tr.live(e) && k.tr.node(e) == y {
+				if k.tr.live(e) && e.s == y {
 					return true
 				}
 			}
@@ -100,7 +97,7 @@ func (k *kernel) allPairs(s *siblings) (int, error) {
 					continue
 				}
 				checked++
-				if !has(x, y) || !has(y, x) {
+				if !has(p, q) || !has(q, p) {
 					return checked, fmt.Errorf("%s fires on (%s, %s) but the tracker does not pair them", r.rule, k.name(x), k.name(y))
 				}
 				break

@@ -1,7 +1,6 @@
 package normalform
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -77,7 +76,6 @@ type kernel struct {
 	builtSlab []builtNode     // the rest of the block built nodes are carved from
 	leafSlab  []Chain         // the rest of the block leaf chains (and chains for reused nodes) are carved from
 	reuse     bool            // build may put its result in a consumed operand's node (see reduce)
-	nodeSlab  []Node          // the rest of the block leaf nodes are carved from
 	deltas    deltaSlab       // the blocks built chains' small δs are carved from
 	slabN     int             // the size of a new block (reserve's hint; 0: slabSize)
 	opsN      int             // the size of a new block of operands (reserve's hint; 0: 128)
@@ -94,8 +92,11 @@ type kernel struct {
 // names, texts) is the analysis's and is never kept (releaseKernel).
 var kernelPool sync.Pool
 
-// kernelKeep bounds the scratch a kept kernel holds (sibling slots).
-const kernelKeep = 4096
+// kernelKeep bounds the scratch a kept kernel holds (sibling slots, and
+// reduce's stack): 1<<16 slots are 512 KB of links and 512 KB of stack,
+// so that a transaction of up to 65,536 transfers reuses them instead of
+// allocating its own (issue 22, session 8).
+const kernelKeep = 1 << 16
 
 // newKernel returns an empty kernel for cfg, from the pool when it can.
 func newKernel(cfg *Config, principal func(Address) bool) *kernel {
@@ -113,9 +114,12 @@ func releaseKernel(k *kernel) {
 	if cap(k.sib.next) > kernelKeep || k.tr != nil {
 		return
 	}
-	next, prev, buf := k.sib.next[:0], k.sib.prev[:0], k.buf[:0]
+	next, prev, buf, stack := k.sib.next[:0], k.sib.prev[:0], k.buf[:0], k.stack[:0]
+	if cap(stack) > kernelKeep {
+		stack = nil
+	}
 	*k = kernel{}
-	k.sib.next, k.sib.prev, k.buf = next, prev, buf
+	k.sib.next, k.sib.prev, k.buf, k.stack = next, prev, buf, stack
 	kernelPool.Put(k)
 }
 
@@ -403,9 +407,9 @@ const slabSize = 64
 // transaction of three transfers was most of what Analyze allocated.
 //
 // full is the count of a full block for the item's size: slabSize items
-// rounded up to fill the allocation's size class (68 chains of 120 bytes
-// are 8,160 of an 8 KB class, where 64 left 512 bytes unused; 66 built
-// nodes of 184 bytes are 12,144 of a 12 KB class).
+// rounded up to fill the allocation's size class (78 chains of 104 bytes
+// are 8,112 of an 8 KB class, where 64 left 1,536 bytes unused; 76 built
+// nodes of 160 bytes are 12,160 of a 12 KB class).
 func (k *kernel) slabLen(full int) int {
 	if k.slabN > 0 && k.slabN < slabSize {
 		return k.slabN
@@ -415,9 +419,8 @@ func (k *kernel) slabLen(full int) int {
 
 // Full blocks: see slabLen.
 const (
-	fullBuilt = 66 // builtNode: 184 bytes
-	fullChain = 68 // Chain: 120 bytes
-	fullNode  = 64 // Node: 64 bytes
+	fullBuilt = 76 // builtNode: 160 bytes
+	fullChain = 78 // Chain: 104 bytes
 )
 
 // carve returns the next zero element of *slab, allocating a block of
@@ -646,7 +649,7 @@ func (k *kernel) leafCheck(f *Frame, s *siblings, i int32) int32 {
 	ns, next := s.ns, s.next
 	j := next[i]
 	if r := k.leafRule(f, ns[i], ns[j]); r != nil {
-		k.tracked(ns[i], ns[j], r)
+		k.tracked(i, j, r)
 		ns[i] = r
 		s.remove(j)
 		return j
@@ -664,7 +667,7 @@ func (k *kernel) leafCheck(f *Frame, s *siblings, i int32) int32 {
 	if r == nil {
 		return -1
 	}
-	k.tracked(ns[i], ns[j], r)
+	k.tracked(i, j, r)
 	ns[i] = r
 	s.remove(j)
 	return j
@@ -706,15 +709,14 @@ func (k *kernel) leafCheck(f *Frame, s *siblings, i int32) int32 {
 // a smaller number.
 func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 	tr := k.tr
-	fire := func(a, b *Node) bool {
-		r := k.nodeRule(f, a, b)
+	fire := func(i, j int32) bool {
+		r := k.nodeRule(f, s.ns[i], s.ns[j])
 		if r == nil {
 			return false
 		}
-		i, j := int32(tr.seq(a)), int32(tr.seq(b))
-		tr.wm = tr.seq(a) // everything before a is verified now
+		tr.wm = int64(i) // everything before a is verified now
 		tr.fresh = tr.fresh[:0]
-		tr.replace(a, b, r)
+		tr.replace(i, j, r)
 		s.ns[i] = r
 		s.remove(j)
 		tr.touch(s, i, s.prev[i])
@@ -728,14 +730,14 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		u0 = int64(p)
 	}
 	fresh := tr.freshBuf[:0]
-	for _, n := range tr.fresh {
-		if n.rootSeq != 0 {
-			fresh = append(fresh, n)
-			u0 = min(u0, tr.seq(n))
+	for _, e := range tr.fresh {
+		if tr.live(e) {
+			fresh = append(fresh, e.s)
+			u0 = min(u0, int64(e.s))
 		}
 	}
 	tr.freshBuf = fresh
-	slices.SortFunc(fresh, tr.bySeq)
+	slices.Sort(fresh)
 	// Phase 1: verified nodes before u0 against the fresh nodes.
 	if s.head >= 0 && int64(s.head) < u0 && len(fresh) > 0 {
 		limit := u0 - 1 // live nodes before u0 are numbered at most this
@@ -744,20 +746,20 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		for _, b := range fresh {
 			for _, l := range tr.candidates(b, &buf) {
 				for _, e := range l {
-					if tr.live(e) && int64(e.s) <= limit && int64(e.s) < tr.seq(b) {
-						cands = append(cands, tr.node(e))
+					if tr.live(e) && int64(e.s) <= limit && e.s < b {
+						cands = append(cands, e.s)
 					}
 				}
 			}
 		}
 		tr.cands = cands
-		slices.SortFunc(cands, tr.bySeq)
+		slices.Sort(cands)
 		for c, a := range cands {
 			if c > 0 && cands[c-1] == a {
 				continue
 			}
 			for _, b := range fresh {
-				if tr.seq(b) <= tr.seq(a) {
+				if b <= a {
 					continue
 				}
 				if fire(a, b) {
@@ -776,26 +778,24 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 		i = int32(u0) // live: the watermark's first live slot, or a fresh node
 	}
 	for ; i >= 0; i = s.next[i] {
-		a := s.ns[i]
-		sa := tr.seq(a)
-		lists := tr.candidates(a, &buf)
+		sa := int64(i)
+		lists := tr.candidates(i, &buf)
 		for l, c := range lists { // drop the nodes at or before a
 			lists[l] = c[sort.Search(len(c), func(n int) bool { return int64(c[n].s) > sa }):]
 		}
 		for {
 			// Merge: the first live node over the lists, once.
-			var b *Node
 			sb := int64(-1)
 			for l, c := range lists {
 				for len(c) > 0 && !tr.live(c[0]) {
 					c = c[1:]
 				}
 				lists[l] = c
-				if len(c) > 0 && (b == nil || int64(c[0].s) < sb) {
-					b, sb = tr.node(c[0]), int64(c[0].s)
+				if len(c) > 0 && (sb < 0 || int64(c[0].s) < sb) {
+					sb = int64(c[0].s)
 				}
 			}
-			if b == nil {
+			if sb < 0 {
 				break
 			}
 			for l, c := range lists {
@@ -803,7 +803,7 @@ func (k *kernel) nodeStep(f *Frame, s *siblings) bool {
 					lists[l] = c[1:]
 				}
 			}
-			if fire(a, b) {
+			if fire(i, int32(sb)) {
 				return true
 			}
 			if k.err != nil {
@@ -857,17 +857,17 @@ type rootTracker struct {
 	// comparing keys a fifth of the tracker), and kept per transfer
 	// position (byPos): a chain's junctions are its first transfer's
 	// source and its last one's destination, numbered once for the leaf.
-	addrs map[Address]int32
-	toks  map[Token]int32
-	ids   map[uint64]int32     // (address number, token number) → junction number
+	addrs numTab[Address]
+	toks  numTab[Token]
+	ids   numTab[uint64]       // (address number, token number), by junction number
 	byPos []posJunctions       // by transfer position
 	lists [][listKinds]listRef // by junction number, then kind
 	nj    int                  // junctions numbered
 	// deferLists: lists are not made yet (newRootTracker numbers the
 	// kids' junctions first).
 	deferLists bool
-	fresh      []*Node
-	wm         int64 // the watermark (see nodeStep)
+	fresh      []entry // the nodes built since the previous nodeStep (dead ones are skipped)
+	wm         int64   // the watermark (see nodeStep)
 
 	partners *[2][]partnerList // partnerLists (a test's variant in tests)
 
@@ -877,18 +877,26 @@ type rootTracker struct {
 	// their room (see carve).
 	arena  []entry
 	blocks [][]entry
-	moreAt int // entries of the last block carved so far
-	moreN  int // the size of the next such block
-	peak   int // the most junctions, addresses or tokens held since made
+	moreAt int       // entries of the last block carved so far
+	moreN  int       // the size of the next such block
+	spare  [][]entry // blocks kept from earlier analyses, the last taken first
 
 	// The kids' slots (the siblings' ns: a number's live node, nil once
 	// removed) and each number's generation, which a rewrite that puts its
 	// result at the number, or empties it, advances (see entry).
 	ns  []*Node
 	gen []int32
+	// By number, the live node's two junctions (a leaf's source and
+	// destination, an open chain's origin and destination, each with its
+	// token: finding its partners hashes nothing) and whether its leaf
+	// check is pending (see leafPassRoot). Kept here, not in the nodes:
+	// the tracker writes nothing into a node, so the leaves that reach the
+	// root are T0's own nodes, not copies (issue 22, session 8).
+	junc    [][2]int32
+	pending []bool
 
-	// Scratch reused by nodeStep from call to call.
-	freshBuf, cands []*Node
+	// Scratch reused by nodeStep from call to call (numbers).
+	freshBuf, cands []int32
 
 	// The leaf scan's state (see leafPassRoot): the numbers whose node
 	// may be dirty, as a bitset over the kids' numbers (bit s of
@@ -902,27 +910,32 @@ type rootTracker struct {
 	cur           int64
 }
 
-// trackerPool keeps root trackers between analyses: a tracker's maps and
-// slices are emptied and kept (releaseRootTracker), so that a block's
+// trackerPool keeps root trackers between analyses: a tracker's tables
+// and slices are emptied and kept (releaseRootTracker), so that a block's
 // transactions share one set instead of allocating their own each.
 var trackerPool sync.Pool
 
-// trackerKeep bounds the junctions of a tracker kept for reuse: emptying
-// a map costs its capacity, which a small transaction should not pay for
-// a large one's.
-const trackerKeep = 4096
+// trackerKeep bounds the kids of a tracker kept for reuse. Emptying a
+// tracker costs what its last analysis used of it (its numbering tables
+// are numTabs, not maps, whose clear cost their capacity), so a small
+// transaction pays nothing for a large one's; until issue 22's session 8
+// a tracker past 4,096 junctions was dropped and the root tracker of a
+// random tree of 20,000 transfers allocated 2.9 MB a rewrite.
+const trackerKeep = 1 << 16
 
 func newRootTracker(kids []*Node) *rootTracker {
 	tr, _ := trackerPool.Get().(*rootTracker)
 	if tr == nil {
-		tr = &rootTracker{addrs: make(map[Address]int32, len(kids)/4), toks: map[Token]int32{},
-			ids: make(map[uint64]int32, len(kids))}
+		tr = &rootTracker{}
 	}
 	tr.ns = kids
+	tr.addrs.reserve(len(kids) / 4)
+	tr.toks.reserve(0)
+	tr.ids.reserve(len(kids))
 	if cap(tr.gen) >= len(kids) {
-		tr.gen = tr.gen[:len(kids)]
+		tr.gen, tr.junc, tr.pending = tr.gen[:len(kids)], tr.junc[:len(kids)], tr.pending[:len(kids)]
 	} else {
-		tr.gen = make([]int32, len(kids))
+		tr.gen, tr.junc, tr.pending = make([]int32, len(kids)), make([][2]int32, len(kids)), make([]bool, len(kids))
 	}
 	words := (len(kids) + 63) / 64
 	if cap(tr.dirty) >= words {
@@ -1001,10 +1014,9 @@ func newRootTracker(kids []*Node) *rootTracker {
 	arena = arena[:off]
 	tr.arena = arena
 	tr.blocks = append(tr.blocks[:0], arena)
-	for p, n := range kids {
-		tr.setSeq(n, int64(p))
-		tr.add(n)
-		tr.mark(n)
+	for p := range kids {
+		tr.add(int64(p))
+		tr.mark(int64(p))
 	}
 	return tr
 }
@@ -1013,29 +1025,29 @@ func newRootTracker(kids []*Node) *rootTracker {
 // trackerPool), unless it grew too large to be worth emptying. Nothing of
 // the analysis stays reachable from a kept tracker.
 func releaseRootTracker(tr *rootTracker) {
-	tr.peak = max(tr.peak, len(tr.lists), len(tr.addrs), len(tr.toks))
-	used := max(len(tr.lists), len(tr.addrs), len(tr.toks))
-	if used > trackerKeep || (tr.peak > 256 && 4*used < tr.peak) {
-		// Too large to empty, or sized for a tree much larger than this
-		// one: emptying costs the maps' capacity, not their use.
-		return
+	if len(tr.ns) > trackerKeep || len(tr.byPos) > 2*trackerKeep || tr.ids.len() > 4*trackerKeep {
+		return // too large to keep
 	}
-	clear(tr.addrs)
-	clear(tr.toks)
-	clear(tr.ids)
+	tr.addrs.reset()
+	tr.toks.reset()
+	tr.ids.reset()
 	clear(tr.byPos)
 	clear(tr.lists)
 	tr.lists, tr.nj = tr.lists[:0], 0
 	clear(tr.arena)
-	clear(tr.blocks) // the grown lists' blocks are the analysis's
+	// The grown lists' blocks are kept for the next analysis's (entries
+	// hold no pointers, and a list's room is written before it is read).
+	for _, b := range tr.blocks[1:] {
+		tr.spare = append(tr.spare, b)
+	}
+	clear(tr.blocks)
 	tr.blocks, tr.moreAt, tr.moreN = tr.blocks[:0], 0, 0
-	clear(tr.fresh[:cap(tr.fresh)])
-	clear(tr.freshBuf[:cap(tr.freshBuf)])
-	clear(tr.cands[:cap(tr.cands)])
 	clear(tr.dirty)
 	clear(tr.dirtyW)
 	clear(tr.gen)
-	tr.ns, tr.gen = nil, tr.gen[:0]
+	clear(tr.junc)
+	clear(tr.pending)
+	tr.ns, tr.gen, tr.junc, tr.pending = nil, tr.gen[:0], tr.junc[:0], tr.pending[:0]
 	tr.fresh, tr.freshBuf, tr.cands = tr.fresh[:0], tr.freshBuf[:0], tr.cands[:0]
 	tr.dirty, tr.dirtyW = tr.dirty[:0], tr.dirtyW[:0]
 	tr.wm, tr.cur, tr.partners = 0, 0, nil
@@ -1050,20 +1062,6 @@ func (tr *rootTracker) live(e entry) bool {
 // node is a live entry's node.
 func (tr *rootTracker) node(e entry) *Node { return tr.ns[e.s] }
 
-// bySeq orders live nodes by number (for slices.SortFunc, which, unlike
-// sort.Slice, allocates nothing).
-func (tr *rootTracker) bySeq(x, y *Node) int { return cmp.Compare(x.rootSeq, y.rootSeq) }
-
-// seq is the live node n's number (0 for a node that is not a live kid).
-func (tr *rootTracker) seq(n *Node) int64 {
-	if n.rootSeq == 0 {
-		return 0
-	}
-	return int64(n.rootSeq) - 1
-}
-
-func (tr *rootTracker) setSeq(n *Node, s int64) { n.rootSeq = int32(s + 1) }
-
 // nodeCandidate reports whether n can take part in a node rule at all.
 func nodeCandidate(n *Node) bool {
 	return n.Leaf != nil || (structural(n) && !n.Chain.Closed())
@@ -1072,23 +1070,14 @@ func nodeCandidate(n *Node) bool {
 // id returns the number of the junction (addr, tok), numbering it if it
 // is new.
 func (tr *rootTracker) id(addr Address, tok *Token) int32 {
-	a, ok := tr.addrs[addr]
-	if !ok {
-		a = int32(len(tr.addrs))
-		tr.addrs[addr] = a
-	}
-	t, ok := tr.toks[*tok]
-	if !ok {
-		t = int32(len(tr.toks))
-		tr.toks[*tok] = t
-	}
+	a := tr.addrs.num(&addr, hashAddr(&addr), hashAddr)
+	t := tr.toks.num(tok, hashToken(tok), hashToken)
 	key := uint64(uint32(a))<<32 | uint64(uint32(t))
-	if x, ok := tr.ids[key]; ok {
+	x := tr.ids.num(&key, hashJunction(&key), hashJunction)
+	if int(x) < tr.nj {
 		return x
 	}
-	x := int32(tr.nj)
 	tr.nj++
-	tr.ids[key] = x
 	if !tr.deferLists {
 		tr.lists = append(tr.lists, [listKinds]listRef{})
 	}
@@ -1133,9 +1122,9 @@ func (tr *rootTracker) junctionOf(t *Transfer, dest bool) int32 {
 	return x
 }
 
-// add lists the live node n at its junctions, in number order.
-func (tr *rootTracker) add(n *Node) {
-	s := tr.seq(n)
+// add lists the live node numbered s at its junctions, in number order.
+func (tr *rootTracker) add(s int64) {
+	n := tr.ns[s]
 	ins := func(kind int, x int32) int32 {
 		r := &tr.lists[x][kind]
 		l := tr.list(r)
@@ -1168,12 +1157,12 @@ func (tr *rootTracker) add(n *Node) {
 	switch {
 	case n.Leaf != nil:
 		t := n.Leaf
-		n.rootJ[0] = ins(leafFrom, tr.junctionOf(t, false))
-		n.rootJ[1] = ins(leafTo, tr.junctionOf(t, true))
+		tr.junc[s][0] = ins(leafFrom, tr.junctionOf(t, false))
+		tr.junc[s][1] = ins(leafTo, tr.junctionOf(t, true))
 	case nodeCandidate(n):
 		c := n.Chain
-		n.rootJ[0] = ins(chainOrig, tr.junctionOf(c.First, false)) // (s(C), τ_in(C))
-		n.rootJ[1] = ins(chainDest, tr.junctionOf(c.Last, true))   // (d(C), τ_out(C))
+		tr.junc[s][0] = ins(chainOrig, tr.junctionOf(c.First, false)) // (s(C), τ_in(C))
+		tr.junc[s][1] = ins(chainDest, tr.junctionOf(c.Last, true))   // (d(C), τ_out(C))
 	}
 }
 
@@ -1199,7 +1188,13 @@ func (tr *rootTracker) list(r *listRef) []entry {
 func (tr *rootTracker) carve(r *listRef, c int) []entry {
 	if len(tr.blocks) < 2 || tr.moreAt+c > len(tr.blocks[len(tr.blocks)-1]) {
 		size := max(tr.moreN, 16)
-		tr.blocks = append(tr.blocks, make([]entry, max(c, size)))
+		var blk []entry
+		if n := len(tr.spare); n > 0 && len(tr.spare[n-1]) >= max(c, size) {
+			blk, tr.spare[n-1], tr.spare = tr.spare[n-1], nil, tr.spare[:n-1]
+		} else {
+			blk = make([]entry, max(c, size))
+		}
+		tr.blocks = append(tr.blocks, blk)
 		tr.moreAt = 0
 		tr.moreN = min(2*size, listBlock) // blocks double up to listBlock
 	}
@@ -1213,22 +1208,22 @@ func (tr *rootTracker) carve(r *listRef, c int) []entry {
 // (4 KB); the first block of an analysis has 16.
 const listBlock = 256
 
-// replace records a rewrite: r takes first's place and number, and first
-// and second leave.
-func (tr *rootTracker) replace(first, second, r *Node) {
-	s := tr.seq(first)
-	tr.gen[s]++
-	tr.gen[tr.seq(second)]++
-	first.rootSeq, second.rootSeq = 0, 0
-	tr.setSeq(r, s)
-	tr.add(r)
-	tr.fresh = append(tr.fresh, r)
+// replace records a rewrite: r takes the place and number of the first
+// operand (numbered i), and the first and second (j) leave.
+func (tr *rootTracker) replace(i, j int32, r *Node) {
+	tr.gen[i]++
+	tr.gen[j]++
+	tr.ns[i] = r // the siblings' slot (the caller's too)
+	tr.pending[i] = false
+	tr.add(int64(i))
+	tr.fresh = append(tr.fresh, entry{i, tr.gen[i]})
 }
 
-// tracked records a leaf-stage rewrite at the root.
-func (k *kernel) tracked(first, second, r *Node) {
+// tracked records a leaf-stage rewrite at the root of slots i and j (the
+// numbers of its operands there).
+func (k *kernel) tracked(i, j int32, r *Node) {
 	if k.tr != nil {
-		k.tr.replace(first, second, r)
+		k.tr.replace(i, j, r)
 	}
 }
 
@@ -1239,8 +1234,9 @@ func (k *kernel) tracked(first, second, r *Node) {
 // numbered when it was listed (add), and its partners are in the lists of
 // the kinds its kind meets at the same junctions. The slices alias the
 // index; callers advance them, never write.
-func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]entry {
+func (tr *rootTracker) candidates(s int32, buf *[maxPartnerLists][]entry) [][]entry {
 	out := buf[:0]
+	x := tr.ns[s]
 	var pls []partnerList
 	switch {
 	case x.Leaf != nil:
@@ -1249,7 +1245,7 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 		pls = tr.partners[1]
 	}
 	for _, p := range pls {
-		out = append(out, tr.list(&tr.lists[x.rootJ[p.slot]][p.kind]))
+		out = append(out, tr.list(&tr.lists[tr.junc[s][p.slot]][p.kind]))
 	}
 	return out
 }
@@ -1261,10 +1257,10 @@ func (tr *rootTracker) candidates(x *Node, buf *[maxPartnerLists][]entry) [][]en
 // slice per frame, nothing copied to lift. The slice returned aliases the
 // stack, and is the caller's until the next reduce.
 //
-// Below the root the kernel writes nothing into a leaf's node, so the
-// frames are reduced on T0's own leaf nodes; the leaves that reach the
-// root, where the root tracker keeps its marks in the nodes, are copied
-// here (leafNode). A leaf consumed by a rule below the root costs no node.
+// The kernel writes nothing into a leaf's node (the root tracker keeps
+// its marks by kid number), so the frames are reduced on T0's own leaf
+// nodes, and the leaves that reach the root are T0's nodes too: a leaf
+// costs no node.
 //
 // While it runs no root tracker exists and a node is held only by its
 // sibling slot (the step log keeps names), so build may reuse a consumed
@@ -1276,11 +1272,6 @@ func (k *kernel) reduce(n *Node) []*Node {
 	k.reuse = false
 	out := k.stack[base:]
 	k.stack = k.stack[:base:base]
-	for i, c := range out {
-		if c.Leaf != nil {
-			out[i] = k.leafNode(c.Leaf)
-		}
-	}
 	return out
 }
 
@@ -1310,16 +1301,6 @@ func (k *kernel) reduceOnStack(n *Node) {
 	k.stack = k.stack[:base+len(out)]
 }
 
-// leafNode returns a new node for the leaf t, carved from a block: the
-// kernel rewrites its own nodes (the root tracker's marks are in them)
-// and only reads the tree it is given, so the leaves that reach the root
-// are the only nodes it copies (see reduce).
-func (k *kernel) leafNode(t *Transfer) *Node {
-	n := carve(&k.nodeSlab, k.slabLen(fullNode))
-	n.Leaf = t
-	return n
-}
-
 // text returns b as a string carved from a block (k.texts): the lifts'
 // results, one allocation per few kilobytes instead of one each.
 func (k *kernel) text(b []byte) string {
@@ -1343,7 +1324,8 @@ func (k *kernel) text(b []byte) string {
 
 // reserve sizes the step log and reduce's stack for the tree under root:
 // a lift per frame below the root, at most a rewrite per transfer but one.
-func (k *kernel) reserve(root *Node) {
+// It returns the tree's leaves.
+func (k *kernel) reserve(root *Node) int {
 	var leaves, frames int
 	var count func(n *Node)
 	count = func(n *Node) {
@@ -1368,14 +1350,16 @@ func (k *kernel) reserve(root *Node) {
 	if cap(k.sib.next) < leaves { // no frame has more children than the tree has leaves
 		k.sib.grow(leaves)
 	}
+	return leaves
 }
 
 // structuralFixpoint reduces the whole tree: leaf stage bottom-up, then
 // leaf and node rules at the root until neither applies.
 func (k *kernel) structuralFixpoint(root *Node) []*Node {
-	k.reserve(root)
+	leaves := k.reserve(root)
+	stack := k.stack[:cap(k.stack)] // reduce's array: the root's kids are its bottom
 	kids := k.reduce(root)
-	k.stack = nil // kids is the stack's bottom
+	k.stack = nil
 	k.tr = newRootTracker(kids)
 	s := &k.sib
 	s.init(kids)
@@ -1383,11 +1367,13 @@ func (k *kernel) structuralFixpoint(root *Node) []*Node {
 		k.leafPassRoot(root.Frame, s)
 	}
 	kids = s.compact()
-	for _, n := range kids { // the tracker's marks leave with it
-		n.rootSeq, n.rootDirty = 0, false
-	}
 	releaseRootTracker(k.tr)
 	k.tr = nil
+	// The kids leave the stack's array, which stays the kernel's scratch
+	// (releaseKernel), emptied up to the most it held: a node a leaf.
+	kids = slices.Clone(kids)
+	clear(stack[:leaves])
+	k.stack = stack[:0]
 	return kids
 }
 
@@ -1565,11 +1551,10 @@ func (k *kernel) leafPassRoot(f *Frame, s *siblings) {
 	tr := k.tr
 	tr.cur = math.MinInt64
 	for k.err == nil {
-		x := tr.nextDirty(s)
-		if x == nil {
+		i := tr.nextDirty(s)
+		if i < 0 {
 			break
 		}
-		i := int32(tr.seq(x))
 		if s.next[i] >= 0 {
 			if j := k.leafCheck(f, s, i); j >= 0 {
 				tr.touch(s, i, s.prev[i])
@@ -1578,17 +1563,16 @@ func (k *kernel) leafPassRoot(f *Frame, s *siblings) {
 				continue
 			}
 		}
-		x.rootDirty = false // its check failed on its current three nodes
-		tr.clearDirty(tr.seq(x))
-		tr.cur = tr.seq(x) + 1
+		tr.pending[i] = false // its check failed on its current three nodes
+		tr.clearDirty(int64(i))
+		tr.cur = int64(i) + 1
 	}
 }
 
-// mark makes n dirty.
-func (tr *rootTracker) mark(n *Node) {
-	if !n.rootDirty {
-		n.rootDirty = true
-		x := tr.seq(n)
+// mark makes the live node numbered x dirty.
+func (tr *rootTracker) mark(x int64) {
+	if !tr.pending[x] {
+		tr.pending[x] = true
 		tr.dirty[x>>6] |= 1 << (x & 63)
 		tr.dirtyW[x>>12] |= 1 << ((x >> 6) & 63)
 	}
@@ -1636,17 +1620,17 @@ func (tr *rootTracker) firstDirty(x int64) int64 {
 // successor may have changed).
 func (tr *rootTracker) touch(s *siblings, p, q int32) {
 	if p >= 0 {
-		tr.mark(s.ns[p])
+		tr.mark(int64(p))
 	}
 	if q < 0 {
 		return
 	}
-	tr.mark(s.ns[q])
+	tr.mark(int64(q))
 	for q >= 0 && s.ns[q].Chain != nil && s.ns[q].Chain.Closed() {
 		q = s.prev[q]
 	}
 	if q >= 0 {
-		tr.mark(s.ns[q])
+		tr.mark(int64(q))
 	}
 }
 
@@ -1657,20 +1641,20 @@ func (tr *rootTracker) backUp(s *siblings, i int32) {
 	if p := s.prev[i]; p >= 0 {
 		i = p
 	}
-	tr.cur = tr.seq(s.ns[i])
+	tr.cur = int64(i)
 }
 
-// nextDirty returns the first live dirty node at or after the scan's
-// position, or nil; the dirty nodes before it wait for the next pass
-// (their bits stay set).
-func (tr *rootTracker) nextDirty(s *siblings) *Node {
+// nextDirty returns the number of the first live dirty node at or after
+// the scan's position, or -1; the dirty nodes before it wait for the next
+// pass (their bits stay set).
+func (tr *rootTracker) nextDirty(s *siblings) int32 {
 	for {
 		x := tr.firstDirty(tr.cur)
 		if x < 0 {
-			return nil
+			return -1
 		}
-		if n := s.ns[x]; n != nil && n.rootDirty {
-			return n
+		if s.ns[x] != nil && tr.pending[x] {
+			return int32(x)
 		}
 		tr.clearDirty(x) // stale: the slot is empty, or its node clean
 	}

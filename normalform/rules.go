@@ -46,7 +46,8 @@ func r5(cfg *Config, a, b *Transfer) bool {
 // sum, a pair is added, a zero sum is dropped, and an overflow fails the
 // check as Sum's error did.
 func balCont(c1, c2 *Chain, j Address) bool {
-	a, b := c1.BalanceOf(j), c2.BalanceOf(j)
+	var bufA, bufB [2]DeltaEntry
+	a, b := c1.balanceOfIn(j, &bufA), c2.balanceOfIn(j, &bufB)
 	i, k := 0, 0
 	for i < len(a) || k < len(b) {
 		switch {

@@ -233,19 +233,13 @@ type Node struct {
 	Frame    *Frame    // non-nil for a call node
 	Children []*Node
 
-	// The kernel's bookkeeping while n is a kid of the root during the
-	// structural fixpoint (rootTracker): its number + 1 (0: not a live
-	// kid), whether its leaf check is pending, and the numbers of its two
-	// junctions (a leaf's source and destination, an open chain's origin
-	// and destination, each with its token), so that finding its partners
-	// hashes nothing. (Kept to 64 bytes with the fields above.)
-	rootSeq   int32
-	rootDirty bool
 	// built: the kernel built this chain node (not T0's, nor a decoded
 	// normal form's), so that once its chain is an operand below the
-	// root the node may carry the result (kernel.build). In padding.
+	// root the node may carry the result (kernel.build). The root
+	// tracker's bookkeeping is its own, by kid number (rootTracker.junc,
+	// pending): a node is 56 bytes, and the kernel writes nothing into
+	// T0's nodes (issue 22, session 8).
 	built bool
-	rootJ [2]int32
 }
 
 // IsLeaf reports whether n is a leaf.
