@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -27,15 +28,31 @@ type dictName struct {
 // dictCache holds committed dictionary entries (distinct shape, tokens
 // and family hashes: few; addresses by role, layout.LevelAddr: a bot's,
 // its senders', the tokens').
+//
+// A name is read without a lock: scans resolve eight ids a record, from
+// every worker, and a million records' addresses are some 200,000
+// distinct ids. runs holds the names by id in runs of nameChunk, each
+// slot published once (a name never changes); a writer (add, loadChunk)
+// takes mu and replaces the slice of runs when it grows.
 type dictCache struct {
-	mu    sync.RWMutex
-	ids   map[dictName]uint32
-	names map[uint32]dictName
-	// chunks are the runs of nameChunk ids whose names have been read
-	// (loadChunk): a reader that misses an id reads its run's names with
-	// one iterator, not one point read an id (a reopened million's first
-	// find met ~50,000 distinct principals: ~0.4 s of point reads).
-	chunks map[uint32]bool
+	mu   sync.RWMutex
+	ids  map[dictName]uint32
+	runs atomic.Pointer[[]*nameRun]
+	// read are the runs whose names have been read (loadChunk): a reader
+	// that misses an id reads its run's names with one iterator, not one
+	// point read an id (a reopened million's first find met ~50,000
+	// distinct principals: ~0.4 s of point reads).
+	read map[uint32]bool
+}
+
+// nameRun is the names of one run of nameChunk consecutive ids, in line
+// (a lookup reads one slot, not a pointer and then its name): a slot's
+// name is written once, before its set flag, and read only after it.
+type nameRun [nameChunk]nameSlot
+
+type nameSlot struct {
+	set atomic.Bool
+	n   dictName
 }
 
 // nameChunk is the run of consecutive ids a reader's miss reads at once.
@@ -44,7 +61,7 @@ type dictCache struct {
 const nameChunk = 1024
 
 func newDictCache() *dictCache {
-	return &dictCache{ids: map[dictName]uint32{}, names: map[uint32]dictName{}, chunks: map[uint32]bool{}}
+	return &dictCache{ids: map[dictName]uint32{}, read: map[uint32]bool{}}
 }
 
 // loadChunk reads the names of the ids of id's run, as txn sees them,
@@ -52,16 +69,13 @@ func newDictCache() *dictCache {
 func (c *dictCache) loadChunk(txn *badger.Txn, id uint32) (bool, error) {
 	chunk := id / nameChunk
 	c.mu.RLock()
-	done := c.chunks[chunk]
+	done := c.read[chunk]
 	c.mu.RUnlock()
 	if done {
 		return false, nil
 	}
-	type entry struct {
-		n  dictName
-		id uint32
-	}
-	var got []entry
+	var names []dictName
+	var got []uint32
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false, Prefix: []byte{byte(KindName)}})
 	defer it.Close()
 	end := NameKey(chunk*nameChunk + nameChunk - 1).Bytes()
@@ -79,13 +93,13 @@ func (c *dictCache) loadChunk(txn *badger.Txn, id uint32) (bool, error) {
 		if err := item.Value(func(v []byte) (err error) { n, err = parseNameValue(v); return }); err != nil {
 			return false, fmt.Errorf("name key %x: %w", k, err)
 		}
-		got = append(got, entry{n, key.ID})
+		names, got = append(names, n), append(got, key.ID)
 	}
 	c.mu.Lock()
-	for _, e := range got {
-		c.ids[e.n], c.names[e.id] = e.id, e.n
+	for i, id := range got {
+		c.put(&names[i], id)
 	}
-	c.chunks[chunk] = true
+	c.read[chunk] = true
 	c.mu.Unlock()
 	return true, nil
 }
@@ -97,17 +111,45 @@ func (c *dictCache) id(n dictName) (uint32, bool) {
 	return id, ok
 }
 
+// name is id's name, if the cache has it; it takes no lock.
 func (c *dictCache) name(id uint32) (dictName, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	n, ok := c.names[id]
-	return n, ok
+	if runs := c.runs.Load(); runs != nil {
+		if r := id / nameChunk; int(r) < len(*runs) {
+			if run := (*runs)[r]; run != nil {
+				if slot := &run[id%nameChunk]; slot.set.Load() {
+					return slot.n, true
+				}
+			}
+		}
+	}
+	return dictName{}, false
 }
 
 func (c *dictCache) add(n dictName, id uint32) {
 	c.mu.Lock()
-	c.ids[n], c.names[id] = id, n
+	c.put(&n, id)
 	c.mu.Unlock()
+}
+
+// put publishes n as id's name; c.mu is held.
+func (c *dictCache) put(n *dictName, id uint32) {
+	c.ids[*n] = id
+	var runs []*nameRun
+	if p := c.runs.Load(); p != nil {
+		runs = *p
+	}
+	r := int(id / nameChunk)
+	if r >= len(runs) || runs[r] == nil {
+		grown := make([]*nameRun, max(len(runs), r+1))
+		copy(grown, runs)
+		grown[r] = new(nameRun)
+		runs = grown
+		c.runs.Store(&runs)
+	}
+	if slot := &runs[r][id%nameChunk]; !slot.set.Load() {
+		slot.n = *n
+		slot.set.Store(true)
+	}
 }
 
 func nameValue(n dictName) []byte { return layout.NameValue(n.level, n.h) }
@@ -125,19 +167,14 @@ func parseID(v []byte) (uint32, error) {
 }
 
 // namesIn resolves ids as txn, a read transaction, sees the dictionary
-// (committed entries). The function it returns keeps the names it
-// resolved, unlocked, for one goroutine's scan.
+// (committed entries), through the cache (its reads take no lock).
 func (ix *Index) namesIn(txn *badger.Txn) Names { return ix.namesFor(txn, true) }
 
 // namesFor is namesIn; chunks says whether a miss may read its id's run
 // of names (loadChunk) into the cache: not in a write transaction, whose
 // iterator would see, and the cache keep, names it has not committed.
 func (ix *Index) namesFor(txn *badger.Txn, chunks bool) Names {
-	var local map[uint32]dictName
 	return func(l normalform.Level, id uint32) (normalform.Hash, bool) {
-		if n, ok := local[id]; ok {
-			return n.h, n.level == l
-		}
 		n, ok := ix.dict.name(id)
 		if !ok && chunks {
 			if read, err := ix.dict.loadChunk(txn, id); err == nil && read {
@@ -145,10 +182,6 @@ func (ix *Index) namesFor(txn *badger.Txn, chunks bool) Names {
 			}
 		}
 		if ok {
-			if local == nil {
-				local = map[uint32]dictName{}
-			}
-			local[id] = n
 			return n.h, n.level == l
 		}
 		// not in its run as read before (an id written since, by another

@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -62,8 +63,8 @@ func TestDictChunks(t *testing.T) {
 		}
 		return errors.New("the test aborts the write")
 	})
-	if len(ix.dict.chunks) != 0 {
-		t.Fatalf("a write transaction read %d runs of names", len(ix.dict.chunks))
+	if len(ix.dict.read) != 0 {
+		t.Fatalf("a write transaction read %d runs of names", len(ix.dict.read))
 	}
 	for id := uint32(n + 1); id <= n+50; id++ {
 		if _, ok := ix.dict.name(id); ok {
@@ -106,7 +107,75 @@ func TestDictChunks(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(ix.dict.chunks), (n+nameChunk)/nameChunk+1; got < want-1 || got > want {
+	if got, want := len(ix.dict.read), (n+nameChunk)/nameChunk+1; got < want-1 || got > want {
 		t.Errorf("%d runs read for %d ids", got, n)
+	}
+}
+
+// TestDictConcurrentNames: readers resolve names without a lock while
+// others read runs of names and a writer publishes new ids (run under
+// -race by make test-race): every reader sees each id's one name, or
+// none yet, never a part of one.
+func TestDictConcurrentNames(t *testing.T) {
+	ix, err := Open(filepath.Join(t.TempDir(), "ix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	const n = 2*nameChunk + 300
+	addr := func(i int) normalform.Address { return normalform.Address{0xad, byte(i >> 16), byte(i >> 8), byte(i)} }
+	ids := make([]uint32, n)
+	if err := ix.db.Update(func(txn *badger.Txn) error {
+		w := ix.newWtx(txn)
+		for i := range n {
+			if ids[i], err = w.id(layout.LevelAddr, layout.AddrName(addr(i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// the cache starts empty (the ids were not published): readers load
+	// runs, one goroutine adds ids past the last run, all at once
+	done := make(chan error, 4)
+	for g := range 3 {
+		go func() {
+			done <- ix.db.View(func(txn *badger.Txn) error {
+				names := ix.namesIn(txn)
+				for k := range n {
+					i := (k*7 + g*331) % n
+					h, ok := names(layout.LevelAddr, ids[i])
+					if !ok || layout.NameAddr(h) != addr(i) {
+						return fmt.Errorf("reader %d: id %d resolves to %x %v, want %x", g, ids[i], h, ok, addr(i))
+					}
+				}
+				return nil
+			})
+		}()
+	}
+	go func() {
+		for i := range 3 * nameChunk {
+			id := uint32(10*nameChunk + i)
+			ix.dict.add(dictName{layout.LevelAddr, layout.AddrName(addr(n + i))}, id)
+			if got, ok := ix.dict.name(id); !ok || layout.NameAddr(got.h) != addr(n+i) {
+				done <- fmt.Errorf("added id %d reads back as %x %v", id, got.h, ok)
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, id := range ids {
+		if got, ok := ix.dict.name(id); !ok || layout.NameAddr(got.h) != addr(i) {
+			t.Fatalf("id %d cached as %x %v, want %x", id, got.h, ok, addr(i))
+		}
+		if got, ok := ix.dict.id(dictName{layout.LevelAddr, layout.AddrName(addr(i))}); !ok || got != id {
+			t.Fatalf("address %x cached with id %d %v, want %d", addr(i), got, ok, id)
+		}
 	}
 }

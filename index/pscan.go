@@ -9,7 +9,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/flowq/flowq/index/layout"
-	"github.com/flowq/flowq/normalform"
 )
 
 // The record scan on all cores. Records are keyed by position, so a block
@@ -97,7 +96,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st := &chunkState{names: denseNames(ix.namesIn(txn))} // one per goroutine (it caches unlocked)
+			st := &chunkState{names: ix.namesIn(txn)} // one per goroutine (it caches unlocked)
 			var c *chunk
 			keep := func(r *Record) error {
 				c.recs = append(c.recs, r)
@@ -240,7 +239,7 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 	front := s.front && whole // a record fn keeps is never a front
 	names := st.names
 	if names == nil {
-		names = denseNames(ix.namesIn(txn))
+		names = ix.namesIn(txn)
 		st.names = names
 	}
 	head := &Record{}
@@ -295,34 +294,3 @@ func (ix *Index) readChunk(ctx context.Context, txn *badger.Txn, blocks BlockRan
 		return fn(rec)
 	})
 }
-
-// denseNames keeps the names a scan resolves in a slice indexed by id
-// (dictionary ids are small and dense), in front of names: a scan looks
-// up three ids a record, for a million records, and a slice is cheaper
-// than namesIn's map. Only names found are kept (a name never changes
-// once assigned); ids past maxDense go to names.
-func denseNames(names Names) Names {
-	type entry struct {
-		h     normalform.Hash
-		level normalform.Level
-		set   bool
-	}
-	var dense []entry
-	return func(l normalform.Level, id uint32) (normalform.Hash, bool) {
-		if int(id) < len(dense) && dense[id].set {
-			e := &dense[id]
-			return e.h, e.level == l
-		}
-		h, ok := names(l, id)
-		if ok && id < maxDense {
-			if int(id) >= len(dense) {
-				dense = append(dense, make([]entry, int(id)+1-len(dense)+len(dense)/2)...)
-			}
-			dense[id] = entry{h, l, true}
-		}
-		return h, ok
-	}
-}
-
-// maxDense bounds denseNames's slice (34 bytes an id: 8.9 MB at most a scan worker).
-const maxDense = 1 << 18
