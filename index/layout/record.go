@@ -1142,6 +1142,8 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 		t = &tables{addrs: tab[:0]}
 	}
 	dr := recReader{b: dictIDs}
+	var idBuf [8]uint32
+	ids := idBuf[:0]
 	for i := 0; i < nd && r.err == nil; i++ {
 		x := dr.uvarint()
 		h, ok := names(LevelAddr, uint32(x))
@@ -1149,13 +1151,14 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 			r.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, x)
 			break
 		}
-		a := NameAddr(h)
-		for _, y := range t.addrs {
-			if y == a {
-				r.fail() // not canonical: an address twice
-			}
+		// An address twice is an id twice: the dictionary gives one id a
+		// name. Ids compare in a word; addresses cost a call each
+		// (memequal: 5% of a million-record find's CPU).
+		if slices.Contains(ids, uint32(x)) {
+			r.fail() // not canonical: an address twice
 		}
-		t.addrs = append(t.addrs, a)
+		ids = append(ids, uint32(x))
+		t.addrs = append(t.addrs, NameAddr(h))
 	}
 	rec.From = r.aref(t)
 	if rec.HasTo {
