@@ -86,17 +86,34 @@ func TestDictAddrs(t *testing.T) {
 		}
 	}
 	d.addrs = append(d.addrs, normalform.Address{0x99}) // id 105: in the dictionary, not of the record
-	bad := map[string][]uint32{
-		"an id the dictionary lacks":          {100, 101, 102, 103, 999},
-		"an address twice":                    {100, 101, 102, 103, 103},
-		"an address the record does not name": {100, 101, 102, 103, 104, 105},
-		"fewer ids than its addresses":        {100, 101, 102, 103},
+	d.addrs = append(d.addrs, d.addrs[0])               // id 106: a faulty dictionary's second id for id 100's address
+	// from is the shallowest depth that must refuse each: the id list is
+	// read from DepthAddrs on, and checked against the record's
+	// addresses (sameDict) only by a whole decode.
+	bad := map[string]struct {
+		aid  []uint32
+		from Depth
+	}{
+		"an id the dictionary lacks":          {[]uint32{100, 101, 102, 103, 999}, DepthAddrs},
+		"an address twice":                    {[]uint32{100, 101, 102, 103, 103, 104}, DepthAddrs},
+		"an address the record does not name": {[]uint32{100, 101, 102, 103, 104, 105}, DepthFull},
+		"fewer ids than its addresses":        {[]uint32{100, 101, 102, 103}, DepthFull},
+		"two ids naming one address":          {[]uint32{100, 101, 102, 103, 104, 106}, DepthFull},
 	}
-	for what, aid := range bad {
+	for what, c := range bad {
 		e := r.Parts()
-		e.Dict = make([]byte, 20*len(aid)) // Join checks the count only
-		if _, err := DecodeRecord(r.Loc, e.Join(IDs{0, 1, 2, 3}, aid), d.names); err == nil {
-			t.Errorf("%s: decoded", what)
+		e.Dict = make([]byte, 20*len(c.aid)) // Join checks the count only
+		v := e.Join(IDs{0, 1, 2, 3}, c.aid)
+		for dp := c.from; dp <= DepthFull; dp++ {
+			if _, err := DecodeAt(r.Loc, v, d.names, dp); err == nil {
+				t.Errorf("%s: decoded at depth %d", what, dp)
+			}
+		}
+		if c.from <= DepthRow {
+			var s RowDecoder
+			if _, err := s.Row(&Record{}, r.Loc, v, d.names); err == nil {
+				t.Errorf("%s: decoded by RowDecoder.Row", what)
+			}
 		}
 	}
 }

@@ -340,6 +340,7 @@ func reasonCode(r normalform.Reason) byte {
 type tables struct {
 	addrs []normalform.Address
 	toks  []normalform.Token
+	ids   []uint32 // a decode's: the dictionary ids of addrs' first entries
 }
 
 // The tables hold a handful of entries: a linear search is cheaper
@@ -1136,14 +1137,18 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 	var t *tables
 	if s != nil {
 		t = &s.t
-		t.addrs, t.toks = t.addrs[:0], t.toks[:0]
+		t.addrs, t.toks, t.ids = t.addrs[:0], t.toks[:0], t.ids[:0]
 	} else {
-		var tab [8]normalform.Address
-		t = &tables{addrs: tab[:0]}
+		// the tables and their first arrays in one allocation
+		fresh := &struct {
+			t tables
+			a [8]normalform.Address
+			i [8]uint32
+		}{}
+		fresh.t = tables{addrs: fresh.a[:0], ids: fresh.i[:0]}
+		t = &fresh.t
 	}
 	dr := recReader{b: dictIDs}
-	var idBuf [8]uint32
-	ids := idBuf[:0]
 	for i := 0; i < nd && r.err == nil; i++ {
 		x := dr.uvarint()
 		h, ok := names(LevelAddr, uint32(x))
@@ -1151,13 +1156,15 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 			r.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, x)
 			break
 		}
-		// An address twice is an id twice: the dictionary gives one id a
-		// name. Ids compare in a word; addresses cost a call each
-		// (memequal: 5% of a million-record find's CPU).
-		if slices.Contains(ids, uint32(x)) {
+		// A record's writer names an address by its one id, so an
+		// address twice is an id twice; ids compare in a word where
+		// addresses cost a call each (memequal: 5% of a million-record
+		// find's CPU). Two ids naming one address is a fault of the
+		// dictionary, which a whole decode still meets (sameDict).
+		if slices.Contains(t.ids, uint32(x)) {
 			r.fail() // not canonical: an address twice
 		}
-		ids = append(ids, uint32(x))
+		t.ids = append(t.ids, uint32(x))
 		t.addrs = append(t.addrs, NameAddr(h))
 	}
 	rec.From = r.aref(t)
