@@ -46,6 +46,14 @@ type Executor struct {
 	// allowed stops it with a *LimitError, the rows before it emitted
 	// (default DefaultMaxRows; negative: no limit).
 	MaxRows int
+	// LendRows lends emit its rows: a row's slice of fields is valid only
+	// until emit returns, and the next row may be formatted into it. The
+	// fields' strings stay valid (they are never written again). A
+	// consumer that keeps no row past its call (a count, a stream of JSON
+	// lines or CSV) spares a row's fields each (for find's rows, 13 fields
+	// of 48 bytes: a million-row scan's largest allocation). Rows not
+	// formatted from stored records are fresh either way.
+	LendRows bool
 }
 
 // Default limits of a query (Executor).
@@ -328,6 +336,7 @@ func (x *Executor) recordRow(r *layout.Record) Row { return newRowFormatter(x.Cf
 // rows turns the records of one query into rows, for emit.
 func (x *Executor) rows(emit func(Row) error) func(*layout.Record) error {
 	f := newRowFormatter(x.Cfg)
+	f.lend = x.LendRows
 	return func(r *layout.Record) error { return emit(f.row(r)) }
 }
 

@@ -24,6 +24,7 @@ type rowFormatter struct {
 	digits []byte           // a folded amount's decimal digits
 	delta  normalform.Delta // a balance to fold (Config.Fold copies it)
 	fields []Field          // rows' fields, allocated fieldRows rows at a time
+	lend   bool             // Executor.LendRows: every row is formatted into fields' first rowFields
 	texts  []byte           // the block rows' texts are copied into (text); bytes before len are strings already
 	recent [4]*tokenText
 }
@@ -250,10 +251,16 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	verdict, tier, path := r.Verdict.String(), r.Tier.String(), r.Path.String()
 	cycles, pools, hops, left := smallNum(c.Cycles), smallNum(c.Pools), smallNum(c.Hops), smallNum(c.Leftovers)
 	if len(f.fields) < rowFields {
-		f.fields = make([]Field, rowFields*fieldRows)
+		n := rowFields * fieldRows
+		if f.lend {
+			n = rowFields
+		}
+		f.fields = make([]Field, n)
 	}
 	row := Row(f.fields[:rowFields:rowFields]) // full: an append to the row copies it
-	f.fields = f.fields[rowFields:]
+	if !f.lend {
+		f.fields = f.fields[rowFields:]
+	}
 	// Field by field into the slab (not a composite copied in: a typed
 	// copy with the collector's barrier over the whole row).
 	row[0] = Field{"tx", tx, tx}

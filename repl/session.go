@@ -127,7 +127,7 @@ func (s *Session) run(ctx context.Context, file, src string, st lang.Statement) 
 		r.show = s.showJSON(show)
 	}
 	r.style = s.Table
-	x := &planner.Executor{Src: s.Src, Cfg: s.Cfg, Timeout: s.Timeout, MaxRows: s.MaxRows}
+	x := &planner.Executor{Src: s.Src, Cfg: s.Cfg, Timeout: s.Timeout, MaxRows: s.MaxRows, LendRows: r.streams()}
 	err = x.Run(ctx, q, r.row)
 	r.flush()
 	if err != nil {
@@ -226,6 +226,11 @@ func (r *renderer) row(row planner.Row) error {
 	r.rows = append(r.rows, row)
 	return nil
 }
+
+// streams reports whether the renderer writes each row as it comes and
+// keeps none (JSON lines, CSV), so that the executor may lend it rows
+// (planner.Executor.LendRows); the table modes keep them to align columns.
+func (r *renderer) streams() bool { return r.mode == "json" || r.mode == "csv" }
 
 // flush writes a buffered table (table.go).
 func (r *renderer) flush() {

@@ -345,7 +345,7 @@ func (b *badgerEngine) run(ctx context.Context, src string, key func(string)) (i
 		return 0, err
 	}
 	rows := 0
-	err = (&planner.Executor{Src: b.ix, Cfg: b.cfg, MaxRows: -1, Timeout: -1}).Run(ctx, q, func(r planner.Row) error {
+	err = (&planner.Executor{Src: b.ix, Cfg: b.cfg, MaxRows: -1, Timeout: -1, LendRows: true}).Run(ctx, q, func(r planner.Row) error {
 		rows++
 		if key != nil && len(r) >= 2 {
 			if q.Kind == lang.StmtCount {
