@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/index/layout"
+	"github.com/flowq/flowq/normalform"
 )
 
 // TestFilterRowsLent: a scan that lends its rows' records gives, record
@@ -70,8 +71,11 @@ func TestFilterRowsLent(t *testing.T) {
 						t.Fatalf("%s, %d workers, chunks of %d: %d rows (%v), want %d", c.name, w, per, len(got), err, len(want))
 					}
 					for i := range got {
-						if !reflect.DeepEqual(got[i], want[i]) {
-							t.Fatalf("%s, %d workers, chunks of %d: row %d\n %+v\nwant\n %+v", c.name, w, per, i, *got[i], *want[i])
+						// a lent row leaves what a row does not show unresolved (layout.RowDecoder.Row)
+						row := *want[i]
+						row.Hashes.Shape, row.Hashes.Tokens, row.Hashes.Family, row.From = normalform.Hash{}, normalform.Hash{}, normalform.Hash{}, normalform.Address{}
+						if !reflect.DeepEqual(got[i], &row) {
+							t.Fatalf("%s, %d workers, chunks of %d: row %d\n %+v\nwant\n %+v", c.name, w, per, i, *got[i], row)
 						}
 					}
 					if w == 1 && len(seen) != 1 {

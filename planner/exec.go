@@ -315,7 +315,8 @@ type frontRowSource interface {
 // lentRowSource is a rowSource whose scans can lend fn the rows' records
 // (index.Index.FilterRowsLent): each valid only during fn, its storage
 // reused for the records after it; with front, the filter is decided on
-// the records' fronts (as frontRowSource's).
+// the records' fronts (as frontRowSource's). A lent record holds what a
+// row shows (rowFormatter.row): not From, nor the dictionary's hashes.
 type lentRowSource interface {
 	FilterRowsLent(ctx context.Context, blocks layout.BlockRange, addrs, front bool, match func(*layout.Record) (bool, error), fn func(*layout.Record) error) error
 }

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/holiman/uint256"
@@ -95,6 +96,8 @@ func TestDictAddrs(t *testing.T) {
 		from Depth
 	}{
 		"an id the dictionary lacks":          {[]uint32{100, 101, 102, 103, 999}, DepthAddrs},
+		"a bot the dictionary lacks":          {[]uint32{100, 999, 102, 103, 104}, DepthAddrs},
+		"a token the dictionary lacks":        {[]uint32{100, 101, 102, 999, 104}, DepthAddrs},
 		"an address twice":                    {[]uint32{100, 101, 102, 103, 103, 104}, DepthAddrs},
 		"an address the record does not name": {[]uint32{100, 101, 102, 103, 104, 105}, DepthFull},
 		"fewer ids than its addresses":        {[]uint32{100, 101, 102, 103}, DepthFull},
@@ -113,8 +116,35 @@ func TestDictAddrs(t *testing.T) {
 			var s RowDecoder
 			if _, err := s.Row(&Record{}, r.Loc, v, d.names); err == nil {
 				t.Errorf("%s: decoded by RowDecoder.Row", what)
+			} else if what != "an address twice" && !strings.Contains(err.Error(), "address id 999 is not in the dictionary") {
+				t.Errorf("%s: RowDecoder.Row: %v", what, err)
 			}
 		}
+	}
+	// A row does not show its sender, and a row's decode does not look
+	// it up: a sender's id the dictionary lacks is refused by every other
+	// decode, and leaves a row's From zero, the rest of the row as it is.
+	e = r.Parts()
+	v = e.Join(IDs{0, 1, 2, 3}, []uint32{999, 101, 102, 103, 104})
+	for dp := DepthAddrs; dp <= DepthFull; dp++ {
+		if _, err := DecodeAt(r.Loc, v, d.names, dp); err == nil {
+			t.Errorf("a sender the dictionary lacks: decoded at depth %d", dp)
+		}
+	}
+	var rd RowDecoder
+	row, err := rd.Row(&Record{}, r.Loc, v, d.names)
+	if err != nil {
+		t.Fatalf("a sender the dictionary lacks: RowDecoder.Row: %v", err)
+	}
+	if row.From != (normalform.Address{}) || row.To != r.To || row.Recipient != r.Recipient || !slices.Equal(row.Gross, r.Gross) || !slices.Equal(row.Net, r.Net) {
+		t.Errorf("a sender the dictionary lacks: row %+v", row)
+	}
+	// The same record with every id known: the row's addresses and
+	// amounts, and neither From nor the hashes (the row shows neither).
+	row, err = rd.Row(row, r.Loc, d.encode(r), d.names)
+	if err != nil || row.From != (normalform.Address{}) || row.Hashes.Shape != (normalform.Hash{}) || row.To != r.To ||
+		row.Recipient != r.Recipient || !slices.Equal(row.Gross, r.Gross) || !slices.Equal(row.Net, r.Net) {
+		t.Errorf("RowDecoder.Row: %+v, %v", row, err)
 	}
 }
 

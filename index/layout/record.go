@@ -341,6 +341,37 @@ type tables struct {
 	addrs []normalform.Address
 	toks  []normalform.Token
 	ids   []uint32 // a decode's: the dictionary ids of addrs' first entries
+	// A row's decode (RowDecoder.Row) resolves a dictionary address when
+	// an aref first reads it (names, with the entry's pending flag set),
+	// not before: a row does not show From, whose address is often the
+	// only one of its record that the dictionary cache does not hold.
+	names   Names
+	pending []bool // by entry of ids: not resolved yet
+	err     error  // the first entry that did not resolve
+}
+
+// resolve gives entry i (of ids) its address, if it has none yet.
+func (t *tables) resolve(i int) {
+	if !t.pending[i] {
+		return
+	}
+	t.pending[i] = false
+	h, ok := t.names(LevelAddr, t.ids[i])
+	if !ok {
+		if t.err == nil {
+			t.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, t.ids[i])
+		}
+		return
+	}
+	t.addrs[i] = NameAddr(h)
+}
+
+// resolveAll resolves every pending entry (before a written-out address
+// is compared with the table).
+func (t *tables) resolveAll() {
+	for i := range t.pending {
+		t.resolve(i)
+	}
 }
 
 // The tables hold a handful of entries: a linear search is cheaper
@@ -968,9 +999,17 @@ func (r *recReader) token() normalform.Token {
 // aref reads an address: an entry of the table, or written out (and
 // then added to it) when the table does not have it.
 func (r *recReader) aref(t *tables) normalform.Address {
+	return r.arefAs(t, true)
+}
+
+// arefAs is aref; with resolve false, a dictionary entry the table has
+// not resolved yet is left so (its address zero): the reader does not
+// want it.
+func (r *recReader) arefAs(t *tables, resolve bool) normalform.Address {
 	i := r.uvarint()
 	if i == 0 {
 		a := r.addr()
+		t.resolveAll()
 		for _, x := range t.addrs {
 			if x == a {
 				r.fail() // not canonical: the table has it
@@ -982,6 +1021,9 @@ func (r *recReader) aref(t *tables) normalform.Address {
 	if i > uint64(len(t.addrs)) {
 		r.fail()
 		return normalform.Address{}
+	}
+	if resolve && i <= uint64(len(t.pending)) {
+		t.resolve(int(i - 1))
 	}
 	return t.addrs[i-1]
 }
@@ -1086,6 +1128,10 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 		return nil, id, err
 	}
 	rec.Partial = d < DepthFull
+	// row: RowDecoder.Row's decode, of what a row shows. It leaves
+	// Hashes and From zero, their ids read but not resolved, and resolves
+	// the other dictionary addresses as they are read.
+	row := s != nil && d == DepthRow
 	r := &recReader{b: rest}
 	for l := normalform.Shape; l <= normalform.Family && r.err == nil; l++ {
 		n := r.uvarint()
@@ -1094,6 +1140,9 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 			break
 		}
 		id[l] = uint32(n)
+		if row {
+			continue // a row shows no hash: its id is read, not resolved
+		}
 		h, ok := names(l, id[l])
 		if !ok {
 			if r.err == nil {
@@ -1137,7 +1186,7 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 	var t *tables
 	if s != nil {
 		t = &s.t
-		t.addrs, t.toks, t.ids = t.addrs[:0], t.toks[:0], t.ids[:0]
+		t.addrs, t.toks, t.ids, t.pending, t.err = t.addrs[:0], t.toks[:0], t.ids[:0], t.pending[:0], nil
 	} else {
 		// the tables and their first arrays in one allocation
 		fresh := &struct {
@@ -1149,10 +1198,17 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 		t = &fresh.t
 	}
 	dr := recReader{b: dictIDs}
+	if row {
+		t.names = names
+	}
 	for i := 0; i < nd && r.err == nil; i++ {
 		x := dr.uvarint()
-		h, ok := names(LevelAddr, uint32(x))
-		if x == 0 || x > math.MaxUint32 || !ok {
+		var h normalform.Hash
+		ok := x != 0 && x <= math.MaxUint32
+		if ok && !row {
+			h, ok = names(LevelAddr, uint32(x))
+		}
+		if !ok {
 			r.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, x)
 			break
 		}
@@ -1165,9 +1221,12 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 			r.fail() // not canonical: an address twice
 		}
 		t.ids = append(t.ids, uint32(x))
-		t.addrs = append(t.addrs, NameAddr(h))
+		t.addrs = append(t.addrs, NameAddr(h)) // a row's: zero until resolved
+		if row {
+			t.pending = append(t.pending, true)
+		}
 	}
-	rec.From = r.aref(t)
+	rec.From = r.arefAs(t, !row)
 	if rec.HasTo {
 		rec.To = r.aref(t)
 	}
@@ -1192,6 +1251,9 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 		s.net = net // a record without costs has no Net: the next one that has costs and no array of its own takes it
 	}
 	if d == DepthRow {
+		if r.err == nil && t.err != nil {
+			r.err = t.err
+		}
 		return rec.done(r, id)
 	}
 	n = r.count(1)

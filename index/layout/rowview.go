@@ -109,7 +109,12 @@ func (s *RowDecoder) Front(rec *Record, loc Loc, b []byte) error {
 }
 
 // Row decodes a record value into rec to DepthRow, as DecodeInto does,
-// reusing rec's Reasons, Gross and Net arrays and the decoder's tables.
+// reusing rec's Reasons, Gross and Net arrays and the decoder's tables,
+// but for what a row does not show: the shape, tokens and family hashes
+// and From are left zero, their dictionary ids read and not looked up (a
+// sender's is often the one id of a record the dictionary cache misses).
+// The other dictionary addresses are looked up as the value refers to
+// them, and one the dictionary lacks is an error, as in DecodeInto.
 // rec and its slices are overwritten by the next Row into it.
 func (s *RowDecoder) Row(rec *Record, loc Loc, b []byte, names Names) (*Record, error) {
 	r, _, err := decodeInto(rec, loc, b, names, DepthRow, s)

@@ -111,6 +111,13 @@ func TestRowDecoder(t *testing.T) {
 		}
 		return r
 	}
+	// A row decode (Row) leaves what a row does not show unresolved: the
+	// dictionary's hashes and From.
+	asRow := func(r Record) Record {
+		r = norm(r)
+		r.Hashes.Shape, r.Hashes.Tokens, r.Hashes.Family, r.From = normalform.Hash{}, normalform.Hash{}, normalform.Hash{}, normalform.Address{}
+		return r
+	}
 	var dec RowDecoder
 	lent := &Record{}
 	for _, r := range []*Record{big, small, big, unknown, small, big} {
@@ -123,7 +130,7 @@ func TestRowDecoder(t *testing.T) {
 		if err != nil || got != lent {
 			t.Fatalf("%s: Row: %p, %v (want the record given)", r.Hash.Hex(), got, err)
 		}
-		if g, w := norm(*got), norm(*want); !reflect.DeepEqual(g, w) {
+		if g, w := norm(*got), asRow(*want); !reflect.DeepEqual(g, w) {
 			t.Errorf("%s: Row\n %+v\nwant\n %+v", r.Hash.Hex(), g, w)
 		}
 		front := &Record{}
@@ -174,7 +181,7 @@ func TestRowDecoder(t *testing.T) {
 		}
 		for i, r := range recs {
 			want, _, _ := DecodeInto(&Record{}, r.Loc, td.encode(r), names, DepthRow)
-			if g, w := norm(slots[i]), norm(*want); !reflect.DeepEqual(g, w) {
+			if g, w := norm(slots[i]), asRow(*want); !reflect.DeepEqual(g, w) {
 				t.Errorf("round %d, slot %d (%s):\n %+v\nwant\n %+v", round, i, r.Hash.Hex(), g, w)
 			}
 		}
