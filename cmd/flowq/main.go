@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/flowq/flowq/index"
+	"github.com/flowq/flowq/repl/gcfloor"
 )
 
 const version = "0.1.0-dev"
@@ -43,6 +44,7 @@ func main() { os.Exit(runMain()) }
 // check (index, space.go) is what keeps them from happening.
 func runMain() int {
 	debug.SetPanicOnFault(true)
+	gcfloor.Start() // a small heap is collected at 64 MB, not every few (repl/gcfloor)
 	return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
 }
 

@@ -26,9 +26,11 @@ import (
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
+	"github.com/flowq/flowq/repl/gcfloor"
 )
 
 func main() {
+	gcfloor.Start() // as flowq runs (cmd/flowq): the figures are the product's
 	dir := flag.String("index", "", "index directory (required)")
 	n := flag.Int("n", 5, "runs")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the runs here")

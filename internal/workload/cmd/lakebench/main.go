@@ -45,12 +45,14 @@ import (
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
+	"github.com/flowq/flowq/repl/gcfloor"
 )
 
 // workerEnv marks a shard writer process.
 const workerEnv = "LAKEBENCH_WORKER"
 
 func main() {
+	gcfloor.Start() // as flowq runs (cmd/flowq): the figures are the product's
 	if os.Getenv(workerEnv) == "1" {
 		os.Exit(workerMain(os.Args[1:], os.Stdout, os.Stderr))
 	}

@@ -31,9 +31,11 @@ import (
 	"github.com/flowq/flowq/lang"
 	"github.com/flowq/flowq/normalform"
 	"github.com/flowq/flowq/planner"
+	"github.com/flowq/flowq/repl/gcfloor"
 )
 
 func main() {
+	gcfloor.Start() // as flowq runs (cmd/flowq): the figures are the product's
 	n := flag.Int("n", 100000, "synthetic transactions to ingest (0: queries only)")
 	dir := flag.String("index", "", "index directory (required; created when missing)")
 	seed := flag.Int64("seed", 1, "workload seed")
