@@ -129,9 +129,9 @@ func TestCountByHashKeys(t *testing.T) {
 	}
 }
 
-// fullRows runs a query and renders every field of every row whole,
-// machine and human values.
-func fullRows(t *testing.T, source Source, src string) string {
+// buildQuery parses and plans one statement, with the default
+// configuration, or fails the test.
+func buildQuery(t *testing.T, src string) (*Query, *normalform.Config) {
 	t.Helper()
 	st, err := lang.ParseOne("q", src)
 	if err != nil {
@@ -142,8 +142,16 @@ func fullRows(t *testing.T, source Source, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return q, pl.Cfg
+}
+
+// fullRows runs a query and renders every field of every row whole,
+// machine and human values.
+func fullRows(t *testing.T, source Source, src string) string {
+	t.Helper()
+	q, cfg := buildQuery(t, src)
 	var b strings.Builder
-	err = (&Executor{Src: source, Cfg: pl.Cfg}).Run(context.Background(), q, func(r Row) error {
+	err := (&Executor{Src: source, Cfg: cfg}).Run(context.Background(), q, func(r Row) error {
 		for _, f := range r {
 			fmt.Fprintf(&b, "%s=%s|%s ", f.Name, f.Value, f.Human)
 		}

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/flowq/flowq/index"
-	"github.com/flowq/flowq/lang"
-	"github.com/flowq/flowq/normalform"
 )
 
 // runRows runs src with LendRows set as lend, and returns each row as
@@ -16,18 +14,10 @@ import (
 // in, and each row's fields' strings kept without a copy.
 func runRows(t *testing.T, ix *index.Index, src string, lend bool) (rows []Row, arrays map[*Field]bool, kept [][]string) {
 	t.Helper()
-	st, err := lang.ParseOne("q", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := &Planner{Cfg: normalform.DefaultConfig()}
-	q, err := pl.Build(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, cfg := buildQuery(t, src)
 	arrays = map[*Field]bool{}
-	x := &Executor{Src: ix, Cfg: pl.Cfg, LendRows: lend}
-	err = x.Run(context.Background(), q, func(r Row) error {
+	x := &Executor{Src: ix, Cfg: cfg, LendRows: lend}
+	err := x.Run(context.Background(), q, func(r Row) error {
 		rows = append(rows, slices.Clone(r))
 		if len(r) > 0 {
 			arrays[&r[0]] = true
