@@ -44,8 +44,8 @@ func runRows(t *testing.T, ix *index.Index, src string, lend bool) (rows []Row, 
 func TestLendRows(t *testing.T) {
 	ix, b := generatedIndex(t, 20, 100)
 	cases := []struct {
-		q        string
-		reformed bool // rows formatted from stored records: lent when asked
+		q           string
+		fromRecords bool // rows formatted from stored records: lent when asked
 	}{
 		{"find transactions", true},
 		{"find where pools >= 3 and hops >= 4", true},
@@ -75,7 +75,7 @@ func TestLendRows(t *testing.T) {
 		if len(ownedArrays) != len(owned) {
 			t.Errorf("%s: %d owned rows in %d arrays: rows share storage without LendRows", c.q, len(owned), len(ownedArrays))
 		}
-		if want := map[bool]int{true: 1, false: len(lent)}[c.reformed]; len(lentArrays) != want {
+		if want := map[bool]int{true: 1, false: len(lent)}[c.fromRecords]; len(lentArrays) != want {
 			t.Errorf("%s: %d lent rows in %d arrays, want %d", c.q, len(lent), len(lentArrays), want)
 		}
 	}

@@ -347,31 +347,23 @@ type tables struct {
 	// only one of its record that the dictionary cache does not hold.
 	names   Names
 	pending []bool // by entry of ids: not resolved yet
-	err     error  // the first entry that did not resolve
 }
 
-// resolve gives entry i (of ids) its address, if it has none yet.
-func (t *tables) resolve(i int) {
+// resolve gives the table's entry i (of ids) its address, if it has
+// none yet; an id the dictionary lacks is the reader's error.
+func (r *recReader) resolve(t *tables, i int) {
 	if !t.pending[i] {
 		return
 	}
 	t.pending[i] = false
 	h, ok := t.names(LevelAddr, t.ids[i])
 	if !ok {
-		if t.err == nil {
-			t.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, t.ids[i])
+		if r.err == nil {
+			r.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, t.ids[i])
 		}
 		return
 	}
 	t.addrs[i] = NameAddr(h)
-}
-
-// resolveAll resolves every pending entry (before a written-out address
-// is compared with the table).
-func (t *tables) resolveAll() {
-	for i := range t.pending {
-		t.resolve(i)
-	}
 }
 
 // The tables hold a handful of entries: a linear search is cheaper
@@ -1009,7 +1001,9 @@ func (r *recReader) arefAs(t *tables, resolve bool) normalform.Address {
 	i := r.uvarint()
 	if i == 0 {
 		a := r.addr()
-		t.resolveAll()
+		for j := range t.pending { // every entry, before the table is compared with a
+			r.resolve(t, j)
+		}
 		for _, x := range t.addrs {
 			if x == a {
 				r.fail() // not canonical: the table has it
@@ -1023,7 +1017,7 @@ func (r *recReader) arefAs(t *tables, resolve bool) normalform.Address {
 		return normalform.Address{}
 	}
 	if resolve && i <= uint64(len(t.pending)) {
-		t.resolve(int(i - 1))
+		r.resolve(t, int(i-1))
 	}
 	return t.addrs[i-1]
 }
@@ -1186,7 +1180,7 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 	var t *tables
 	if s != nil {
 		t = &s.t
-		t.addrs, t.toks, t.ids, t.pending, t.err = t.addrs[:0], t.toks[:0], t.ids[:0], t.pending[:0], nil
+		t.addrs, t.toks, t.ids, t.pending = t.addrs[:0], t.toks[:0], t.ids[:0], t.pending[:0]
 	} else {
 		// the tables and their first arrays in one allocation
 		fresh := &struct {
@@ -1251,9 +1245,6 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 		s.net = net // a record without costs has no Net: the next one that has costs and no array of its own takes it
 	}
 	if d == DepthRow {
-		if r.err == nil && t.err != nil {
-			r.err = t.err
-		}
 		return rec.done(r, id)
 	}
 	n = r.count(1)

@@ -17,9 +17,9 @@
 // FLOWQ_FUZZ_TARGET_TIMEOUT (default 8m), go test's build of its
 // instrumented binary included (index/fetch's, with go-ethereum, took
 // 170 s of a fresh clone's 239 s for FuzzNodeResponse on the 2-core CI
-// machine; with 4m it once ran out 2,000 executions short), and the test
-// logs, per target, its executions, time and rate. FLOWQ_FUZZ_ONLY (a regular expression
-// on the target's name) runs some of them.
+// machine; with 4m it once ran out 4,609 executions short), and the
+// test logs, per target, its executions, time and rate. FLOWQ_FUZZ_ONLY
+// (a regular expression on the target's name) runs some of them.
 //
 // Without FLOWQ_FUZZ_SMOKE the test is skipped (go test ./... runs every
 // target's seed corpus and its testdata/fuzz regressions already, as plain

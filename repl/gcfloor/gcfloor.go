@@ -3,8 +3,8 @@
 // runs, instead of to twice the live heap.
 //
 // Why: a query's scan allocates as it goes (a million-record find makes
-// about 90 MB of row texts and Badger blocks) over a live heap of about
-// 5 MB, and with GOGC=100 the collector ran every 6 MB or so: 25 cycles a
+// about 94 MB, most of it row texts and Badger blocks) over a live heap
+// of about 5 MB, and with GOGC=100 the collector ran every 6 MB or so: 25 cycles a
 // find, each with its own mark phase, write barriers on for a fifth of
 // the find's wall time, and its sweeping. A floor of 64 MB makes that
 // two or three. A process whose live heap is large already (an ingest:
@@ -54,13 +54,9 @@ type tuner struct {
 	pct    int
 }
 
-// sentinel is what the collector finds unreachable once a cycle: large
-// enough not to share a tiny block with other objects, whose finalizers
-// would then wait for each other.
-type sentinel struct {
-	t *tuner
-	_ [16]byte
-}
+// sentinel is what the collector finds unreachable once a cycle (an
+// object with a pointer: never in a tiny block shared with others).
+type sentinel struct{ t *tuner }
 
 func (t *tuner) arm() {
 	runtime.SetFinalizer(&sentinel{t: t}, func(s *sentinel) {

@@ -18,7 +18,7 @@ func TestPercent(t *testing.T) {
 		{32 << 20, 0, 100},       // half the floor: twice the live heap is the floor
 		{30 << 20, 4 << 20, 100}, // the roots count: 30 + 34 = 64
 		{400 << 20, 0, 100},      // an ingest's heap: untouched
-		{Floor/2 - 1, 0, 100},    // just under half: 2×live+2 ≥ floor, rounding
+		{Floor/2 - 1, 0, 100},    // just under half: the formula's 100, rounded down
 	} {
 		if got := percent(c.live, c.roots, Floor); got != c.want {
 			t.Errorf("percent(%d, %d) = %d, want %d", c.live, c.roots, got, c.want)
