@@ -382,6 +382,12 @@ func (cfg *Config) Fold(d Delta) (Delta, error) {
 	return cfg.foldOwn(out)
 }
 
+// FoldInto is Fold with the result in buf's array when it is large
+// enough (a caller folding balance after balance allocates once).
+func (cfg *Config) FoldInto(buf, d Delta) (Delta, error) {
+	return cfg.foldOwn(append(buf[:0], d...))
+}
+
 // foldOwn is Fold on a balance the caller owns: out is rewritten in place
 // and its storage is the result's.
 func (cfg *Config) foldOwn(out Delta) (Delta, error) {

@@ -50,3 +50,19 @@ func TestAppendDec(t *testing.T) {
 		t.Errorf("AppendDec: %.1f allocations, want none", n)
 	}
 }
+
+// BenchmarkAppendDec writes amounts as a find's rows meet them: token
+// amounts in base units of 21 to 29 digits (above 2^64).
+func BenchmarkAppendDec(b *testing.B) {
+	vs := []*uint256.Int{
+		uint256.MustFromDecimal("123456789012345678901"),
+		uint256.MustFromDecimal("98765432109876543210987654321"),
+		uint256.MustFromDecimal("5000000000000000000000"),
+	}
+	buf := make([]byte, 0, 100)
+	for b.Loop() {
+		for _, v := range vs {
+			buf = AppendDec(buf[:0], v)
+		}
+	}
+}

@@ -22,7 +22,8 @@ type rowFormatter struct {
 	toks   map[normalform.Token]*tokenText
 	buf    []byte
 	digits []byte           // a folded amount's decimal digits
-	delta  normalform.Delta // a balance to fold (Config.Fold copies it)
+	delta  normalform.Delta // a balance to fold
+	folded normalform.Delta // its fold's array (Config.FoldInto)
 	fields []Field          // rows' fields, allocated fieldRows rows at a time
 	lend   bool             // Executor.LendRows: every row is formatted into fields' first rowFields
 	texts  []byte           // the block rows' texts are copied into (text); bytes before len are strings already
@@ -158,12 +159,15 @@ func (f *rowFormatter) appendAmounts(b []byte, as []layout.Amount, known bool) (
 	for i := range tts {
 		for j := i + 1; j < len(tts); j++ {
 			if tts[i].unit == tts[j].unit {
-				d := f.delta[:0] // Fold copies it
+				d := f.delta[:0]
 				for _, a := range as {
 					d = append(d, normalform.DeltaEntry{Token: a.Token, Amount: a.Amount})
 				}
 				f.delta = d
-				folded, err := f.cfg.Fold(d)
+				folded, err := f.cfg.FoldInto(f.folded, d)
+				if cap(folded) > 0 {
+					f.folded = folded[:0]
+				}
 				if err != nil { // FormatGross writes the entries alone
 					return f.appendDelta(b, as, tts, spans), human
 				}
@@ -199,7 +203,7 @@ func (f *rowFormatter) appendDelta(b []byte, as []layout.Amount, tts []*tokenTex
 
 // row is a transaction's row in find, match and anomalies results.
 func (f *rowFormatter) row(r *layout.Record) Row {
-	b := f.buf[:0]
+	b := f.start()
 	b = append(b, "0x"...)
 	b = hex.AppendEncode(b, r.Hash[:])
 	txEnd := len(b)
@@ -239,7 +243,6 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	b = append(b, "…"...)
 	b = append(b, b[bm-4:bm]...)
 	bh := len(b)
-	f.buf = b
 	s := f.text(b)
 	tx := s[:txEnd]
 	block := s[txEnd:blockEnd]
@@ -279,28 +282,49 @@ func (f *rowFormatter) row(r *layout.Record) Row {
 	return row
 }
 
-// textBlock is the size of the blocks rows' texts are copied into.
+// textBlock is the size of the blocks rows' texts are written into.
 const textBlock = 32 << 10
 
-// text returns a copy of b as a string. Rows' texts are copied one
-// after another into shared blocks of textBlock bytes (the first row's,
-// and a row's longer than a block, get their own), never written again
-// once returned: one allocation for about a hundred rows instead of one
-// a row. A row kept holds its block.
+// textRoom is the room a block must have left for a row to be written
+// into it: rows' texts are a few hundred bytes (one of two balances of
+// four amounts: ~700).
+const textRoom = 1 << 10
+
+// start returns the slice a row's texts are appended to and text makes
+// a string of: the free tail of the current block of texts, so that a
+// row is written in place and not copied, or the formatter's buffer for
+// its first row (recordRow's only one, maybe: no block for it).
+// Rows' texts lie one after another in shared blocks of textBlock
+// bytes, never written again once returned: one allocation for about a
+// hundred rows instead of one a row. A row kept holds its block.
+func (f *rowFormatter) start() []byte {
+	if f.texts == nil {
+		f.texts = []byte{} // the next row's block is allocated
+		return f.buf[:0]
+	}
+	if cap(f.texts)-len(f.texts) < textRoom {
+		f.texts = make([]byte, 0, textBlock)
+	}
+	return f.texts[len(f.texts):len(f.texts)]
+}
+
+// text returns b, which start gave (and appends grew), as a string: in
+// place when b is still in the block's tail (the block now ends after
+// it), else (the first row's buffer, or a row longer than the block's
+// room, which append moved to an array of its own) a copy.
 func (f *rowFormatter) text(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if cap(f.texts)-len(f.texts) < len(b) {
-		size := textBlock
-		if f.texts == nil {
-			size = len(b) // a formatter's first row: maybe its only one (recordRow)
-		}
-		f.texts = make([]byte, 0, max(size, len(b)))
+	if tail := f.texts[len(f.texts):cap(f.texts)]; cap(tail) >= len(b) && unsafe.SliceData(tail) == unsafe.SliceData(b) {
+		f.texts = f.texts[:len(f.texts)+len(b)]
+		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
-	at := len(f.texts)
-	f.texts = append(f.texts, b...)
-	return unsafe.String(&f.texts[at], len(b))
+	if unsafe.SliceData(b) == unsafe.SliceData(f.buf) {
+		f.buf = b // its grown array: the next first row's
+		return string(b)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)) // append's array, this row's alone
 }
 
 // rowFields is the number of fields of find's rows.

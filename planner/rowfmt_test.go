@@ -16,7 +16,8 @@ import (
 // with trailing zeros, 2^64-1 and 2^64, 2^200, the largest), signs, known
 // tokens of 18 and 6 decimals, an unknown token, the native asset, NFTs,
 // ETH with WETH (folded; folded to nothing; overflowing when folded), unknown costs, no or several reasons, an
-// unknown block; and a formatter's later rows do not alter earlier ones.
+// unknown block, rows longer than a block of texts (first or later); and a
+// formatter's later rows do not alter earlier ones.
 func TestRowFormatterAmounts(t *testing.T) {
 	cfg := normalform.DefaultConfig()
 	mustAddr := func(s string) normalform.Address {
@@ -71,14 +72,28 @@ func TestRowFormatterAmounts(t *testing.T) {
 			Gross: []layout.Amount{{Token: normalform.NativeToken, Amount: normalform.Signed{Abs: *uint256.NewInt(7)}}, {Token: weth, Amount: normalform.Signed{Abs: *uint256.NewInt(7), Neg: true}}}},
 		&layout.Record{Loc: layout.Loc{Block: 4, Index: 0},
 			Gross: []layout.Amount{{Token: normalform.NativeToken, Amount: normalform.Signed{Abs: maxU}}, {Token: weth, Amount: normalform.Signed{Abs: maxU}}, {Token: usdc, Amount: normalform.Signed{Abs: *uint256.NewInt(1)}}}})
-	f := newRowFormatter(cfg)
-	var got, want []Row
-	for _, r := range recs {
-		got, want = append(got, f.row(r)), append(want, slowRow(cfg, r))
+	// Rows longer than a block's room (textRoom) and than a block
+	// (textBlock): written where append moves them, first or later.
+	long := func(n int) *layout.Record {
+		r := &layout.Record{Loc: layout.Loc{Block: 9, Index: uint32(n)}, CostsKnown: true}
+		for k := range n {
+			tok := normalform.FungibleToken(normalform.Address{0xee, byte(k >> 8), byte(k)})
+			r.Gross = append(r.Gross, layout.Amount{Token: tok, Amount: normalform.Signed{Abs: maxU, Neg: k%2 == 0}})
+		}
+		r.Net = r.Gross[:n/2]
+		return r
 	}
-	for i := range recs {
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Errorf("record %d: row\n%q\nwant\n%q", i, got[i], want[i])
+	recs = append(recs, long(8), long(300), recs[0])
+	for _, order := range [][]*layout.Record{recs, append([]*layout.Record{long(300), long(8)}, recs...)} {
+		f := newRowFormatter(cfg)
+		var got, want []Row
+		for _, r := range order {
+			got, want = append(got, f.row(r)), append(want, slowRow(cfg, r))
+		}
+		for i := range order {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("record %d: row\n%q\nwant\n%q", i, got[i], want[i])
+			}
 		}
 	}
 }

@@ -347,6 +347,20 @@ type tables struct {
 	// only one of its record that the dictionary cache does not hold.
 	names   Names
 	pending []bool // by entry of ids: not resolved yet
+	// memo: a RowDecoder's addresses resolved so far, by id, direct
+	// mapped. The dictionary only grows and an id names one address for
+	// good, so an entry stays true for the decoder's one dictionary. A
+	// scan's tokens and bots recur: a hit is one compare in a 24 KB
+	// table where names reaches into the cache of every name (random
+	// reads over megabytes).
+	memo *[memoSize]addrMemo
+}
+
+const memoSize = 1024
+
+type addrMemo struct {
+	id   uint32 // 0: empty (no dictionary id is 0)
+	addr normalform.Address
 }
 
 // resolve gives the table's entry i (of ids) its address, if it has
@@ -356,14 +370,21 @@ func (r *recReader) resolve(t *tables, i int) {
 		return
 	}
 	t.pending[i] = false
-	h, ok := t.names(LevelAddr, t.ids[i])
+	id := t.ids[i]
+	m := &t.memo[id%memoSize]
+	if m.id == id {
+		t.addrs[i] = m.addr
+		return
+	}
+	h, ok := t.names(LevelAddr, id)
 	if !ok {
 		if r.err == nil {
-			r.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, t.ids[i])
+			r.err = fmt.Errorf("%w: address id %d is not in the dictionary", ErrBadRecord, id)
 		}
 		return
 	}
 	t.addrs[i] = NameAddr(h)
+	m.id, m.addr = id, t.addrs[i]
 }
 
 // The tables hold a handful of entries: a linear search is cheaper
@@ -1117,9 +1138,15 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 	if s != nil {
 		gross, net = rec.Gross[:0], rec.Net[:0]
 	}
-	f, rest, err := decodeFront(rec, loc, b)
-	if err != nil {
-		return nil, id, err
+	var f byte
+	var rest []byte
+	if s != nil && s.fronted(loc, b) {
+		f, rest = s.fromFront(rec, b)
+	} else {
+		var err error
+		if f, rest, err = decodeFront(rec, loc, b); err != nil {
+			return nil, id, err
+		}
 	}
 	rec.Partial = d < DepthFull
 	// row: RowDecoder.Row's decode, of what a row shows. It leaves
@@ -1194,6 +1221,9 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 	dr := recReader{b: dictIDs}
 	if row {
 		t.names = names
+		if t.memo == nil {
+			t.memo = new([memoSize]addrMemo)
+		}
 	}
 	for i := 0; i < nd && r.err == nil; i++ {
 		x := dr.uvarint()
