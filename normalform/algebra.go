@@ -662,8 +662,8 @@ const digitPairs = "00010203040506070809" +
 // AppendDec appends v in decimal, Int.Dec's text, without its string
 // (and its working buffers; the planner's rows use it too): above 2^64
 // nineteen digits at a time, the remainders by 10^19 from the right (a
-// long division of v's words, one bits.Div64 a word, where uint256's
-// DivMod took a third longer: BenchmarkAppendDec), then the quotient
+// long division of v's words, one bits.Div64 a word: uint256's DivMod
+// took about 60% longer, BenchmarkAppendDec), then the quotient
 // left (at least 1: v is at least 2^64 there).
 func AppendDec(dst []byte, v *uint256.Int) []byte {
 	if v.IsUint64() {
