@@ -1077,14 +1077,15 @@ func (r *recReader) amounts(t *tables, out []Amount) []Amount {
 		out = make([]Amount, 0, n)
 	}
 	for i := 0; i < n && r.err == nil; i++ {
-		a := Amount{Token: r.tref(t)}
+		out = append(out, Amount{}) // read in place: an Amount is 96 bytes
+		a := &out[len(out)-1]
+		a.Token = r.tref(t)
 		sign := r.u8()
 		r.uint(&a.Amount.Abs)
 		if sign > 1 || (sign == 1 && a.Amount.Abs.IsZero()) {
 			r.fail()
 		}
 		a.Amount.Neg = sign == 1
-		out = append(out, a)
 	}
 	return out
 }
