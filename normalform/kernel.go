@@ -1415,9 +1415,7 @@ func connectMeets(c1, c2 *Chain) bool {
 // annotateAndReduce is Algorithm 2. It returns the number of passes.
 func (k *kernel) annotateAndReduce(root *Frame, kids []*Node) ([]*Node, int) {
 	// Room for a label per chain, and some (one growth instead of several).
-	if need := len(k.steps) + len(kids) + 8; cap(k.steps) < need {
-		k.stepRoom = max(k.stepRoom, need)
-	}
+	k.stepRoom = max(k.stepRoom, len(k.steps)+len(kids)+8)
 	passes := 0
 	for k.err == nil {
 		passes++

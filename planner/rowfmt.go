@@ -20,13 +20,13 @@ import (
 type rowFormatter struct {
 	cfg    *normalform.Config
 	toks   map[normalform.Token]*tokenText
-	buf    []byte
+	buf    []byte           // a formatter's first row (start)
 	digits []byte           // a folded amount's decimal digits
 	delta  normalform.Delta // a balance to fold
 	folded normalform.Delta // its fold's array (Config.FoldInto)
 	fields []Field          // rows' fields, allocated fieldRows rows at a time
 	lend   bool             // Executor.LendRows: every row is formatted into fields' first rowFields
-	texts  []byte           // the block rows' texts are copied into (text); bytes before len are strings already
+	texts  []byte           // the block rows' texts are written into (start, text); bytes before len are strings already; nil before the first row
 	recent [4]*tokenText
 }
 
@@ -310,8 +310,9 @@ func (f *rowFormatter) start() []byte {
 
 // text returns b, which start gave (and appends grew), as a string: in
 // place when b is still in the block's tail (the block now ends after
-// it), else (the first row's buffer, or a row longer than the block's
-// room, which append moved to an array of its own) a copy.
+// it); a copy when b is the first row's buffer; else b's own array (a
+// row longer than the room it was given, which append moved, and which
+// nothing else holds).
 func (f *rowFormatter) text(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -321,7 +322,6 @@ func (f *rowFormatter) text(b []byte) string {
 		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	if unsafe.SliceData(b) == unsafe.SliceData(f.buf) {
-		f.buf = b // its grown array: the next first row's
 		return string(b)
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b)) // append's array, this row's alone

@@ -114,7 +114,7 @@ type RowDecoder struct {
 // fronted reports whether b at loc is the value the last Front read.
 func (s *RowDecoder) fronted(loc Loc, b []byte) bool {
 	f := &s.front
-	return f.rec != nil && len(b) == f.n && f.n > 0 && &b[0] == f.b && loc == f.loc
+	return f.rec != nil && len(b) == f.n && &b[0] == f.b && loc == f.loc // a Front that read b had len(b) >= 2
 }
 
 // fromFront resets rec to the front of the last Front's record (rec may
