@@ -95,7 +95,9 @@ type Options struct {
 	// Workers is the number of decoding and of analysing goroutines
 	// (default runtime.NumCPU()).
 	Workers int
-	// BatchTxs is the number of transactions per Badger write (default 256).
+	// BatchTxs is the number of transactions per Badger write (default
+	// 256): a write ends at the first end of a block once it holds that
+	// many, or wherever it is at twice that many (writer.full).
 	BatchTxs int
 	// Force ingests inputs even when their marker says they are done.
 	Force bool
@@ -600,7 +602,7 @@ func (w *writer) input(s *inputState) error {
 	<-w.g.slots
 	f := &index.Finish{Name: h.name, Content: h.content, Skip: h.skip, ReadFail: h.readFail, Failures: h.failures, BlockTxs: h.blockTxs}
 	if h.skip == nil && !h.readFail {
-		for _, r := range s.results {
+		for i, r := range s.results {
 			if r.failure != nil {
 				r.failure.Source = h.name
 				f.Failures = append(f.Failures, *r.failure)
@@ -608,7 +610,7 @@ func (w *writer) input(s *inputState) error {
 			}
 			f.Txs++
 			w.batch = append(w.batch, index.Op{Entry: r.entry, Owner: f})
-			if w.ntx++; w.ntx >= w.g.opt.BatchTxs {
+			if w.ntx++; w.full(s.results, i) {
 				if err := w.flush(); err != nil {
 					return err
 				}
@@ -620,6 +622,44 @@ func (w *writer) input(s *inputState) error {
 		return w.flush()
 	}
 	return nil
+}
+
+// full says whether the batch, whose last transaction is results[i]'s,
+// is to be written before the input's next transaction is added: once
+// it holds BatchTxs transactions, at the end of a block (the next
+// transaction of the input is of another block, or of none known); at
+// twice BatchTxs, wherever it is. A block cut by two writes has its
+// postings, its record pages and its NF page written twice (their
+// second versions compacted away later): with blocks of 100 and writes
+// of exactly 256, 39% of the blocks were, and about a quarter of the
+// ingest's memtable inserts were those second writes (BENCHMARKS.md,
+// "Session 12"). The input's last transaction never ends a batch here:
+// its finish, added next, does (input), so that the input's marker
+// goes with it.
+func (w *writer) full(results []*result, i int) bool {
+	if w.ntx < w.g.opt.BatchTxs {
+		return false
+	}
+	if w.ntx >= 2*w.g.opt.BatchTxs {
+		return true
+	}
+	return blockEnds(results, i)
+}
+
+// blockEnds says whether results[i] (a transaction) is the last of its
+// block among the input's transactions: the next one that is not a
+// failure has another block, or either block is unknown. The input's
+// last is not (its finish follows).
+func blockEnds(results []*result, i int) bool {
+	b := results[i].entry.Rec.Loc.Block
+	for _, r := range results[i+1:] {
+		if r == nil || r.entry == nil {
+			continue
+		}
+		n := r.entry.Rec.Loc.Block
+		return n != b || b == index.UnknownBlock
+	}
+	return false
 }
 
 // flush writes the batch, splitting it when Badger finds it too big.

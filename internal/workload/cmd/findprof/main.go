@@ -69,6 +69,9 @@ func run(dir string, n int, prof string, modes []string, src string) error {
 	}
 	defer ix.Close()
 	cfg := normalform.DefaultConfig()
+	// the machine's speed beside the runs (cputime.Reference), outside the profile
+	fmt.Printf("reference before: %s\n", cputime.Reference(21))
+	defer func() { fmt.Printf("reference after: %s\n", cputime.Reference(21)) }()
 	if prof != "" {
 		f, err := os.Create(prof)
 		if err != nil {

@@ -75,6 +75,10 @@ func main() {
 
 var memProfile string
 
+// referencePasses is how many passes of the machine's reference work
+// (cputime.Reference) are timed before the run and after it.
+const referencePasses = 21
+
 // memKB reads a field of /proc/self/status (VmHWM: peak resident set,
 // VmRSS: current), in kB.
 func memKB(field string) int64 {
@@ -103,6 +107,8 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 		return err
 	}
 	fmt.Printf("machine: %d CPUs, %s; load: %s\n", runtime.NumCPU(), runtime.Version(), cputime.Load())
+	fmt.Printf("reference before: %s\n", cputime.Reference(referencePasses))
+	defer func() { fmt.Printf("reference after: %s\n", cputime.Reference(referencePasses)) }()
 	fmt.Printf("workload: SYNTHETIC, seed %d, %d transactions a block, %d scenario shapes: %s\n",
 		seed, blockTxs, len(gen.Shapes()), strings.Join(gen.Shapes(), " "))
 	ix, err := index.Open(dir)
@@ -131,10 +137,10 @@ func run(n int, dir string, seed int64, blockTxs int, scen string, queries, ever
 			case buf = <-free:
 			default:
 			}
-			t0, u0 := time.Now(), threadCPU()
+			t0, u0 := time.Now(), cputime.Thread()
 			blk := gen.BlockAppend(buf)
 			genTime += time.Since(t0)
-			genCPU += threadCPU() - u0
+			genCPU += cputime.Thread() - u0
 			in := ingest.BundleInput(fmt.Sprintf("synthetic:seed%d:block:%d", seed, blk.Number), blk.Bundle)
 			in.Release = func() {
 				select {

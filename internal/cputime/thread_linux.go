@@ -1,4 +1,4 @@
-package main
+package cputime
 
 import (
 	"syscall"
@@ -9,10 +9,11 @@ import (
 // clockThreadCPUTime is Linux's CLOCK_THREAD_CPUTIME_ID.
 const clockThreadCPUTime = 3
 
-// threadCPU is the CPU time of the calling OS thread, to the nanosecond
+// Thread is the CPU time of the calling OS thread, to the nanosecond
 // (clock_gettime; getrusage's figure for a thread is kept in ticks); the
-// caller locks its goroutine to the thread (runtime.LockOSThread).
-func threadCPU() time.Duration {
+// caller locks its goroutine to the thread (runtime.LockOSThread). 0 when
+// it cannot be read.
+func Thread() time.Duration {
 	var ts syscall.Timespec
 	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
 		return 0
