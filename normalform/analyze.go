@@ -178,6 +178,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 	if err := a.classify(k, cfg, root.Frame, selfCall); err != nil {
 		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), err)
 	}
+	a.Steps = k.keepSteps(a.Steps)
 	releaseKernel(k)
 	return a, nil
 }
