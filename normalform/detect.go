@@ -681,12 +681,14 @@ func (a *Analysis) distribute(cfg *Config) {
 }
 
 // flat is the coalition's balance over every transfer of the transaction:
-// what its accounts received from outside it less what they sent out.
-func (a *Analysis) flat() (Delta, error) {
+// what its accounts received from outside it less what they sent out,
+// returned in acc (as made: an empty δ is non-nil).
+func (a *Analysis) flat(acc deltaAcc) (deltaAcc, error) {
 	inCo := a.coalition()
 	// The sums per token, in one slice: found by a scan while the tokens
 	// are few (most transactions), by a map from token to index beyond.
-	var d Delta
+	// The slice is acc's buffer while the tokens fit.
+	d := acc.bufs[acc.flip][:0]
 	var at map[Token]int
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
@@ -720,7 +722,7 @@ func (a *Analysis) flat() (Delta, error) {
 			}
 		}
 		if d[k].Amount.Add(&t.Amount, out) {
-			return nil, ErrOverflow
+			return acc, ErrOverflow
 		}
 	}
 	w := 0
@@ -730,12 +732,10 @@ func (a *Analysis) flat() (Delta, error) {
 			w++
 		}
 	}
-	d = d[:w:w]
-	if len(d) == 0 {
-		d = make(Delta, 0)
-	}
+	d = d[:w]
 	slices.SortFunc(d, func(x, y DeltaEntry) int { return compareToken(&x.Token, &y.Token) }) // tokens are distinct
-	return d, nil
+	acc.d, acc.summed, acc.flip = d, true, 1-acc.flip
+	return acc, nil
 }
 
 // atCoalition returns a chain's balance at the coalition's accounts,

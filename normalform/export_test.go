@@ -141,8 +141,9 @@ type MemRange struct{ Start, End uintptr }
 
 // CarvedMemory lists the memory an analysis holds that the kernel carves
 // from blocks a pooled kernel carries from one analysis to the next (its
-// chains' small δs, its steps' operand lists and lift texts) and its step
-// log's array: for tests that two analyses never share any of it.
+// chains' small δs, its steps' operand lists and lift texts), its step
+// log's array, and its balances and reasons (made in buffers and copied
+// out): for tests that two analyses never share any of it.
 func CarvedMemory(a *Analysis) []MemRange {
 	var out []MemRange
 	add := func(p unsafe.Pointer, n uintptr) {
@@ -186,6 +187,16 @@ func CarvedMemory(a *Analysis) []MemRange {
 	}
 	if len(a.Steps) > 0 {
 		add(unsafe.Pointer(unsafe.SliceData(a.Steps)), uintptr(cap(a.Steps))*unsafe.Sizeof(a.Steps[0]))
+	}
+	// The balances and reasons classify sums and gathers in stack
+	// buffers and keeps at their length.
+	for _, d := range []Delta{a.Gross, a.Explained, a.Unexplained, a.Net} {
+		if cap(d) > 0 {
+			add(unsafe.Pointer(unsafe.SliceData(d)), uintptr(cap(d))*unsafe.Sizeof(d[0]))
+		}
+	}
+	if cap(a.Reasons) > 0 {
+		add(unsafe.Pointer(unsafe.SliceData(a.Reasons)), uintptr(cap(a.Reasons))*unsafe.Sizeof(a.Reasons[0]))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package normalform_test
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"sort"
 	"testing"
@@ -12,8 +13,9 @@ import (
 
 // TestKernelCarriedBlocks: a pooled kernel carries the unused rests of
 // its blocks of small δs, operand lists and lift texts to the next
-// analysis (releaseKernel), and the step log an analysis keeps is copied
-// out of the kernel's working log (keepSteps). No two analyses may share
+// analysis (releaseKernel), the step log an analysis keeps is copied out
+// of the kernel's working log (keepSteps), and classify's balances and
+// reasons out of its buffers (deltaAcc, keep). No two analyses may share
 // any of that memory, and an analysis must read the same after later
 // ones ran as right after it was made, and the same as when the
 // transactions are analysed in the opposite order (other carvings).
@@ -32,7 +34,7 @@ func TestKernelCarriedBlocks(t *testing.T) {
 		for _, st := range a.Steps {
 			b = append(b, st.String()...)
 		}
-		return b
+		return fmt.Appendf(b, "%v|%v|%v|%v|%v|%v|%v", a.Gross, a.Explained, a.Unexplained, a.Net, a.Reasons, a.Verdict, a.Tier)
 	}
 	type owned struct {
 		r  normalform.MemRange
