@@ -156,7 +156,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		a.costs(cfg, nil)
 		return a, nil
 	}
-	k := newKernel(cfg, a.Principal)
+	k := newKernel(cfg, a)
 	root := tx.Root // read only: the kernel copies the leaves it rewrites
 	kids := k.structuralFixpoint(root)
 	kids, a.Passes = k.annotateAndReduce(root.Frame, kids)
@@ -261,7 +261,8 @@ type recoverKey struct {
 // pairs (same token and amount, reversed endpoints) and then complementary
 // transfers (same token, an endpoint in common) become leftover cycles.
 func (a *Analysis) recover(k *kernel, cfg *Config, root *Frame, kids []*Node) []*Node {
-	var left []int // indices in kids of leftover leaves
+	var leftBuf [16]int
+	left := leftBuf[:0] // indices in kids of leftover leaves (on the stack while few)
 	for i, n := range kids {
 		if n.Leaf == nil {
 			continue

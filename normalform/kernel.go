@@ -64,7 +64,7 @@ func (s Step) String() string {
 //     changes; then R16.
 type kernel struct {
 	cfg       *Config
-	principal func(Address) bool
+	an        *Analysis // whose principals the rules read (principal)
 	steps     []Step
 	stepRoom  int // the steps the tree may log (reserve): the log's array is made this size at its first step
 	nextID    int32
@@ -111,14 +111,18 @@ var kernelPool sync.Pool
 const kernelKeep = 1 << 16
 
 // newKernel returns an empty kernel for cfg, from the pool when it can.
-func newKernel(cfg *Config, principal func(Address) bool) *kernel {
+func newKernel(cfg *Config, an *Analysis) *kernel {
 	k, _ := kernelPool.Get().(*kernel)
 	if k == nil {
 		k = &kernel{}
 	}
-	k.cfg, k.principal = cfg, principal
+	k.cfg, k.an = cfg, an
 	return k
 }
+
+// principal is k.an.Principal (a pointer to the analysis, not the method
+// value, which was an allocation per transaction).
+func (k *kernel) principal(addr Address) bool { return k.an.Principal(addr) }
 
 // releaseKernel empties k and keeps it for the next analysis, with its
 // scratch and the rests of its pointer-free blocks (small δs, operands,
@@ -1450,8 +1454,33 @@ func (k *kernel) connectEligible(c *Chain) bool {
 	if !k.principal(c.Origin()) {
 		return false
 	}
-	m := c.Middlemen()
-	return !(len(m) == 1 && m[0] == c.Sigma())
+	m, one := soleMiddleman(c)
+	return !(one && m == c.Sigma())
+}
+
+// soleMiddleman returns M(C)'s member when M(C) = {d(t_1), …, d(t_{k-1})}
+// has exactly one (what len(c.Middlemen()) == 1 tests, without making
+// the list).
+func soleMiddleman(c *Chain) (Address, bool) {
+	if c.N < 2 {
+		return Address{}, false
+	}
+	var m Address
+	one, i, last := true, 0, int(c.N)-1
+	c.eachTransfer(func(t *Transfer) bool {
+		if i == last {
+			return false
+		}
+		if i == 0 {
+			m = t.To
+		} else if t.To != m {
+			one = false
+			return false
+		}
+		i++
+		return true
+	})
+	return m, one && i > 0
 }
 
 // connectMeets is the condition on the pair: complementary
@@ -1574,7 +1603,7 @@ func rewrite(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) (*kerne
 	} else {
 		a.Recipient = tx.Root.Frame.To
 	}
-	k := newKernel(cfg, a.Principal)
+	k := newKernel(cfg, a)
 	root := tx.Root // read only: reduce copies the leaves it rewrites
 	kids := fixpoint(k, root)
 	kids, _ = k.annotateAndReduce(root.Frame, kids)
