@@ -139,7 +139,6 @@ func (a *Analysis) DetectionOf(c *Chain) *Detection {
 type detector struct {
 	a       *Analysis
 	cfg     *Config
-	claimed map[*Chain]bool
 	depth   map[int32]int32          // frame index → depth, for the frames of T0
 	checked *witness.Searcher[Token] // the checker's tables over T0, built at the first witness asked
 	senders map[Address]bool         // addresses that send something (settle.go)
@@ -160,10 +159,11 @@ type detScratch struct {
 	classAt map[settleKey]int32
 	sums    []settleSum
 	heads   []int32
+	senders map[Address]bool // sends' set (a bool per address: nothing kept refers to it)
 }
 
 var detScratches = sync.Pool{New: func() any {
-	return &detScratch{addrNum: map[Address]int32{}, classAt: map[settleKey]int32{}}
+	return &detScratch{addrNum: map[Address]int32{}, classAt: map[settleKey]int32{}, senders: map[Address]bool{}}
 }}
 
 // detScratchMax is the most transfers whose tables go back to the pool:
@@ -185,7 +185,7 @@ func (d *detector) release() {
 	if sc == nil {
 		return
 	}
-	d.sc, d.checked = nil, nil
+	d.sc, d.checked, d.senders = nil, nil, nil
 	if len(d.a.Tx.Transfers) > detScratchMax || cap(sc.sums) > 2*detScratchMax {
 		return
 	}
@@ -218,7 +218,7 @@ func clean(cd Delta) bool { return len(cd) == 1 && cd[0].Amount.Sign() > 0 }
 // independent checker; one without a witness is dropped and said so.
 func (d *detector) detect() error {
 	a := d.a
-	d.claimed = map[*Chain]bool{}
+	claimed := map[*Chain]bool{} // local: on the stack while small
 	var dets []Detection
 	// The fixpoint's arbitrages.
 	for _, c := range a.Cycles {
@@ -267,7 +267,7 @@ func (d *detector) detect() error {
 		if d.witness(&dets[i]) {
 			a.Detections = append(a.Detections, dets[i])
 			for _, c := range dets[i].Chains {
-				d.claimed[c] = true
+				claimed[c] = true
 			}
 		} else {
 			a.unwitnessed++
@@ -278,7 +278,7 @@ func (d *detector) detect() error {
 	}
 	// Rotations of the closed walks no detection reads.
 	for _, c := range a.Cycles {
-		if d.claimed[c] || (c.Label == Arbitrage && !failed[c]) || c.Label == LeftoverCycle {
+		if claimed[c] || (c.Label == Arbitrage && !failed[c]) || c.Label == LeftoverCycle {
 			continue
 		}
 		det, ok, err := d.rotate(c)
@@ -289,7 +289,7 @@ func (d *detector) detect() error {
 			continue
 		}
 		if d.witness(&det) {
-			d.claimed[c] = true
+			claimed[c] = true
 			a.Detections = append(a.Detections, det)
 			if failed[c] {
 				a.unwitnessed-- // read from where it gains, it has one
