@@ -528,7 +528,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	inCycle := map[int32]bool{}
 	// explained and gross are summed on the stack (deltaAcc) and kept at
 	// their length: each Sum's own result was garbage but the last.
-	var eBufs, gBufs [2][4]DeltaEntry
+	var eBufs, gBufs, xBufs [2][4]DeltaEntry
 	explained := deltaAcc{bufs: &eBufs}
 	var err error
 	inner, promoted := 0, false
@@ -540,7 +540,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		promoted = promoted || det.Path == PathPromotion
 		for _, c := range det.Chains {
 			c.eachTransfer(func(t *Transfer) bool { inCycle[t.Pos] = true; return true })
-			x, err := a.atCoalition(c)
+			x, err := a.atCoalition(c, &xBufs)
 			if err != nil {
 				return err
 			}
@@ -561,7 +561,7 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	}
 	for _, n := range a.NF.Children {
 		if n.Chain != nil && n.Chain.Rule == Complementary {
-			x, err := a.atCoalition(n.Chain)
+			x, err := a.atCoalition(n.Chain, &xBufs)
 			if err != nil {
 				return err
 			}

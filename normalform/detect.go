@@ -97,8 +97,11 @@ func (a *Analysis) coalition() func(Address) bool {
 
 // Coalition lists the principals and the detections' origins: recipient,
 // sender, then origins in detection order.
-func (a *Analysis) Coalition() []Address {
-	out := []Address{a.Recipient}
+func (a *Analysis) Coalition() []Address { return a.coalitionInto(nil) }
+
+// coalitionInto appends Coalition's list to out (a caller's buffer).
+func (a *Analysis) coalitionInto(out []Address) []Address {
+	out = append(out, a.Recipient)
 	if a.Tx.Meta.HasFrom && a.Sender != a.Recipient {
 		out = append(out, a.Sender)
 	}
@@ -142,7 +145,6 @@ type detector struct {
 	depth   map[int32]int32          // frame index → depth, for the frames of T0
 	checked *witness.Searcher[Token] // the checker's tables over T0, built at the first witness asked
 	senders map[Address]bool         // addresses that send something (settle.go)
-	cdBuf   Delta                    // classDelta's storage, reused from call to call
 	bal     [2]DeltaEntry            // balanceOf's buffer (a large δ's entries held in place)
 	sc      *detScratch              // tables kept from one transaction to the next (scratch)
 }
@@ -160,6 +162,7 @@ type detScratch struct {
 	sums    []settleSum
 	heads   []int32
 	senders map[Address]bool // sends' set (a bool per address: nothing kept refers to it)
+	cd      Delta            // classDelta's storage (its results are read, never kept)
 }
 
 var detScratches = sync.Pool{New: func() any {
@@ -196,11 +199,12 @@ func (d *detector) release() {
 // units, dropping zeros (Config.Fold with the addresses left out). The
 // result is read before the next call, never kept: its storage is reused.
 func (d *detector) classDelta(bal Delta) (Delta, error) {
-	out := d.cdBuf[:0]
+	sc := d.scratch() // the buffer is pooled with the detector's tables
+	out := sc.cd[:0]
 	for _, e := range bal {
 		out = append(out, DeltaEntry{Token: e.Token, Amount: e.Amount})
 	}
-	d.cdBuf = out[:0]
+	sc.cd = out[:0]
 	return d.cfg.foldOwn(out)
 }
 
@@ -739,20 +743,22 @@ func (a *Analysis) flat(acc deltaAcc) (deltaAcc, error) {
 }
 
 // atCoalition returns a chain's balance at the coalition's accounts,
-// summed per token and keyed by the recipient.
-func (a *Analysis) atCoalition(c *Chain) (Delta, error) {
-	var out Delta
+// summed per token and keyed by the recipient, in bufs (the caller's:
+// read before its next call, never kept).
+func (a *Analysis) atCoalition(c *Chain, bufs *[2][4]DeltaEntry) (Delta, error) {
+	out := deltaAcc{bufs: bufs}
 	var buf [2]DeltaEntry
-	for _, p := range a.Coalition() {
+	var co [4]Address
+	for _, p := range a.coalitionInto(co[:0]) {
 		for _, e := range c.balanceOfIn(p, &buf) {
 			e.Addr = a.Recipient
 			var err error
-			if out, err = out.Sum(Delta{e}); err != nil {
+			if out, err = out.add(Delta{e}); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return out, nil
+	return out.d, nil
 }
 
 // Role names what an address is to the transaction: "recipient",
