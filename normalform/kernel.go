@@ -499,7 +499,15 @@ func carve[T any](slab *[]T, n int) *T {
 }
 
 // newBuilt returns a zero builtNode, carved from a block.
-func (k *kernel) newBuilt() *builtNode { return carve(&k.builtSlab, k.slabLen(fullBuilt)) }
+// Every build takes two of the root's nodes and leaves one, so a tree of
+// n leaves builds at most n-1 chains: a small tree's block is n-1 long.
+func (k *kernel) newBuilt() *builtNode {
+	n := k.slabLen(fullBuilt)
+	if n == k.slabN && n > 1 {
+		n--
+	}
+	return carve(&k.builtSlab, n)
+}
 
 // newChain returns a zero Chain, carved from a block.
 func (k *kernel) newChain() *Chain { return carve(&k.leafSlab, k.slabLen(fullChain)) }
