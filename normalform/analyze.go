@@ -156,7 +156,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 		a.costs(cfg, nil)
 		return a, nil
 	}
-	k := newKernel(cfg, a.Principal)
+	k := newKernel(cfg, a)
 	root := tx.Root // read only: the kernel copies the leaves it rewrites
 	kids := k.structuralFixpoint(root)
 	kids, a.Passes = k.annotateAndReduce(root.Frame, kids)
@@ -178,6 +178,7 @@ func Analyze(tx *Tx, cfg *Config) (*Analysis, error) {
 	if err := a.classify(k, cfg, root.Frame, selfCall); err != nil {
 		return nil, fmt.Errorf("tx %s: %w", tx.Meta.Hash.Hex(), err)
 	}
+	a.Steps = k.keepSteps(a.Steps)
 	releaseKernel(k)
 	return a, nil
 }
@@ -202,14 +203,48 @@ func (a *Analysis) isPrincipalBuilderPayment(t *Transfer) bool {
 	return a.Tx.Meta.PaysCoinbase(t) && a.Principal(t.From)
 }
 
-// negate returns −d.
-func negate(d Delta) Delta {
-	out := make(Delta, len(d))
-	for i, e := range d {
+// negateInto appends −d to out.
+func negateInto(out, d Delta) Delta {
+	for _, e := range d {
 		e.Amount.Neg = !e.Amount.Neg && !e.Amount.Abs.IsZero()
-		out[i] = e
+		out = append(out, e)
 	}
 	return out
+}
+
+// deltaAcc is a balance summed term by term (add), as a chain of
+// Delta.Sum would sum it, in two buffers used in turn (the caller's, on
+// its stack: a sum past their room moves to the heap), and kept at its
+// length (keep). Passed by value: a method storing into it through a
+// pointer would move the buffers to the heap.
+type deltaAcc struct {
+	d      Delta
+	summed bool // some add was made (or flat set it)
+	flip   int
+	bufs   *[2][4]DeltaEntry
+}
+
+// add returns the balance with x summed into it.
+func (s deltaAcc) add(x Delta) (deltaAcc, error) {
+	out, err := sumInto(s.bufs[s.flip][:0], s.d, x)
+	if err != nil {
+		return s, err
+	}
+	s.d, s.summed, s.flip = out, true, 1-s.flip
+	return s, nil
+}
+
+// keep returns the balance as Delta.Sum would have returned it: nil when
+// nothing was summed, an empty non-nil δ when the sum is empty, else its
+// entries in a slice of their own.
+func (s deltaAcc) keep() Delta {
+	switch {
+	case !s.summed:
+		return nil
+	case len(s.d) == 0:
+		return Delta{}
+	}
+	return append(make(Delta, 0, len(s.d)), s.d...)
 }
 
 // recoverKey is what a leftover's partner must carry, for one pass of
@@ -226,7 +261,8 @@ type recoverKey struct {
 // pairs (same token and amount, reversed endpoints) and then complementary
 // transfers (same token, an endpoint in common) become leftover cycles.
 func (a *Analysis) recover(k *kernel, cfg *Config, root *Frame, kids []*Node) []*Node {
-	var left []int // indices in kids of leftover leaves
+	var leftBuf [16]int
+	left := leftBuf[:0] // indices in kids of leftover leaves (on the stack while few)
 	for i, n := range kids {
 		if n.Leaf == nil {
 			continue
@@ -490,7 +526,10 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	// What the detections explain at the coalition (with the paper's
 	// complementary leftover cycles and leftovers received), and costs.
 	inCycle := map[int32]bool{}
-	var explained Delta
+	// explained and gross are summed on the stack (deltaAcc) and kept at
+	// their length: each Sum's own result was garbage but the last.
+	var eBufs, gBufs, xBufs [2][4]DeltaEntry
+	explained := deltaAcc{bufs: &eBufs}
 	var err error
 	inner, promoted := 0, false
 	for i := range a.Detections {
@@ -501,11 +540,11 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		promoted = promoted || det.Path == PathPromotion
 		for _, c := range det.Chains {
 			c.eachTransfer(func(t *Transfer) bool { inCycle[t.Pos] = true; return true })
-			x, err := a.atCoalition(c)
+			x, err := a.atCoalition(c, &xBufs)
 			if err != nil {
 				return err
 			}
-			if explained, err = explained.Sum(x); err != nil {
+			if explained, err = explained.add(x); err != nil {
 				return err
 			}
 		}
@@ -515,57 +554,60 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 			if fi == ti {
 				continue
 			}
-			if explained, err = explained.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Neg: fi, Abs: t.Amount}}}); err != nil {
+			if explained, err = explained.add(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Neg: fi, Abs: t.Amount}}}); err != nil {
 				return err
 			}
 		}
 	}
 	for _, n := range a.NF.Children {
 		if n.Chain != nil && n.Chain.Rule == Complementary {
-			x, err := a.atCoalition(n.Chain)
+			x, err := a.atCoalition(n.Chain, &xBufs)
 			if err != nil {
 				return err
 			}
-			if explained, err = explained.Sum(x); err != nil {
+			if explained, err = explained.add(x); err != nil {
 				return err
 			}
 		}
 	}
 	for _, t := range a.Leftover {
 		if inCo(t.To) && !inCo(t.From) {
-			if explained, err = explained.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
+			if explained, err = explained.add(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
 				return err
 			}
 		}
 	}
-	a.Explained = explained
+	a.Explained = explained.keep()
 	a.costs(cfg, inCycle)
 	// Gross: the coalition's balance over every transfer, with the
 	// builder payments charged as costs and the payouts added back.
-	gross, err := a.flat()
+	gross, err := a.flat(deltaAcc{bufs: &gBufs})
 	if err != nil {
 		return err
 	}
 	if !a.Costs.Builder.IsZero() {
-		if gross, err = gross.Sum(Delta{{Addr: a.Recipient, Token: NativeToken, Amount: Signed{Abs: a.Costs.Builder}}}); err != nil {
+		if gross, err = gross.add(Delta{{Addr: a.Recipient, Token: NativeToken, Amount: Signed{Abs: a.Costs.Builder}}}); err != nil {
 			return err
 		}
 	}
 	for _, t := range a.Payouts {
-		if gross, err = gross.Sum(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
+		if gross, err = gross.add(Delta{{Addr: a.Recipient, Token: t.Token, Amount: Signed{Abs: t.Amount}}}); err != nil {
 			return err
 		}
 	}
-	a.Gross = gross
-	grossF, err := cfg.Fold(gross)
+	a.Gross = gross.keep()
+	// The folded balances, the negation and final are read here only:
+	// made in stack buffers (an append past one moves to the heap).
+	var gBuf, eBuf, nBuf, fBuf [4]DeltaEntry
+	grossF, err := cfg.FoldInto(gBuf[:0], a.Gross)
 	if err != nil {
 		return err
 	}
-	explainedF, err := cfg.Fold(explained)
+	explainedF, err := cfg.FoldInto(eBuf[:0], a.Explained)
 	if err != nil {
 		return err
 	}
-	a.Unexplained, err = grossF.Sum(negate(explainedF))
+	a.Unexplained, err = grossF.Sum(negateInto(nBuf[:0], explainedF))
 	if err != nil {
 		return err
 	}
@@ -575,13 +617,15 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 		if a.Net, err = grossF.Sum(costsD); err != nil {
 			return err
 		}
-		if final, err = explainedF.Sum(costsD); err != nil {
+		if final, err = sumInto(fBuf[:0], explainedF, costsD); err != nil {
 			return err
 		}
 	}
 	counted := len(a.Detections)
-	// Reasons, in the order of Algorithm 4, then flowq's.
-	var r []Reason
+	// Reasons, in the order of Algorithm 4, then flowq's: gathered on the
+	// stack, kept at their length.
+	var rBuf [16]Reason
+	r := rBuf[:0]
 	add := func(x Reason) { r = append(r, x) }
 	if counted == 0 {
 		add(ReasonNoCycles)
@@ -633,7 +677,9 @@ func (a *Analysis) classify(k *kernel, cfg *Config, root *Frame, selfCall bool) 
 	if cfg.touchesPoolManager(a.Tx) {
 		add(ReasonV4Netted)
 	}
-	a.Reasons = r
+	if len(r) > 0 {
+		a.Reasons = append([]Reason(nil), r...)
+	}
 	has := func(x Reason) bool {
 		for _, y := range r {
 			if y == x {

@@ -512,18 +512,40 @@ const deltaBlock = 68
 const deltaAlone = 8
 
 // sum returns a + b, as Delta.Sum does, carved from the slab when it is
-// summed on the stack.
+// summed on the stack: up to sumStack entries in a small buffer, up to
+// flatMax (a small δ's most) in a larger one (sumLarge), each carved at
+// the sum's length, so that entries that cancel take no room.
 func (sl *deltaSlab) sum(a, b Delta) (Delta, error) {
-	if sl == nil || len(a)+len(b) > sumStack {
+	if sl == nil || len(a)+len(b) > flatMax {
 		return a.Sum(b)
+	}
+	if len(a)+len(b) > sumStack {
+		return sl.sumLarge(a, b)
 	}
 	var buf [sumStack]DeltaEntry
 	out, err := sumInto(buf[:0], a, b)
 	if err != nil {
 		return nil, err
 	}
+	return sl.keep(out), nil
+}
+
+// sumLarge is sum's case of more than sumStack entries, apart so that
+// its buffer is zeroed only when used.
+func (sl *deltaSlab) sumLarge(a, b Delta) (Delta, error) {
+	var buf [flatMax]DeltaEntry
+	out, err := sumInto(buf[:0], a, b)
+	if err != nil {
+		return nil, err
+	}
+	return sl.keep(out), nil
+}
+
+// keep returns a copy of out carved from the slab (an empty non-nil δ
+// for an empty out).
+func (sl *deltaSlab) keep(out Delta) Delta {
 	if len(out) == 0 {
-		return Delta{}, nil
+		return Delta{}
 	}
 	if sl.sums < deltaAlone {
 		// The first few sums (all of a small tree's) are allocated on
@@ -531,7 +553,7 @@ func (sl *deltaSlab) sum(a, b Delta) (Delta, error) {
 		sl.sums++
 		r := make(Delta, len(out))
 		copy(r, out)
-		return r, nil
+		return r
 	}
 	if len(sl.rest) < len(out) {
 		size := max(sl.size, 2*sumStack)
@@ -541,7 +563,7 @@ func (sl *deltaSlab) sum(a, b Delta) (Delta, error) {
 	r := sl.rest[:len(out):len(out)]
 	sl.rest = sl.rest[len(out):]
 	copy(r, out)
-	return r, nil
+	return r
 }
 
 // setBalance sets c's δ to δ_a + δ_b.

@@ -97,8 +97,11 @@ func (a *Analysis) coalition() func(Address) bool {
 
 // Coalition lists the principals and the detections' origins: recipient,
 // sender, then origins in detection order.
-func (a *Analysis) Coalition() []Address {
-	out := []Address{a.Recipient}
+func (a *Analysis) Coalition() []Address { return a.coalitionInto(nil) }
+
+// coalitionInto appends Coalition's list to out (a caller's buffer).
+func (a *Analysis) coalitionInto(out []Address) []Address {
+	out = append(out, a.Recipient)
 	if a.Tx.Meta.HasFrom && a.Sender != a.Recipient {
 		out = append(out, a.Sender)
 	}
@@ -139,11 +142,9 @@ func (a *Analysis) DetectionOf(c *Chain) *Detection {
 type detector struct {
 	a       *Analysis
 	cfg     *Config
-	claimed map[*Chain]bool
 	depth   map[int32]int32          // frame index → depth, for the frames of T0
 	checked *witness.Searcher[Token] // the checker's tables over T0, built at the first witness asked
 	senders map[Address]bool         // addresses that send something (settle.go)
-	cdBuf   Delta                    // classDelta's storage, reused from call to call
 	bal     [2]DeltaEntry            // balanceOf's buffer (a large δ's entries held in place)
 	sc      *detScratch              // tables kept from one transaction to the next (scratch)
 }
@@ -160,10 +161,12 @@ type detScratch struct {
 	classAt map[settleKey]int32
 	sums    []settleSum
 	heads   []int32
+	senders map[Address]bool // sends' set (a bool per address: nothing kept refers to it)
+	cd      Delta            // classDelta's storage (its results are read, never kept)
 }
 
 var detScratches = sync.Pool{New: func() any {
-	return &detScratch{addrNum: map[Address]int32{}, classAt: map[settleKey]int32{}}
+	return &detScratch{addrNum: map[Address]int32{}, classAt: map[settleKey]int32{}, senders: map[Address]bool{}}
 }}
 
 // detScratchMax is the most transfers whose tables go back to the pool:
@@ -185,7 +188,7 @@ func (d *detector) release() {
 	if sc == nil {
 		return
 	}
-	d.sc, d.checked = nil, nil
+	d.sc, d.checked, d.senders = nil, nil, nil
 	if len(d.a.Tx.Transfers) > detScratchMax || cap(sc.sums) > 2*detScratchMax {
 		return
 	}
@@ -196,11 +199,12 @@ func (d *detector) release() {
 // units, dropping zeros (Config.Fold with the addresses left out). The
 // result is read before the next call, never kept: its storage is reused.
 func (d *detector) classDelta(bal Delta) (Delta, error) {
-	out := d.cdBuf[:0]
+	sc := d.scratch() // the buffer is pooled with the detector's tables
+	out := sc.cd[:0]
 	for _, e := range bal {
 		out = append(out, DeltaEntry{Token: e.Token, Amount: e.Amount})
 	}
-	d.cdBuf = out[:0]
+	sc.cd = out[:0]
 	return d.cfg.foldOwn(out)
 }
 
@@ -218,7 +222,7 @@ func clean(cd Delta) bool { return len(cd) == 1 && cd[0].Amount.Sign() > 0 }
 // independent checker; one without a witness is dropped and said so.
 func (d *detector) detect() error {
 	a := d.a
-	d.claimed = map[*Chain]bool{}
+	claimed := map[*Chain]bool{} // local: on the stack while small
 	var dets []Detection
 	// The fixpoint's arbitrages.
 	for _, c := range a.Cycles {
@@ -267,7 +271,7 @@ func (d *detector) detect() error {
 		if d.witness(&dets[i]) {
 			a.Detections = append(a.Detections, dets[i])
 			for _, c := range dets[i].Chains {
-				d.claimed[c] = true
+				claimed[c] = true
 			}
 		} else {
 			a.unwitnessed++
@@ -278,7 +282,7 @@ func (d *detector) detect() error {
 	}
 	// Rotations of the closed walks no detection reads.
 	for _, c := range a.Cycles {
-		if d.claimed[c] || (c.Label == Arbitrage && !failed[c]) || c.Label == LeftoverCycle {
+		if claimed[c] || (c.Label == Arbitrage && !failed[c]) || c.Label == LeftoverCycle {
 			continue
 		}
 		det, ok, err := d.rotate(c)
@@ -289,7 +293,7 @@ func (d *detector) detect() error {
 			continue
 		}
 		if d.witness(&det) {
-			d.claimed[c] = true
+			claimed[c] = true
 			a.Detections = append(a.Detections, det)
 			if failed[c] {
 				a.unwitnessed-- // read from where it gains, it has one
@@ -681,12 +685,14 @@ func (a *Analysis) distribute(cfg *Config) {
 }
 
 // flat is the coalition's balance over every transfer of the transaction:
-// what its accounts received from outside it less what they sent out.
-func (a *Analysis) flat() (Delta, error) {
+// what its accounts received from outside it less what they sent out,
+// returned in acc (as made: an empty δ is non-nil).
+func (a *Analysis) flat(acc deltaAcc) (deltaAcc, error) {
 	inCo := a.coalition()
 	// The sums per token, in one slice: found by a scan while the tokens
 	// are few (most transactions), by a map from token to index beyond.
-	var d Delta
+	// The slice is acc's buffer while the tokens fit.
+	d := acc.bufs[acc.flip][:0]
 	var at map[Token]int
 	for i := range a.Tx.Transfers {
 		t := &a.Tx.Transfers[i]
@@ -720,7 +726,7 @@ func (a *Analysis) flat() (Delta, error) {
 			}
 		}
 		if d[k].Amount.Add(&t.Amount, out) {
-			return nil, ErrOverflow
+			return acc, ErrOverflow
 		}
 	}
 	w := 0
@@ -730,29 +736,29 @@ func (a *Analysis) flat() (Delta, error) {
 			w++
 		}
 	}
-	d = d[:w:w]
-	if len(d) == 0 {
-		d = make(Delta, 0)
-	}
+	d = d[:w]
 	slices.SortFunc(d, func(x, y DeltaEntry) int { return compareToken(&x.Token, &y.Token) }) // tokens are distinct
-	return d, nil
+	acc.d, acc.summed, acc.flip = d, true, 1-acc.flip
+	return acc, nil
 }
 
 // atCoalition returns a chain's balance at the coalition's accounts,
-// summed per token and keyed by the recipient.
-func (a *Analysis) atCoalition(c *Chain) (Delta, error) {
-	var out Delta
+// summed per token and keyed by the recipient, in bufs (the caller's:
+// read before its next call, never kept).
+func (a *Analysis) atCoalition(c *Chain, bufs *[2][4]DeltaEntry) (Delta, error) {
+	out := deltaAcc{bufs: bufs}
 	var buf [2]DeltaEntry
-	for _, p := range a.Coalition() {
+	var co [4]Address
+	for _, p := range a.coalitionInto(co[:0]) {
 		for _, e := range c.balanceOfIn(p, &buf) {
 			e.Addr = a.Recipient
 			var err error
-			if out, err = out.Sum(Delta{e}); err != nil {
+			if out, err = out.add(Delta{e}); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return out, nil
+	return out.d, nil
 }
 
 // Role names what an address is to the transaction: "recipient",

@@ -3,6 +3,7 @@ package normalform
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // KernelRun is the outcome of the rewriting kernel on a transaction: the
@@ -133,4 +134,69 @@ func (k *kernel) refLeafCheck(f *Frame, kids *[]*Node, i int) bool {
 	ks[i] = r
 	*kids = append(ks[:j], ks[j+1:]...)
 	return true
+}
+
+// MemRange is a span of memory [Start, End) an analysis holds.
+type MemRange struct{ Start, End uintptr }
+
+// CarvedMemory lists the memory an analysis holds that the kernel carves
+// from blocks a pooled kernel carries from one analysis to the next (its
+// chains' small δs, its steps' operand lists and lift texts), its step
+// log's array, and its balances and reasons (made in buffers and copied
+// out): for tests that two analyses never share any of it.
+func CarvedMemory(a *Analysis) []MemRange {
+	var out []MemRange
+	add := func(p unsafe.Pointer, n uintptr) {
+		if p != nil && n > 0 {
+			out = append(out, MemRange{uintptr(p), uintptr(p) + n})
+		}
+	}
+	var walk func(c *Chain)
+	seen := map[*Chain]bool{}
+	walk = func(c *Chain) {
+		if c == nil || seen[c] {
+			return
+		}
+		seen[c] = true
+		if d := c.smallDelta(); len(d) > 0 {
+			add(unsafe.Pointer(unsafe.SliceData(d)), uintptr(len(d))*unsafe.Sizeof(d[0]))
+		}
+		walk(c.Left)
+		walk(c.Right)
+	}
+	var nodes func(n *Node)
+	nodes = func(n *Node) {
+		if n == nil {
+			return
+		}
+		walk(n.Chain)
+		for _, c := range n.Children {
+			nodes(c)
+		}
+	}
+	nodes(a.NF)
+	for i := range a.Steps {
+		s := &a.Steps[i]
+		walk(s.note.chain)
+		if len(s.Operands) > 0 {
+			add(unsafe.Pointer(unsafe.SliceData(s.Operands)), uintptr(len(s.Operands))*unsafe.Sizeof(s.Operands[0]))
+		}
+		if s.Rule == Lift {
+			add(unsafe.Pointer(unsafe.StringData(s.Result)), uintptr(len(s.Result)))
+		}
+	}
+	if len(a.Steps) > 0 {
+		add(unsafe.Pointer(unsafe.SliceData(a.Steps)), uintptr(cap(a.Steps))*unsafe.Sizeof(a.Steps[0]))
+	}
+	// The balances and reasons classify sums and gathers in stack
+	// buffers and keeps at their length.
+	for _, d := range []Delta{a.Gross, a.Explained, a.Unexplained, a.Net} {
+		if cap(d) > 0 {
+			add(unsafe.Pointer(unsafe.SliceData(d)), uintptr(cap(d))*unsafe.Sizeof(d[0]))
+		}
+	}
+	if cap(a.Reasons) > 0 {
+		add(unsafe.Pointer(unsafe.SliceData(a.Reasons)), uintptr(cap(a.Reasons))*unsafe.Sizeof(a.Reasons[0]))
+	}
+	return out
 }

@@ -64,23 +64,24 @@ func (s Step) String() string {
 //     changes; then R16.
 type kernel struct {
 	cfg       *Config
-	principal func(Address) bool
+	an        *Analysis // whose principals the rules read (principal)
 	steps     []Step
 	stepRoom  int // the steps the tree may log (reserve): the log's array is made this size at its first step
 	nextID    int32
 	err       error
-	tr        *rootTracker    // the root's partner index during the structural fixpoint
-	sib       siblings        // a frame's children during its leaf pass (reused)
-	opsBuf    []string        // the step log's operand pairs, allocated in blocks
-	buf       []byte          // scratch for a lift's result
-	stack     []*Node         // reduce's children of the frames being reduced, innermost last
-	builtSlab []builtNode     // the rest of the block built nodes are carved from
-	leafSlab  []Chain         // the rest of the block leaf chains (and chains for reused nodes) are carved from
-	reuse     bool            // build may put its result in a consumed operand's node (see reduce)
-	deltas    deltaSlab       // the blocks built chains' small δs are carved from
-	slabN     int             // the size of a new block (reserve's hint; 0: slabSize)
-	opsN      int             // the size of a new block of operands (reserve's hint; 0: 128)
-	texts     strings.Builder // the block the lifts' results are carved from (see text)
+	tr        *rootTracker // the root's partner index during the structural fixpoint
+	sib       siblings     // a frame's children during its leaf pass (reused)
+	opsBuf    []string     // the step log's operand pairs, allocated in blocks
+	buf       []byte       // scratch for a lift's result
+	stack     []*Node      // reduce's children of the frames being reduced, innermost last
+	builtSlab []builtNode  // the rest of the block built nodes are carved from
+	leafSlab  []Chain      // the rest of the block leaf chains (and chains for reused nodes) are carved from
+	reuse     bool         // build may put its result in a consumed operand's node (see reduce)
+	deltas    deltaSlab    // the blocks built chains' small δs are carved from
+	slabN     int          // the size of a new block (reserve's hint; 0: slabSize)
+	opsN      int          // the size of a new block of operands (reserve's hint; 0: 128)
+	texts     []byte       // the rest of the block the lifts' results are carved from (see text)
+	warm      bool         // k came from the pool: its pointer-free blocks' rests carry over, new ones are full
 
 	// Names of leaves ("#3"), built chains ("C5") and frames ("frame 12")
 	// for the step log, made in blocks (see numNames).
@@ -88,9 +89,19 @@ type kernel struct {
 }
 
 // kernelPool keeps kernels between analyses for their scratch (the
-// sibling links and the lift-name buffer): a kernel is otherwise made
-// fresh for every transaction. What a kernel built (steps, chains, nodes,
-// names, texts) is the analysis's and is never kept (releaseKernel).
+// sibling links, the lift-name buffer, the step log's working array) and
+// for the unused rests of the blocks of small δs, operand lists and lift
+// texts: a kernel is otherwise made fresh for every transaction. What a
+// kernel built (steps, chains, nodes, names, texts) is the analysis's and
+// is never reused: a block's rest holds only elements no analysis was
+// given, and the next analysis carves its own from there
+// (releaseKernel). Each element of a block goes to one analysis, once.
+//
+// Only blocks that lead to no analysis are shared so: δ entries and texts
+// hold no pointers, and operand lists hold strings only (names and
+// texts). A block of chains or nodes shared by two analyses would let one
+// kept analysis hold the other's tree, and through its other blocks a
+// third's: those blocks stay each analysis's own.
 var kernelPool sync.Pool
 
 // kernelKeep bounds the scratch a kept kernel holds (sibling slots, and
@@ -100,17 +111,25 @@ var kernelPool sync.Pool
 const kernelKeep = 1 << 16
 
 // newKernel returns an empty kernel for cfg, from the pool when it can.
-func newKernel(cfg *Config, principal func(Address) bool) *kernel {
+func newKernel(cfg *Config, an *Analysis) *kernel {
 	k, _ := kernelPool.Get().(*kernel)
 	if k == nil {
 		k = &kernel{}
 	}
-	k.cfg, k.principal = cfg, principal
+	k.cfg, k.an = cfg, an
 	return k
 }
 
+// principal is k.an.Principal (a pointer to the analysis, not the method
+// value, which was an allocation per transaction).
+func (k *kernel) principal(addr Address) bool { return k.an.Principal(addr) }
+
 // releaseKernel empties k and keeps it for the next analysis, with its
-// scratch only; the analysis keeps what k built.
+// scratch and the rests of its pointer-free blocks (small δs, operands,
+// texts; see kernelPool), which hold nothing handed out: the analysis
+// keeps what k built, and the next one carves after it. Those blocks are
+// then always full-sized (k.warm): a small transaction no longer pays for
+// blocks of its own (issue 22, session 12).
 func releaseKernel(k *kernel) {
 	if cap(k.sib.next) > kernelKeep || k.tr != nil {
 		return
@@ -119,9 +138,39 @@ func releaseKernel(k *kernel) {
 	if cap(stack) > kernelKeep {
 		stack = nil
 	}
+	clear(k.steps) // a Rewrite's log (Analyze's was emptied by keepSteps)
+	steps := k.steps[:0]
+	if cap(steps) > stepKeep {
+		steps = nil
+	}
+	deltas, ops, texts := k.deltas.rest, k.opsBuf[len(k.opsBuf):], k.texts[len(k.texts):]
 	*k = kernel{}
-	k.sib.next, k.sib.prev, k.buf, k.stack = next, prev, buf, stack
+	k.sib.next, k.sib.prev, k.buf, k.stack, k.steps = next, prev, buf, stack, steps
+	k.opsBuf, k.texts = ops, texts
+	k.deltas = deltaSlab{rest: deltas, size: deltaBlock, sums: deltaAlone}
+	k.warm = true
 	kernelPool.Put(k)
+}
+
+// stepKeep bounds the working step log a kept kernel holds (80 bytes a
+// step).
+const stepKeep = 4096
+
+// keepSteps returns a copy of s, the working log, for the analysis to
+// keep, at its length (nil when s is empty): the working log is made at
+// reserve's count, which runs to about two and a half times what is
+// logged (mainnet block 11017338: room for 529 steps, 218 logged), and
+// stays the kernel's. It is emptied for the next analysis (its
+// references cleared).
+func (k *kernel) keepSteps(s []Step) []Step {
+	var out []Step
+	if len(s) > 0 {
+		out = make([]Step, len(s))
+		copy(out, s)
+	}
+	clear(s)
+	k.steps = s[:0]
+	return out
 }
 
 // numNames makes the names prefix+"0", prefix+"1", … for the step log, a
@@ -206,7 +255,7 @@ var sharedLeafNames, sharedChainNames, sharedFrameNames sharedNames
 // opsLen is the capacity of a new block of operands: 128, or what a small
 // tree's steps can use (a lift per frame, a pair per rewrite).
 func (k *kernel) opsLen() int {
-	if k.opsN > 0 {
+	if k.opsN > 0 && !k.warm {
 		return k.opsN
 	}
 	return 128
@@ -355,8 +404,10 @@ func (k *kernel) log(rule Rule, f *Frame, ops []string, res *Chain) {
 		noteLabel: res.Label, noteKind: gistNote, note: stepNote{cfg: k.cfg, chain: res}})
 }
 
-// step appends s to the step log. The log's array is made at its first
-// step, stepRoom steps long (reserve's count for the tree), not before:
+// step appends s to the working step log (kept by the pooled kernel;
+// Analyze keeps a copy at its length, keepSteps). The log's array is made
+// at its first step, stepRoom steps long (reserve's count for the tree),
+// unless the kernel's is already that long; not before:
 // most transactions log no step (90 of the 124 of mainnet block
 // 11017338), and their reserved arrays were 4.8% of Analyze's CPU
 // there. A log past stepRoom grows as append grows it.
@@ -448,7 +499,15 @@ func carve[T any](slab *[]T, n int) *T {
 }
 
 // newBuilt returns a zero builtNode, carved from a block.
-func (k *kernel) newBuilt() *builtNode { return carve(&k.builtSlab, k.slabLen(fullBuilt)) }
+// Every build takes two of the root's nodes and leaves one, so a tree of
+// n leaves builds at most n-1 chains: a small tree's block is n-1 long.
+func (k *kernel) newBuilt() *builtNode {
+	n := k.slabLen(fullBuilt)
+	if n == k.slabN && n > 1 {
+		n--
+	}
+	return carve(&k.builtSlab, n)
+}
 
 // newChain returns a zero Chain, carved from a block.
 func (k *kernel) newChain() *Chain { return carve(&k.leafSlab, k.slabLen(fullChain)) }
@@ -1320,19 +1379,20 @@ func (k *kernel) text(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if k.texts.Len()+len(b) > k.texts.Cap() {
-		// The strings made so far keep the old block. The first block is
-		// small: most transactions lift a few texts.
+	if len(k.texts)+len(b) > cap(k.texts) {
+		// The strings made so far keep the old block. A cold kernel's
+		// first block is small: most transactions lift a few texts.
 		size := 4096
-		if k.texts.Cap() == 0 {
+		if cap(k.texts) == 0 && !k.warm {
 			size = 512
 		}
-		k.texts = strings.Builder{}
-		k.texts.Grow(max(size, len(b)))
+		k.texts = make([]byte, 0, max(size, len(b)))
 	}
-	at := k.texts.Len()
-	k.texts.Write(b)
-	return k.texts.String()[at:]
+	// Bytes appended are never written again (a later text goes after
+	// them, in this block or a new one): the string may share them.
+	at := len(k.texts)
+	k.texts = append(k.texts, b...)
+	return unsafe.String(&k.texts[at], len(b))
 }
 
 // reserve sizes the step log (its room, made at its first step) and
@@ -1402,8 +1462,33 @@ func (k *kernel) connectEligible(c *Chain) bool {
 	if !k.principal(c.Origin()) {
 		return false
 	}
-	m := c.Middlemen()
-	return !(len(m) == 1 && m[0] == c.Sigma())
+	m, one := soleMiddleman(c)
+	return !(one && m == c.Sigma())
+}
+
+// soleMiddleman returns M(C)'s member when M(C) = {d(t_1), …, d(t_{k-1})}
+// has exactly one (what len(c.Middlemen()) == 1 tests, without making
+// the list).
+func soleMiddleman(c *Chain) (Address, bool) {
+	if c.N < 2 {
+		return Address{}, false
+	}
+	var m Address
+	one, i, last := true, 0, int(c.N)-1
+	c.eachTransfer(func(t *Transfer) bool {
+		if i == last {
+			return false
+		}
+		if i == 0 {
+			m = t.To
+		} else if t.To != m {
+			one = false
+			return false
+		}
+		i++
+		return true
+	})
+	return m, one && i > 0
 }
 
 // connectMeets is the condition on the pair: complementary
@@ -1526,7 +1611,7 @@ func rewrite(tx *Tx, cfg *Config, fixpoint func(*kernel, *Node) []*Node) (*kerne
 	} else {
 		a.Recipient = tx.Root.Frame.To
 	}
-	k := newKernel(cfg, a.Principal)
+	k := newKernel(cfg, a)
 	root := tx.Root // read only: reduce copies the leaves it rewrites
 	kids := fixpoint(k, root)
 	kids, _ = k.annotateAndReduce(root.Frame, kids)

@@ -339,7 +339,8 @@ func (d *detector) settle(k []Address) (Detection, bool, error) {
 // sends reports whether addr sends anything in the transaction.
 func (d *detector) sends(addr Address) bool {
 	if d.senders == nil {
-		d.senders = map[Address]bool{}
+		d.senders = d.scratch().senders // pooled: read only until release
+		clear(d.senders)
 		for i := range d.a.Tx.Transfers {
 			d.senders[d.a.Tx.Transfers[i].From] = true
 		}

@@ -136,6 +136,17 @@ func (b *builder) size(root *frame) {
 	if b.maxTransfers > 0 {
 		leaves = min(leaves, b.maxTransfers+1)
 	}
+	if leaves == 0 {
+		// No value moves and no transfer is logged: no node survives
+		// (frame makes a frame's node only with a leaf under it), and the
+		// tree is nil (52 of mainnet block 11017338's 124 transactions).
+		// Nothing is carved; newNode and newFrame allocate if asked.
+		b.nodes, b.frameBuf, b.kidBuf = nil, nil, nil
+		b.transfers = make([]normalform.Transfer, 0)
+		b.leaves = b.leaves[:0]
+		b.nodeChunk, b.frameChunk = 0, 0
+		return
+	}
 	b.nodes = make([]normalform.Node, frames+leaves)
 	b.frameBuf = make([]normalform.Frame, frames)
 	// Every node but the root is one child in one list.
