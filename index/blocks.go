@@ -10,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/zeebo/xxh3"
@@ -128,6 +130,14 @@ func (m factsMemo) size() int {
 	return n
 }
 
+// refreshChunk is how many dirty blocks refreshBlocks computes at a
+// time (on all cores: blockValues) and then writes in one Badger
+// transaction (writeBlockValues). One block at a time, an ingest's
+// writer stopped for each block's analysis on one core and for one
+// Badger write, and its space check, a block (BENCHMARKS.md, "Session
+// 13").
+const refreshChunk = 256
+
 // refreshBlocks is RefreshBlocks with the facts of records an ingest
 // wrote (memo, or nil); it returns the blocks computed.
 func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo factsMemo) ([]uint64, error) {
@@ -149,46 +159,115 @@ func (ix *Index) refreshBlocks(ctx context.Context, cfg *normalform.Config, memo
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range dirty {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var r *block.Report
-		err := ix.db.View(func(txn *badger.Txn) (err error) {
-			count, ok := counts[n]
-			if !ok {
-				count = ix.storedCount(txn, n)
-			}
-			r, err = ix.analyzeBlock(ctx, txn, n, cfg, count, memo[n])
-			return err
-		})
+	for lo := 0; lo < len(dirty); lo += refreshChunk {
+		part := dirty[lo:min(lo+refreshChunk, len(dirty))]
+		vals, err := ix.blockValues(ctx, part, counts, cfg, memo)
 		if err != nil {
 			return nil, err
 		}
-		var val []byte
-		if r != nil {
-			if val, err = encodeBlockValue(r); err != nil {
-				return nil, err
-			}
-		}
-		if err := ix.roomFor(uint64(len(val)) + 1<<10); err != nil {
+		if err := ix.writeBlockValues(part, vals); err != nil {
 			return nil, err
-		}
-		err = ix.db.Update(func(txn *badger.Txn) error {
-			if val == nil {
-				if err := ix.del(txn, BlockKey(n).Bytes()); err != nil {
-					return err
-				}
-			} else if err := ix.set(txn, BlockKey(n).Bytes(), val); err != nil {
-				return err
-			}
-			return ix.del(txn, DirtyKey(n).Bytes())
-		})
-		if err != nil {
-			return nil, ix.noSpace(err)
 		}
 	}
 	return dirty, nil
+}
+
+// blockValues computes the findings of blocks (each in its own read
+// transaction, on all cores) and returns each one's stored value (nil:
+// the block has no record). counts are the transaction counts the dirty
+// keys carry; memo is read, not written. An error is the first block's,
+// in blocks' order; a panic in a block's analysis is its error.
+func (ix *Index) blockValues(ctx context.Context, blocks []uint64, counts map[uint64]int, cfg *normalform.Config, memo factsMemo) ([][]byte, error) {
+	vals := make([][]byte, len(blocks))
+	errs := make([]error, len(blocks))
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(scanWorkers(), len(blocks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() && ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(blocks) {
+					return
+				}
+				if vals[i], errs[i] = ix.blockValue(ctx, blocks[i], counts, cfg, memo); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return vals, nil
+}
+
+// blockValue is one block's findings as blockValues computes them.
+func (ix *Index) blockValue(ctx context.Context, n uint64, counts map[uint64]int, cfg *normalform.Config, memo factsMemo) (val []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			val, err = nil, fmt.Errorf("block %d: internal error computing its findings: %v", n, p)
+		}
+	}()
+	var r *block.Report
+	err = ix.db.View(func(txn *badger.Txn) (err error) {
+		count, ok := counts[n]
+		if !ok {
+			count = ix.storedCount(txn, n)
+		}
+		r, err = ix.analyzeBlock(ctx, txn, n, cfg, count, memo[n])
+		return err
+	})
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return encodeBlockValue(r)
+}
+
+// writeBlockValues writes blocks' findings (vals, as blockValues gives
+// them: nil deletes a block's) and deletes their dirty keys, in one
+// Badger transaction, or in halves when Badger finds it too big.
+func (ix *Index) writeBlockValues(blocks []uint64, vals [][]byte) error {
+	size := uint64(len(blocks)) << 10
+	for _, v := range vals {
+		size += uint64(len(v))
+	}
+	if err := ix.roomFor(size); err != nil {
+		return err
+	}
+	err := ix.db.Update(func(txn *badger.Txn) error {
+		for i, n := range blocks {
+			var err error
+			if vals[i] == nil {
+				err = ix.del(txn, BlockKey(n).Bytes())
+			} else {
+				err = ix.set(txn, BlockKey(n).Bytes(), vals[i])
+			}
+			if err == nil {
+				err = ix.del(txn, DirtyKey(n).Bytes())
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, badger.ErrTxnTooBig) && len(blocks) > 1 {
+		h := len(blocks) / 2
+		if err := ix.writeBlockValues(blocks[:h], vals[:h]); err != nil {
+			return err
+		}
+		return ix.writeBlockValues(blocks[h:], vals[h:])
+	}
+	return ix.noSpace(err)
 }
 
 // analyzeBlockTxn computes a block's findings from its records (normal
