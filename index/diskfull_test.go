@@ -64,6 +64,11 @@ func TestDiskFullChild(t *testing.T) {
 }
 
 func generator(t testing.TB, seed int64) *workload.Generator {
+	return generatorWith(t, workload.Options{Seed: seed, BlockTxs: 100, FirstBlock: 20_000_000 + uint64(seed)*1_000_000})
+}
+
+// generatorWith is a synthetic workload of the bundled scenarios.
+func generatorWith(t testing.TB, opt workload.Options) *workload.Generator {
 	files, err := filepath.Glob("../examples/scenarios/geth/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario bundles (%v)", err)
@@ -76,7 +81,7 @@ func generator(t testing.TB, seed int64) *workload.Generator {
 		}
 		sc[strings.TrimSuffix(filepath.Base(f), ".json")] = b
 	}
-	gen, err := workload.New(sc, workload.Options{Seed: seed, BlockTxs: 100, FirstBlock: 20_000_000 + uint64(seed)*1_000_000})
+	gen, err := workload.New(sc, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,6 @@ package index_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/flowq/flowq/index/ingest"
@@ -19,23 +16,8 @@ import (
 // VerifyBlocks recomputes from the records, each with its header's
 // transaction count.
 func TestRefreshManyBlocks(t *testing.T) {
-	files, err := filepath.Glob("../examples/scenarios/geth/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenario bundles (%v)", err)
-	}
-	sc := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc[strings.TrimSuffix(filepath.Base(f), ".json")] = b
-	}
 	const blocks = 2*256 + 77
-	gen, err := workload.New(sc, workload.Options{Seed: 7, BlockTxs: 6, FirstBlock: 21_000_000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gen := generatorWith(t, workload.Options{Seed: 7, BlockTxs: 6, FirstBlock: 21_000_000})
 	var in []ingest.Input
 	var first, last uint64
 	for k := range blocks {
