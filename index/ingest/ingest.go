@@ -113,6 +113,11 @@ type Options struct {
 	// MaxTransfers transfers is recorded as a failure naming the limit.
 	// Zero takes trace's defaults; negative lifts the limit.
 	MaxBytes, MaxDepth, MaxTransfers int
+	// InFlightBytes bounds the bytes of the inputs loaded and not yet
+	// written (default 256 MiB; an input larger than it is let in when
+	// no other is held), beside the bound on their number: at most
+	// 64 inputs (or 4×Workers, if more) between Add and the writer.
+	InFlightBytes int64
 
 	// Test hooks: AfterCommit is called after every committed write with
 	// the number of inputs finished so far; Clock replaces time.Now for
@@ -231,6 +236,7 @@ type Ingester struct {
 	tasks   chan task
 	results chan any
 	slots   chan struct{}
+	budget  *budget // the bytes of the inputs in flight (budget.go)
 	seq     int
 	done    chan struct{}
 	decWG   sync.WaitGroup
@@ -263,6 +269,7 @@ type header struct {
 	content  [32]byte
 	skip     *index.InputMark // the marker that matched, when skipped
 	readFail bool
+	size     int64 // the bytes it holds of the budget, given back by the writer
 	txs      int
 	failures []index.Failure // read and decode failures, in the decoder's order
 	blockTxs map[uint64]int  // the transactions each block's header lists
@@ -276,11 +283,20 @@ type result struct {
 }
 
 // resultsQueue is how many analysed transactions (and input headers) may
-// wait for the writer: enough for the analysers to go on while the writer
-// writes a batch (BatchTxs), instead of stopping after a few. Memory stays
-// bounded by the inputs in flight (4×Workers), whose transactions these
-// are.
-const resultsQueue = 1024
+// wait for the writer, and inputsInFlight how many inputs may be between
+// Add and the writer: enough for the decoders and analysers to go on
+// while the writer writes a batch or computes block findings, instead of
+// stopping after a few. Memory stays bounded by the inputs in flight, in
+// number and in bytes (Options.InFlightBytes, budget.go), whose
+// transactions these are. With 8 inputs and 1,024 results the million
+// synthetic transactions' ingest kept 1.77–1.78 of 2 cores busy; with
+// 64 and 8,192, 1.79–1.80, and about 4% more transactions a second
+// (BENCHMARKS.md, "Session 13").
+const (
+	resultsQueue         = 8192
+	inputsInFlight       = 64
+	defaultInFlightBytes = 256 << 20
+)
 
 // NewIngester starts an ingest.
 func NewIngester(ctx context.Context, ix *index.Index, opt Options) *Ingester {
@@ -296,10 +312,14 @@ func NewIngester(ctx context.Context, ix *index.Index, opt Options) *Ingester {
 	if opt.Clock == nil {
 		opt.Clock = time.Now
 	}
+	if opt.InFlightBytes <= 0 {
+		opt.InFlightBytes = defaultInFlightBytes
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	g := &Ingester{ix: ix, opt: opt, ctx: ctx, cancel: cancel, fp: index.ConfigFingerprint(opt.Config),
 		jobs: make(chan job), tasks: make(chan task, 4*opt.Workers), results: make(chan any, resultsQueue),
-		slots: make(chan struct{}, 4*opt.Workers), done: make(chan struct{}), start: time.Now()}
+		slots: make(chan struct{}, max(inputsInFlight, 4*opt.Workers)), budget: newBudget(ctx, opt.InFlightBytes),
+		done: make(chan struct{}), start: time.Now()}
 	for range opt.Workers {
 		g.decWG.Add(1)
 		go g.decoder()
@@ -375,8 +395,15 @@ func (g *Ingester) decoder() {
 		}
 		h := &header{seq: j.seq, name: j.in.Name}
 		data, err := j.in.Load(g.maxBytes())
+		if !g.budget.take(j.seq, int64(len(data))) {
+			release(j.in)
+			continue // stopped
+		}
+		h.size = int64(len(data))
 		if err != nil {
 			release(j.in)
+			g.budget.give(h.size)
+			h.size = 0
 			h.readFail = true
 			h.failures = []index.Failure{{Source: j.in.Name, Stage: index.StageRead, Msg: err.Error()}}
 			g.send(h)
@@ -389,6 +416,8 @@ func (g *Ingester) decoder() {
 				m.Algebra == normalform.AlgebraVersion && m.Config == g.fp {
 				h.skip = &m
 				release(j.in)
+				g.budget.give(h.size)
+				h.size = 0
 				g.send(h)
 				continue
 			}
@@ -600,6 +629,7 @@ func (g *Ingester) writer() {
 func (w *writer) input(s *inputState) error {
 	h := s.h
 	<-w.g.slots
+	w.g.budget.give(h.size)
 	f := &index.Finish{Name: h.name, Content: h.content, Skip: h.skip, ReadFail: h.readFail, Failures: h.failures, BlockTxs: h.blockTxs}
 	if h.skip == nil && !h.readFail {
 		for i, r := range s.results {
