@@ -132,10 +132,9 @@ func (m factsMemo) size() int {
 
 // refreshChunk is how many dirty blocks refreshBlocks computes at a
 // time (on all cores: blockValues) and then writes in one Badger
-// transaction (writeBlockValues). One block at a time, an ingest's
-// writer stopped for each block's analysis on one core and for one
-// Badger write, and its space check, a block (BENCHMARKS.md, "Session
-// 13").
+// transaction (writeBlockValues). Taken one block at a time, an
+// ingest's writer waited, for every block, on its analysis on one core,
+// a space check and a Badger write (BENCHMARKS.md, "Session 13").
 const refreshChunk = 256
 
 // refreshBlocks is RefreshBlocks with the facts of records an ingest

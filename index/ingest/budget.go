@@ -11,7 +11,9 @@ import (
 // input order: the writer takes inputs in that order, so an input
 // waiting for bytes that later inputs hold would wait for ever (they
 // are not written before it). An input larger than the whole budget is
-// let in when no other holds any.
+// let in when no other holds any. An input's bytes are taken once it is
+// loaded (its size is known then), so each decoder may hold one loaded
+// input outside the budget while it waits.
 type budget struct {
 	mu   sync.Mutex
 	cond *sync.Cond

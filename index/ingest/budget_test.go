@@ -20,8 +20,8 @@ import (
 // for ever, the bytes held never pass the budget but for an input
 // larger than it, held alone.
 func TestBudgetOrderAndBound(t *testing.T) {
-	const n, max = 200, 1000
-	b := newBudget(context.Background(), max)
+	const n, budgetBytes = 200, 1000
+	b := newBudget(context.Background(), budgetBytes)
 	sizes := make([]int64, n)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range sizes {
@@ -48,11 +48,11 @@ func TestBudgetOrderAndBound(t *testing.T) {
 			}
 			mu.Lock()
 			held += sizes[i]
-			if sizes[i] > max && held != sizes[i] {
+			if sizes[i] > budgetBytes && held != sizes[i] {
 				alone = false
 			}
-			if sizes[i] <= max {
-				peak = maxOf(peak, held)
+			if sizes[i] <= budgetBytes {
+				peak = max(peak, held)
 			}
 			mu.Unlock()
 			close(taken[i])
@@ -71,19 +71,12 @@ func TestBudgetOrderAndBound(t *testing.T) {
 		b.give(sizes[i])
 	}
 	wg.Wait()
-	if peak > max {
-		t.Errorf("%d bytes held at once, budget %d", peak, max)
+	if peak > budgetBytes {
+		t.Errorf("%d bytes held at once, budget %d", peak, budgetBytes)
 	}
 	if !alone {
 		t.Error("an input larger than the budget was let in beside another")
 	}
-}
-
-func maxOf(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // TestBudgetWaitsForTurn: an input does not take before the inputs

@@ -117,6 +117,8 @@ type Options struct {
 	// written (default 256 MiB; an input larger than it is let in when
 	// no other is held), beside the bound on their number: at most
 	// 64 inputs (or 4×Workers, if more) between Add and the writer.
+	// Besides, each decoder may hold one loaded input while it waits for
+	// its turn (budget.go).
 	InFlightBytes int64
 
 	// Test hooks: AfterCommit is called after every committed write with
@@ -289,9 +291,9 @@ type result struct {
 // stopping after a few. Memory stays bounded by the inputs in flight, in
 // number and in bytes (Options.InFlightBytes, budget.go), whose
 // transactions these are. With 8 inputs and 1,024 results the million
-// synthetic transactions' ingest kept 1.77–1.78 of 2 cores busy; with
-// 64 and 8,192, 1.79–1.80, and about 4% more transactions a second
-// (BENCHMARKS.md, "Session 13").
+// synthetic transactions' ingest kept 1.73–1.79 of 2 cores busy; with
+// 64 and 8,192, 1.79–1.81 (six pairs of runs; the rate moved with the
+// machine more than with the queues: BENCHMARKS.md, "Session 13").
 const (
 	resultsQueue         = 8192
 	inputsInFlight       = 64
