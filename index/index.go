@@ -105,6 +105,28 @@ const (
 	level0Stall  = 30
 )
 
+// valueThreshold is the value size from which Badger keeps a value in
+// its value log (*.vlog), the LSM tree holding a 12-byte pointer to it;
+// smaller values stay in the tree (Badger's default keeps every value up
+// to 1 MB there). Values of this size or more are the record pages (about
+// 3.5 kB for 16 transactions) and the NF pages (a block's normal forms,
+// 13 kB for 100 synthetic transactions): 344 of the 504 bytes a
+// transaction stores. In the tree they were written again by the flush of
+// every memtable and by every compaction that moved their keys; in the
+// value log they are written once, and memtables of pointers flush and
+// compact a fraction of the bytes. The postings, dictionary entries and
+// block findings stay in the tree, where the scans that read their values
+// find them beside their keys. At a million synthetic transactions the
+// ingest took about a tenth less CPU (medians of five interleaved runs:
+// 154.0 against 174.3 µs a transaction) and 1.2 GB at its peak against
+// 1.7-1.9 (BENCHMARKS.md, "Session 14"). A page's earlier versions,
+// which the tree's compactions dropped, stay in the value log: flowq
+// writes a page once a batch (pages.go, nfpages.go) and cuts batches at
+// the ends of blocks (ingest's writer.full), so an ingest leaves few
+// (TestPagesInValueLog); Badger's value-log collection is not run, as
+// it deletes files that another process's view links to (view.go).
+const valueThreshold = 1 << 10
+
 // badgerOptions are the index's Badger options for a directory.
 //
 // Tables are not compressed, and so need no block cache: scans read
@@ -114,6 +136,7 @@ const (
 func badgerOptions(dir string, readOnly bool) badger.Options {
 	return badger.DefaultOptions(dir).WithLogger(nil).WithReadOnly(readOnly).
 		WithMemTableSize(memTableSize).WithCompression(options.None).WithBlockCacheSize(0).
+		WithValueThreshold(valueThreshold).
 		WithBaseLevelSize(baseLevelSize).WithNumLevelZeroTables(level0Tables).WithNumLevelZeroTablesStall(level0Stall)
 }
 

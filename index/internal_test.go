@@ -98,6 +98,10 @@ var AnalyseCorpus = analyseCorpus
 
 func DB(ix *Index) *badger.DB { return ix.db }
 
+// ValueThreshold is the size from which Badger keeps a value in its value
+// log (index.go).
+const ValueThreshold = valueThreshold
+
 // putAll opens an index in a temporary directory (closed when the test
 // ends) and puts every analysis.
 func putAll(t testing.TB, as []*normalform.Analysis) *Index {

@@ -1246,9 +1246,14 @@ func decodeInto(rec *Record, loc Loc, b []byte, names Names, d Depth, s *RowDeco
 			r.fail() // not canonical: an address twice
 		}
 		t.ids = append(t.ids, uint32(x))
-		t.addrs = append(t.addrs, NameAddr(h)) // a row's: zero until resolved
 		if row {
+			// zero until resolved; appended as a constant: copying the
+			// zeroed h (two overlapping 16-byte moves) stalled on the
+			// store that zeroed it, 4.6% of a million-record find's CPU
+			t.addrs = append(t.addrs, normalform.Address{})
 			t.pending = append(t.pending, true)
+		} else {
+			t.addrs = append(t.addrs, NameAddr(h))
 		}
 	}
 	rec.From = r.arefAs(t, !row)
