@@ -11,9 +11,10 @@ import (
 // input order: the writer takes inputs in that order, so an input
 // waiting for bytes that later inputs hold would wait for ever (they
 // are not written before it). An input larger than the whole budget is
-// let in when no other holds any. An input's bytes are taken once it is
-// loaded (its size is known then), so each decoder may hold one loaded
-// input outside the budget while it waits.
+// let in when no other holds any. An input whose size is known before
+// its load (Input.Size) takes its bytes before it is loaded; another
+// takes them once loaded, so each decoder may hold one such input
+// outside the budget while it waits.
 type budget struct {
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -52,6 +53,21 @@ func (b *budget) take(seq int, n int64) bool {
 	b.turn++
 	b.cond.Broadcast()
 	return true
+}
+
+// adjust corrects the bytes an input took before its load by what the
+// load found (d = loaded - taken): more are taken without waiting (the
+// input's turn is past; a file grew between its stat and its read), fewer
+// are given back.
+func (b *budget) adjust(d int64) {
+	switch {
+	case d > 0:
+		b.mu.Lock()
+		b.held += d
+		b.mu.Unlock()
+	case d < 0:
+		b.give(-d)
+	}
 }
 
 // give gives back n bytes taken.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -185,5 +186,122 @@ func TestIngestSmallBudget(t *testing.T) {
 	}
 	if dump[1] != dump[0] {
 		t.Error("the records differ with a budget of one byte")
+	}
+}
+
+// TestBudgetBeforeLoad: inputs whose size is known before they are
+// loaded (Input.Size: files, bytes in memory) are loaded only once their
+// bytes are taken, so the inputs loaded and not yet written never hold
+// more than the budget and the input being written (none waits loaded
+// beside it), with four decoders and a writer slower than they are. A
+// file input's size is its stat; a file's that grew since is corrected.
+func TestBudgetBeforeLoad(t *testing.T) {
+	sc, err := workload.LoadScenarios(filepath.Join("..", "..", "examples", "scenarios", "geth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := workload.New(sc, workload.Options{Seed: 5, BlockTxs: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inputs = 40
+	var mu sync.Mutex
+	finished := 0
+	sizes := make([]int64, inputs)
+	loaded := make([]bool, inputs)
+	var maxSize, worst int64
+	var in []Input
+	for k := range inputs {
+		blk := gen.BlockAppend(nil)
+		b := blk.Bundle
+		sizes[k] = int64(len(b))
+		maxSize = max(maxSize, sizes[k])
+		in = append(in, Input{
+			Name: fmt.Sprintf("synthetic:block:%d", blk.Number),
+			Size: func() (int64, bool) { return int64(len(b)), true },
+			Load: func(int) ([]byte, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				loaded[k] = true
+				var held int64 // loaded, not yet written
+				for j := finished; j < inputs; j++ {
+					if loaded[j] {
+						held += sizes[j]
+					}
+				}
+				worst = max(worst, held)
+				return b, nil
+			},
+		})
+	}
+	budgetBytes := 2 * maxSize
+	ix, err := index.Open(filepath.Join(t.TempDir(), "ix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	sum, err := Ingest(context.Background(), ix, in, Options{Workers: 4, BatchTxs: 1, InFlightBytes: budgetBytes,
+		AfterCommit: func(n int) {
+			time.Sleep(2 * time.Millisecond) // the writer slower than the decoders
+			mu.Lock()
+			finished = n
+			mu.Unlock()
+		}})
+	if err != nil || sum.Stored != 4*inputs {
+		t.Fatalf("ingest: %+v, %v", sum, err)
+	}
+	if worst > budgetBytes+maxSize {
+		t.Errorf("inputs loaded and not written held %d bytes: more than the budget (%d) and the input being written (%d)", worst, budgetBytes, maxSize)
+	}
+	t.Logf("at most %d bytes loaded and not written (budget %d, largest input %d)", worst, budgetBytes, maxSize)
+}
+
+// TestFileInputSize: a file input's size is known before it is read
+// (a regular file's stat), and a file that grows between its stat and its
+// read is ingested whole, the budget corrected (adjust).
+func TestFileInputSize(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := workload.LoadScenarios(filepath.Join("..", "..", "examples", "scenarios", "geth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := workload.New(sc, workload.Options{Seed: 6, BlockTxs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "block.json")
+	blk := gen.BlockAppend(nil)
+	if err := os.WriteFile(path, blk.Bundle[:10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := FileInput(path)
+	if n, ok := f.Size(); !ok || n != 10 {
+		t.Fatalf("size of a 10-byte file: %d, %v", n, ok)
+	}
+	load := f.Load
+	f.Load = func(max int) ([]byte, error) { // the file grows after its stat
+		if err := os.WriteFile(path, blk.Bundle, 0o644); err != nil {
+			return nil, err
+		}
+		return load(max)
+	}
+	ix, err := index.Open(filepath.Join(dir, "ix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	g := NewIngester(context.Background(), ix, Options{Workers: 1, InFlightBytes: 1 << 20})
+	if err := g.Add(f); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := g.Close()
+	if err != nil || sum.Stored != 3 {
+		t.Fatalf("ingest of a file that grew: %+v, %v", sum, err)
+	}
+	if g.budget.held != 0 {
+		t.Errorf("the budget holds %d bytes after the ingest (want 0)", g.budget.held)
+	}
+	if _, ok := FileInput(filepath.Join(dir, "missing.json")).Size(); ok {
+		t.Error("a missing file has a size")
 	}
 }

@@ -31,6 +31,12 @@ type Input struct {
 	// in memory whatever stat says; bytes already in memory may be
 	// returned as they are (the decoder refuses them when over the limit).
 	Load func(max int) ([]byte, error)
+	// Size, when set, gives what Load will return before it is called
+	// (false: not known): a regular file's size, bytes already in
+	// memory. The decoder then takes that much of the byte budget
+	// (Options.InFlightBytes) before it loads the input, instead of after,
+	// so that an input waiting for its turn is not held in memory.
+	Size func() (int64, bool)
 	// Release, when set, is called once the ingest no longer reads the
 	// bytes Load returned (decoded, skipped, or refused): their owner may
 	// reuse them. Nothing decoded from them refers to them
@@ -42,14 +48,26 @@ type Input struct {
 // ReadFile (a regular file over the limit is not read; a device, a pipe or
 // /dev/stdin is read up to the limit).
 func FileInput(path string) Input {
-	return Input{Name: absName(path), Load: func(max int) ([]byte, error) { return ReadFile(path, max) }}
+	return Input{Name: absName(path), Load: func(max int) ([]byte, error) { return ReadFile(path, max) }, Size: regularSize(path)}
 }
 
 // foundInput is a file found in a folder: read only when it is a regular
 // file, or a link to one (ReadRegularFile); a named pipe, a device or a
 // socket is a read failure that names what it is.
 func foundInput(path string) Input {
-	return Input{Name: absName(path), Load: func(max int) ([]byte, error) { return ReadRegularFile(path, max) }}
+	return Input{Name: absName(path), Load: func(max int) ([]byte, error) { return ReadRegularFile(path, max) }, Size: regularSize(path)}
+}
+
+// regularSize is an Input's Size for the file at path: its size when it
+// is a regular file (a pipe's or a device's is not known).
+func regularSize(path string) func() (int64, bool) {
+	return func() (int64, bool) {
+		st, err := os.Stat(path)
+		if err != nil || !st.Mode().IsRegular() {
+			return 0, false
+		}
+		return st.Size(), true
+	}
 }
 
 func absName(path string) string {
@@ -61,7 +79,8 @@ func absName(path string) string {
 
 // BundleInput is bytes already in memory (the RPC fetcher's bundles).
 func BundleInput(name string, b []byte) Input {
-	return Input{Name: name, Load: func(int) ([]byte, error) { return b, nil }}
+	return Input{Name: name, Load: func(int) ([]byte, error) { return b, nil },
+		Size: func() (int64, bool) { return int64(len(b)), true }}
 }
 
 // Files expands files and directories (every *.json under a directory, in
@@ -117,8 +136,11 @@ type Options struct {
 	// written (default 256 MiB; an input larger than it is let in when
 	// no other is held), beside the bound on their number: at most
 	// 64 inputs (or 4×Workers, if more) between Add and the writer.
-	// Besides, each decoder may hold one loaded input while it waits for
-	// its turn (budget.go).
+	// An input whose size is known before it is loaded (Input.Size:
+	// files, bytes in memory) is loaded once its bytes are taken; one
+	// whose size is not (a pipe, a cryo range, decoded from Parquet) is
+	// taken once loaded, so each decoder may hold one such input outside
+	// the budget while it waits for its turn (budget.go).
 	InFlightBytes int64
 
 	// Test hooks: AfterCommit is called after every committed write with
@@ -396,10 +418,18 @@ func (g *Ingester) decoder() {
 			continue // drain
 		}
 		h := &header{seq: j.seq, name: j.in.Name}
-		data, err := j.in.Load(g.maxBytes())
-		if !g.budget.take(j.seq, int64(len(data))) {
+		pre, known := g.preSize(j.in)
+		if known && !g.budget.take(j.seq, pre) {
 			release(j.in)
 			continue // stopped
+		}
+		data, err := j.in.Load(g.maxBytes())
+		if !known && !g.budget.take(j.seq, int64(len(data))) {
+			release(j.in)
+			continue // stopped
+		}
+		if known {
+			g.budget.adjust(int64(len(data)) - pre) // the file changed since its stat
 		}
 		h.size = int64(len(data))
 		if err != nil {
@@ -443,6 +473,22 @@ func (g *Ingester) decoder() {
 			}
 		}
 	}
+}
+
+// preSize is what an input's load will hold, when known before it
+// (Input.Size), at most the size limit: a larger file is refused unread.
+func (g *Ingester) preSize(in Input) (int64, bool) {
+	if in.Size == nil {
+		return 0, false
+	}
+	n, ok := in.Size()
+	if !ok || n < 0 {
+		return 0, false
+	}
+	if m := g.maxBytes(); m > 0 && n > int64(m) {
+		n = 0
+	}
+	return n, true
 }
 
 // release gives an input's bytes back to their owner (Input.Release).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,14 +40,14 @@ func TestReleasedBytesNotRetained(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ix.Close() })
-		released := 0
+		var released atomic.Int32 // called by the decoders, two at a time
 		var inputs []Input
 		for i, b := range blocks {
 			b := append([]byte(nil), b...)
 			in := BundleInput(fmt.Sprintf("test:%d", i), b)
 			if reuse {
 				in.Release = func() {
-					released++
+					released.Add(1)
 					for k := range b {
 						b[k] = '!' // the owner writes its next bundle here
 					}
@@ -58,7 +59,7 @@ func TestReleasedBytesNotRetained(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ix, sum, released
+		return ix, sum, int(released.Load())
 	}
 	kept, sumKept, _ := run(false)
 	reused, sumReused, released := run(true)
