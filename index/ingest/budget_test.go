@@ -196,14 +196,7 @@ func TestIngestSmallBudget(t *testing.T) {
 // beside it), with four decoders and a writer slower than they are. A
 // file input's size is its stat; a file's that grew since is corrected.
 func TestBudgetBeforeLoad(t *testing.T) {
-	sc, err := workload.LoadScenarios(filepath.Join("..", "..", "examples", "scenarios", "geth"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := workload.New(sc, workload.Options{Seed: 5, BlockTxs: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gen := scenarioGenerator(t, workload.Options{Seed: 5, BlockTxs: 4})
 	const inputs = 40
 	var mu sync.Mutex
 	finished := 0
@@ -261,14 +254,7 @@ func TestBudgetBeforeLoad(t *testing.T) {
 // read is ingested whole, the budget corrected (adjust).
 func TestFileInputSize(t *testing.T) {
 	dir := t.TempDir()
-	sc, err := workload.LoadScenarios(filepath.Join("..", "..", "examples", "scenarios", "geth"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen, err := workload.New(sc, workload.Options{Seed: 6, BlockTxs: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gen := scenarioGenerator(t, workload.Options{Seed: 6, BlockTxs: 3})
 	path := filepath.Join(dir, "block.json")
 	blk := gen.BlockAppend(nil)
 	if err := os.WriteFile(path, blk.Bundle[:10], 0o644); err != nil {
@@ -304,4 +290,19 @@ func TestFileInputSize(t *testing.T) {
 	if _, ok := FileInput(filepath.Join(dir, "missing.json")).Size(); ok {
 		t.Error("a missing file has a size")
 	}
+}
+
+// scenarioGenerator is a synthetic workload over the geth scenario
+// bundles of examples/.
+func scenarioGenerator(t *testing.T, opt workload.Options) *workload.Generator {
+	t.Helper()
+	sc, err := workload.LoadScenarios(filepath.Join("..", "..", "examples", "scenarios", "geth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := workload.New(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gen
 }
