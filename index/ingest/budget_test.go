@@ -290,6 +290,9 @@ func TestFileInputSize(t *testing.T) {
 	if _, ok := FileInput(filepath.Join(dir, "missing.json")).Size(); ok {
 		t.Error("a missing file has a size")
 	}
+	if n, ok := namedInput(path).Size(); !ok || n != int64(len(blk.Bundle)) { // --retry-failed's
+		t.Errorf("a file read again: size %d, %v (want %d)", n, ok, len(blk.Bundle))
+	}
 }
 
 // scenarioGenerator is a synthetic workload over the geth scenario

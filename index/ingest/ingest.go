@@ -233,6 +233,7 @@ func RetryFailed(ctx context.Context, ix *index.Index, opt Options, load func(na
 		inputs[i] = namedInput(n)
 		if load != nil && !IsCryoName(n) {
 			inputs[i].Load = func(max int) ([]byte, error) { return load(n, max) }
+			inputs[i].Size = nil // not the file's: load's
 		}
 	}
 	opt.Force = true

@@ -194,7 +194,7 @@ func namedInput(n string) Input {
 	if IsCryoName(n) {
 		return cryoInput(n)
 	}
-	return Input{Name: n, Load: func(max int) ([]byte, error) { return ReadRegularFile(n, max) }}
+	return Input{Name: n, Load: func(max int) ([]byte, error) { return ReadRegularFile(n, max) }, Size: regularSize(n)}
 }
 
 // FindJSON returns every *.json under dir, in lexical order: regular
