@@ -477,17 +477,16 @@ func (g *Ingester) decoder() {
 }
 
 // preSize is what an input's load will hold, when known before it
-// (Input.Size), at most the size limit: a larger file is refused unread.
+// (Input.Size). Over the size limit it is not: a file so large is
+// refused unread (its load holds nothing), bytes in memory are refused
+// by the decoder; either takes what its load returns, once loaded.
 func (g *Ingester) preSize(in Input) (int64, bool) {
 	if in.Size == nil {
 		return 0, false
 	}
 	n, ok := in.Size()
-	if !ok || n < 0 {
+	if m := g.maxBytes(); !ok || n < 0 || m > 0 && n > int64(m) {
 		return 0, false
-	}
-	if m := g.maxBytes(); m > 0 && n > int64(m) {
-		n = 0
 	}
 	return n, true
 }
