@@ -138,8 +138,8 @@ type Options struct {
 	// 64 inputs (or 4×Workers, if more) between Add and the writer.
 	// An input whose size is known before it is loaded (Input.Size:
 	// files, bytes in memory) is loaded once its bytes are taken; one
-	// whose size is not (a pipe, a cryo range, decoded from Parquet) is
-	// taken once loaded, so each decoder may hold one such input outside
+	// whose size is not (a pipe, a cryo range, decoded from Parquet), or
+	// is over the size limit, is taken once loaded, so each decoder may hold one such input outside
 	// the budget while it waits for its turn (budget.go).
 	InFlightBytes int64
 
