@@ -30,9 +30,14 @@ type Entry struct {
 	enc   *encoded
 }
 
-// NewEntry encodes rec for a batch (on the analysing goroutine, not the
-// writer's).
-func NewEntry(rec *Record) *Entry { return &Entry{Rec: rec, enc: encodeRecord(rec)} }
+// NewEntry encodes rec for a batch, and builds its keys that need no
+// dictionary id, on the analysing goroutine: the writer's is the
+// ingest's one serial stage.
+func NewEntry(rec *Record) *Entry {
+	e := encodeRecord(rec)
+	e.Fixed = rec.FixedKeys()
+	return &Entry{Rec: rec, enc: e}
+}
 
 // Finish is an input's last step: its failures (replacing the earlier
 // ones) and its marker.

@@ -64,7 +64,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		if !reflect.DeepEqual(again, rec) {
 			t.Fatalf("re-encoding changes the record:\n%+v\n%+v", rec, again)
 		}
-		for _, x := range keysOf(rec, enc, id) {
+		for _, x := range keysOf(rec, nil, enc, id) {
 			k, err := ParseKey(x.k)
 			if err != nil {
 				t.Fatalf("a record's key %x does not parse: %v", x.k, err)
@@ -86,7 +86,7 @@ func FuzzParseKey(f *testing.F) {
 			f.Fatal(err)
 		}
 		id := ids{0, 1, 2, 3}
-		for _, x := range keysOf(rec, rec.Encode(id, make([]uint32, len(rec.DictAddrs(nil)))), id) {
+		for _, x := range keysOf(rec, nil, rec.Encode(id, make([]uint32, len(rec.DictAddrs(nil)))), id) {
 			f.Add(x.k)
 		}
 		f.Add(AddrDictKey(rec.Recipient).Bytes())

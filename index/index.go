@@ -440,7 +440,7 @@ func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 		w.wrote = oldEnc
 		return false, nil
 	}
-	kvs := keysOf(rec, enc, id)
+	kvs := keysOf(rec, e.Fixed, enc, id)
 	abs.wrote(rec.Hash, rec.Loc) // before any write: a key written is never taken for absent
 	var old *Record
 	var oldID ids
@@ -454,7 +454,7 @@ func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 		for _, x := range kvs {
 			keep[string(x.k)] = true
 		}
-		for _, x := range keysOf(old, oldEnc, oldID) {
+		for _, x := range keysOf(old, nil, oldEnc, oldID) {
 			if !keep[string(x.k)] {
 				if err := w.delKey(x.k); err != nil {
 					return false, err
@@ -685,7 +685,7 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 		if old == nil {
 			return fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
 		}
-		for _, x := range keysOf(old, enc, id) {
+		for _, x := range keysOf(old, nil, enc, id) {
 			if err := w.delKey(x.k); err != nil {
 				return err
 			}

@@ -151,7 +151,7 @@ var (
 )
 
 // KeyCount is the number of keys rec's record writes (its value's aside).
-func KeyCount(rec *Record) int { return len(keysOf(rec, nil, ids{})) }
+func KeyCount(rec *Record) int { return len(keysOf(rec, nil, nil, ids{})) }
 
 // NeedEmpty is the space a batch needs on an empty store.
 func NeedEmpty(batch uint64) uint64 { return need(batch, 0, 0, lsm{}) }

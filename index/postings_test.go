@@ -94,7 +94,7 @@ func secondaryKeys(t testing.TB, ix *Index) (want, got map[string]bool) {
 			if err != nil {
 				return err
 			}
-			for _, x := range keysOf(rec, v, id) {
+			for _, x := range keysOf(rec, nil, v, id) {
 				if layout.PostingKind(Kind(x.k[0])) {
 					want[string(x.k)] = true
 				}
@@ -503,7 +503,7 @@ func TestSpaceCountsPostings(t *testing.T) {
 				return err
 			}
 			seen := map[string]bool{}
-			for _, x := range keysOf(r, e.Join(id, aid), id) {
+			for _, x := range keysOf(r, nil, e.Join(id, aid), id) {
 				pk, _, ok := layout.SplitPosting(x.k)
 				if !ok || seen[string(pk)] {
 					continue

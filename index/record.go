@@ -83,9 +83,10 @@ type kv struct{ k, v []byte }
 
 // keysOf returns every key of the record that is a function of it alone
 // (layout.Record.Keys): the record's own first (value enc), then its
-// secondary keys.
-func keysOf(r *Record, enc []byte, id ids) []kv {
-	ks := r.Keys(enc, id)
+// secondary keys. fixed are those that need no id, when the analysers
+// built them (layout.Encoded.Fixed), or nil.
+func keysOf(r *Record, fixed *layout.FixedKeys, enc []byte, id ids) []kv {
+	ks := r.KeysWith(fixed, enc, id)
 	out := make([]kv, len(ks))
 	for i, x := range ks {
 		out[i] = kv{x.K, x.V}

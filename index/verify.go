@@ -57,7 +57,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 				return nil, nil, err // its NF page does not read
 			}
 			m := map[string][]byte{}
-			for _, x := range keysOf(rec, enc, id) {
+			for _, x := range keysOf(rec, nil, enc, id) {
 				m[string(x.k)] = x.v
 			}
 			cachedLoc, cached, cachedID, cachedKeys = &l, rec, id, m

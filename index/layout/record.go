@@ -205,54 +205,91 @@ type KV struct{ K, V []byte }
 // (which lists every transaction whose hash begins alike) and the bot's
 // first-seen key (which depends on the bot's other transactions) are not
 // among them: put maintains them. ids are the record's dictionary ids.
-func (r *Record) Keys(enc []byte, id IDs) []KV {
+func (r *Record) Keys(enc []byte, id IDs) []KV { return r.KeysWith(nil, enc, id) }
+
+// FixedKeys are the keys of a record (Keys) that do not depend on the
+// dictionary's ids: its NF key (with its value), its exact hash, verdict,
+// profit, address and token keys. An ingest's analysers build them
+// (Encoded.Fixed), so that the writer, the ingest's one serial stage,
+// only adds the keys that need the ids it assigns (KeysWith).
+type FixedKeys struct {
+	loc  Loc  // the position they were built for
+	keys []KV // NF, exact hash, then verdict, profit, address and token keys, in Keys' order
+}
+
+// FixedKeys builds the record's FixedKeys, at its position.
+func (r *Record) FixedKeys() *FixedKeys {
 	net := 0
 	if r.CostsKnown {
 		net = len(r.Net)
 	}
-	n := 7 + len(r.Gross) + net + len(r.Addresses) + len(r.Tokens)
+	lw := r.locWidth()
 	// Every key goes into one slab sized once (keyBound per key): no
 	// allocation per key. A key is a capped slice of the slab, so
 	// nothing appended after it can reach into it.
-	lw := LocWidth
-	if !r.Loc.Known() {
-		lw += len(r.Loc.Tx)
-	}
-	size := 2*(1+lw) + 3*(8+lw) + (11 + lw) + (3 + lw) + (len(r.Addresses)+len(r.Tokens))*(7+lw)
+	size := (1 + lw) + (8 + lw) + (3 + lw) + (len(r.Addresses)+len(r.Tokens))*(7+lw)
 	size += (len(r.Gross) + net) * (2 + len(Tag{}) + len(Bucket{}) + lw)
-	slab := make([]byte, 0, size)
-	out := make([]KV, 0, n)
-	add := func(k Key, v []byte) {
-		s := len(slab)
-		slab = k.Append(slab)
-		out = append(out, KV{slab[s:len(slab):len(slab)], v})
-	}
-	add(TxKey(r.Loc), enc)
-	add(NFKey(r.Loc), r.NFValue())
-	for l := normalform.Exact; l <= normalform.Family; l++ {
-		add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc), nil)
-	}
-	add(BotKey(r.Recipient, id[normalform.Shape], r.Loc), nil)
-	add(VerdictKey(r.Verdict, r.Tier, r.Loc), nil)
+	kb := keyBuilder{slab: make([]byte, 0, size), out: make([]KV, 0, 3+len(r.Gross)+net+len(r.Addresses)+len(r.Tokens))}
+	kb.add(NFKey(r.Loc), r.NFValue())
+	kb.add(HashKey(normalform.Exact, Short(r.Hashes.Of(normalform.Exact)), 0, r.Loc), nil)
+	kb.add(VerdictKey(r.Verdict, r.Tier, r.Loc), nil)
 	for _, a := range r.Gross {
-		add(ProfitKey(Gross, a.Token, a.Amount, r.Loc), nil)
+		kb.add(ProfitKey(Gross, a.Token, a.Amount, r.Loc), nil)
 	}
 	if r.CostsKnown {
 		for _, a := range r.Net {
 			if !r.GrossHas(a) { // else its gross key stands for it (schema 13: the net side reads both)
-				add(ProfitKey(Net, a.Token, a.Amount, r.Loc), nil)
+				kb.add(ProfitKey(Net, a.Token, a.Amount, r.Loc), nil)
 			}
 		}
 	}
 	for _, a := range r.Addresses {
 		if a != r.Recipient { // its bot key stands for it (AddrLookupPrefixes)
-			add(AddrKey(a, r.Loc), nil)
+			kb.add(AddrKey(a, r.Loc), nil)
 		}
 	}
 	for _, t := range r.Tokens {
-		add(TokenKey(t, r.Loc), nil)
+		kb.add(TokenKey(t, r.Loc), nil)
 	}
-	return out
+	return &FixedKeys{loc: r.Loc, keys: kb.out}
+}
+
+// KeysWith is Keys, taking the keys of f (the record's FixedKeys)
+// instead of building them; nil, or built at another position, it
+// builds them.
+func (r *Record) KeysWith(f *FixedKeys, enc []byte, id IDs) []KV {
+	if f == nil || f.loc != r.Loc {
+		f = r.FixedKeys()
+	}
+	lw := r.locWidth()
+	kb := keyBuilder{slab: make([]byte, 0, (1+lw)+3*(8+lw)+(11+lw)), out: make([]KV, 0, len(f.keys)+5)}
+	kb.add(TxKey(r.Loc), enc)
+	kb.out = append(kb.out, f.keys[:2]...) // NF, exact hash
+	for l := normalform.Shape; l <= normalform.Family; l++ {
+		kb.add(HashKey(l, Short(r.Hashes.Of(l)), id[l], r.Loc), nil)
+	}
+	kb.add(BotKey(r.Recipient, id[normalform.Shape], r.Loc), nil)
+	return append(kb.out, f.keys[2:]...)
+}
+
+// locWidth is the width of the record's position in its keys.
+func (r *Record) locWidth() int {
+	if !r.Loc.Known() {
+		return LocWidth + len(r.Loc.Tx)
+	}
+	return LocWidth
+}
+
+// keyBuilder appends keys to one slab.
+type keyBuilder struct {
+	slab []byte
+	out  []KV
+}
+
+func (kb *keyBuilder) add(k Key, v []byte) {
+	s := len(kb.slab)
+	kb.slab = k.Append(kb.slab)
+	kb.out = append(kb.out, KV{kb.slab[s:len(kb.slab):len(kb.slab)], v})
 }
 
 // GrossHas reports whether the record's gross holds a's token with a's
@@ -423,6 +460,9 @@ type Encoded struct {
 	// Dict are the record's dictionary addresses (DictAddrs), 20 bytes
 	// each: the writer gives Join their ids, in this order.
 	Dict []byte
+	// Fixed are the record's keys that need no id (Record.FixedKeys),
+	// or nil: the writer builds them (Record.KeysWith).
+	Fixed *FixedKeys
 }
 
 // Join is the whole value with the record's ids: its hashes' (id) and
