@@ -31,10 +31,13 @@
 //
 // What the node sends is not trusted: an answer is read up to
 // MaxResponseBytes and no further, one that stops arriving before its
-// Content-Length fails within StallTimeout (guard.go), and every block's
-// answers are checked against what was asked (check.go): the header's
-// number, the receipts' and traces' block and transactions. A block whose
-// trace is null while it has transactions is refused, not saved empty.
+// Content-Length fails within StallTimeout, one whose structure would
+// multiply in go-ethereum's decoding (more messages than calls, an
+// "error" member over MaxErrorBytes) is refused as it arrives (guard.go),
+// and every block's answers are checked against what was asked
+// (check.go): the header's number, the receipts' and traces' block and
+// transactions. A block whose trace is null while it has transactions is
+// refused, not saved empty.
 //
 // IngestBlocks (ingest.go) fetches a block range straight into the index,
 // each block the input "rpc:block:N": blocks already in the index are not
@@ -292,7 +295,8 @@ func (c *Client) Batch(ctx context.Context, reqs []Request) error {
 		for j, i := range pending {
 			elems[j] = rpc.BatchElem{Method: reqs[i].Method, Args: reqs[i].Args, Result: reqs[i].Result}
 		}
-		actx, cancel := context.WithTimeout(ctx, c.opt.Timeout)
+		// The transport bounds the answer's messages by the calls sent.
+		actx, cancel := context.WithTimeout(withCalls(ctx, len(elems)), c.opt.Timeout)
 		var err error
 		if len(elems) == 1 {
 			err = c.rpc.CallContext(actx, elems[0].Result, elems[0].Method, elems[0].Args...)
@@ -391,10 +395,15 @@ func sleep(ctx context.Context, d time.Duration) error {
 // transient reports whether a failure is worth retrying: timeouts, dropped
 // or refused connections, truncated answers, HTTP 408/425/429/5xx, missing
 // batch answers and JSON-RPC rate limiting. An answer over the size limit
-// is not: the node would send it again.
+// is not, nor one refused for its structure: the node would send it
+// again.
 func transient(err error) bool {
 	var big *AnswerTooLargeError
 	if errors.As(err, &big) {
+		return false
+	}
+	var shape *AnswerShapeError
+	if errors.As(err, &shape) {
 		return false
 	}
 	var cut *AnswerCutError
@@ -642,7 +651,13 @@ func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn
 		go func() {
 			defer wg.Done()
 			for lo := range jobs {
-				hi := min(lo+uint64(c.opt.BatchSize)-1, to)
+				// min(lo+BatchSize-1, to) without the sum: a range may
+				// end at 2^64-1 (ParseRange takes 0xffffffffffffffff), past
+				// which it wraps to a small number.
+				hi := to
+				if to-lo >= uint64(c.opt.BatchSize) {
+					hi = lo + uint64(c.opt.BatchSize) - 1
+				}
 				bundles, err := c.blockBatch(ctx, lo, hi)
 				if err == nil {
 					hand(lo, bundles, make([]error, len(bundles)))
@@ -652,7 +667,7 @@ func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn
 					fail(err)
 					continue
 				}
-				for n := lo; n <= hi; n++ {
+				for n := lo; ; n++ {
 					var b [][]byte
 					if hi > lo { // one block at a time
 						b, err = c.blockBatch(ctx, n, n)
@@ -664,6 +679,9 @@ func (c *Client) blocks(ctx context.Context, from, to uint64, keepGoing bool, fn
 						hand(n, [][]byte{nil}, []error{err})
 					} else {
 						hand(n, b, []error{nil})
+					}
+					if n == hi { // not n <= hi: n++ past 2^64-1 is 0
+						break
 					}
 				}
 			}
