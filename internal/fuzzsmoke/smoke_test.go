@@ -18,7 +18,10 @@
 // instrumented binary included (index/fetch's, with go-ethereum, took
 // 170 s of a fresh clone's 239 s for FuzzNodeResponse on the 2-core CI
 // machine; with 4m it once ran out 4,609 executions short), and the
-// test logs, per target, its executions, time and rate. FLOWQ_FUZZ_ONLY
+// test logs, per target, its executions, time and rate. A target out of
+// time is failed with the machine's load and memory, how long its output
+// had been silent, and the goroutine dumps of its processes (SIGQUIT;
+// whatever still runs 10 s later is killed: see quit). FLOWQ_FUZZ_ONLY
 // (a regular expression on the target's name) runs some of them.
 //
 // Without FLOWQ_FUZZ_SMOKE the test is skipped (go test ./... runs every
@@ -29,14 +32,20 @@
 package fuzzsmoke
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -107,13 +116,26 @@ func TestFuzzSmoke(t *testing.T) {
 		cmd := exec.CommandContext(ctx, goTool, "test", tg.Pkg, "-run", "^$", "-fuzz", "^"+tg.Name+"$",
 			"-fuzztime", per, "-fuzzminimizetime", minimize, "-parallel", "1")
 		cmd.Dir = root
+		var o output
+		cmd.Stdout, cmd.Stderr = &o, &o
+		// Out of time: what the machine and the processes were doing, then
+		// a goroutine dump of each (a target once stalled with no output
+		// for 5 minutes, and the kill said nothing of why). Whatever has
+		// not exited WaitDelay later is killed, as before.
+		var state string
+		cmd.Cancel = func() error {
+			state = fmt.Sprintf("no output for %s; %s", o.silence(start).Round(time.Second), machineState(cmd.Process.Pid))
+			return quit(cmd.Process)
+		}
 		cmd.WaitDelay = 10 * time.Second
-		out, err := cmd.CombinedOutput()
+		err := cmd.Run()
+		out := o.bytes()
 		timedOut := ctx.Err() != nil
 		cancel()
 		took := time.Since(start)
 		if timedOut {
-			t.Errorf("%s %s: not done in %s (FLOWQ_FUZZ_TARGET_TIMEOUT)\n%s", tg.Pkg, tg.Name, budget, tail(out))
+			t.Errorf("%s %s: not done in %s (FLOWQ_FUZZ_TARGET_TIMEOUT); at the timeout: %s; then SIGQUIT (the goroutine dumps end the output):\n%s",
+				tg.Pkg, tg.Name, budget, state, tailOf(out, 64<<10))
 			continue
 		}
 		if err != nil {
@@ -158,11 +180,158 @@ func progress(out []byte) (execs int, elapsed time.Duration, ok bool) {
 }
 
 // tail is the end of a long output.
-func tail(out []byte) []byte {
-	if len(out) > 4000 {
-		return out[len(out)-4000:]
+func tail(out []byte) []byte { return tailOf(out, 4000) }
+
+// tailOf is the last n bytes of out.
+func tailOf(out []byte, n int) []byte {
+	if len(out) > n {
+		return out[len(out)-n:]
 	}
 	return out
+}
+
+// output is go test's output (stdout and stderr, as CombinedOutput
+// keeps them), with the time of its last write.
+type output struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	last time.Time
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.last = time.Now()
+	return o.buf.Write(p)
+}
+
+// bytes is a copy of the output so far.
+func (o *output) bytes() []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return bytes.Clone(o.buf.Bytes())
+}
+
+// silence is the time since the last output, or since start when there
+// was none (go test writes nothing while it builds).
+func (o *output) silence(start time.Time) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.last.IsZero() {
+		return time.Since(start)
+	}
+	return time.Since(o.last)
+}
+
+// quit sends SIGQUIT to go test's descendants, then to go test: a Go
+// program prints every goroutine's stack on SIGQUIT, to the output
+// captured, and exits. The go command itself ignores SIGQUIT (it catches
+// it, and leaves it to the processes it runs, which a terminal signals
+// with it), so its descendants are signalled one by one: the test binary
+// (the fuzz coordinator) before its fuzz workers, or the compiler or
+// linker when the build is what stalled. The coordinator is signalled
+// before its workers: a worker's death seen by a coordinator still
+// running is recorded as a crasher in the target's testdata (check git
+// status after a timeout). They are found in /proc,
+// so on Linux only; elsewhere only go test is signalled, and killed
+// WaitDelay later, as before.
+func quit(p *os.Process) error {
+	for _, pid := range descendants(p.Pid) {
+		if d, err := os.FindProcess(pid); err == nil {
+			_ = d.Signal(syscall.SIGQUIT)
+		}
+	}
+	return p.Signal(syscall.SIGQUIT)
+}
+
+// proc is a process as /proc/<pid>/stat shows it.
+type proc struct {
+	pid, ppid   int
+	comm, state string // state: R running, S sleeping, D waiting on I/O, T stopped, Z exited
+}
+
+// procs lists the machine's processes (Linux; none elsewhere).
+func procs() map[int]proc {
+	out := map[int]proc{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone since
+		}
+		// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(string(b[end+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		out[pid] = proc{pid: pid, ppid: ppid, comm: string(b[open+1 : end]), state: f[0]}
+	}
+	return out
+}
+
+// descendants are the processes under pid, parents before children.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	for _, p := range procs() {
+		children[p.ppid] = append(children[p.ppid], p.pid)
+	}
+	var out []int
+	for next := []int{pid}; len(next) > 0; {
+		var below []int
+		for _, q := range next {
+			sort.Ints(children[q])
+			below = append(below, children[q]...)
+		}
+		out = append(out, below...)
+		next = below
+	}
+	return out
+}
+
+// machineState is what the machine was doing when a target ran out of
+// time, as uptime and free would say, and the state of go test's
+// processes: whether the target stalled for want of CPU or memory, or on
+// its own (its processes asleep on an idle machine).
+func machineState(pid int) string {
+	var b strings.Builder
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		// "1.52 0.98 0.61 3/456 12345": the loads over 1, 5 and 15
+		// minutes, the threads runnable and all.
+		if f := strings.Fields(string(la)); len(f) >= 4 {
+			fmt.Fprintf(&b, "load %s %s %s (1, 5, 15 min) on %d CPUs, threads runnable/all %s", f[0], f[1], f[2], runtime.NumCPU(), f[3])
+		}
+	} else {
+		fmt.Fprintf(&b, "load unknown (%v)", err)
+	}
+	if mi, err := os.ReadFile("/proc/meminfo"); err == nil {
+		kB := map[string]int64{} // "MemAvailable:    8042312 kB"
+		for _, line := range strings.Split(string(mi), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok {
+				n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+				kB[k] = n
+			}
+		}
+		fmt.Fprintf(&b, "; memory %d MiB available of %d MiB, swap %d MiB free of %d MiB",
+			kB["MemAvailable"]>>10, kB["MemTotal"]>>10, kB["SwapFree"]>>10, kB["SwapTotal"]>>10)
+	} else {
+		fmt.Fprintf(&b, "; memory unknown (%v)", err)
+	}
+	all := procs()
+	for _, q := range append([]int{pid}, descendants(pid)...) {
+		if p, ok := all[q]; ok {
+			fmt.Fprintf(&b, "; pid %d %s %s", p.pid, p.comm, p.state)
+		}
+	}
+	return b.String()
 }
 
 // TestEveryTargetListed: a fuzz target added anywhere is in Targets, so
