@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"strings"
 	"unicode"
@@ -40,6 +41,19 @@ func (c *Client) TokenInfo(ctx context.Context, tokens []normalform.Address) (ma
 		err := c.Batch(ctx, reqs)
 		if ctx.Err() != nil {
 			return out, ctx.Err()
+		}
+		// One token can have the whole answer refused (a revert whose
+		// data passes MaxErrorBytes: an AnswerShapeError fails every call
+		// of the batch): its tokens are asked again one at a time, so
+		// that the others are named.
+		var shape *AnswerShapeError
+		if hi-lo > 1 && errors.As(err, &shape) {
+			for i := range hi - lo {
+				_ = c.Batch(ctx, reqs[2*i:2*i+2]) // each call's failure is in its Err
+				if ctx.Err() != nil {
+					return out, ctx.Err()
+				}
+			}
 		}
 		answered := false
 		for i, t := range tokens[lo:hi] {
