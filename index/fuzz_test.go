@@ -65,12 +65,12 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("re-encoding changes the record:\n%+v\n%+v", rec, again)
 		}
 		for _, x := range keysOf(rec, nil, enc, id) {
-			k, err := ParseKey(x.k)
+			k, err := ParseKey(x.K)
 			if err != nil {
-				t.Fatalf("a record's key %x does not parse: %v", x.k, err)
+				t.Fatalf("a record's key %x does not parse: %v", x.K, err)
 			}
-			if !bytes.Equal(k.Bytes(), x.k) {
-				t.Fatalf("key %x parses and re-encodes to %x", x.k, k.Bytes())
+			if !bytes.Equal(k.Bytes(), x.K) {
+				t.Fatalf("key %x parses and re-encodes to %x", x.K, k.Bytes())
 			}
 		}
 	})
@@ -87,7 +87,7 @@ func FuzzParseKey(f *testing.F) {
 		}
 		id := ids{0, 1, 2, 3}
 		for _, x := range keysOf(rec, nil, rec.Encode(id, make([]uint32, len(rec.DictAddrs(nil)))), id) {
-			f.Add(x.k)
+			f.Add(x.K)
 		}
 		f.Add(AddrDictKey(rec.Recipient).Bytes())
 		f.Add(TxHashKey(rec.Hash).Bytes())

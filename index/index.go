@@ -452,18 +452,18 @@ func (w *wtx) putAbsent(rec *Record, e *encoded, abs *absent) (bool, error) {
 	if old != nil {
 		keep := make(map[string]bool, len(kvs))
 		for _, x := range kvs {
-			keep[string(x.k)] = true
+			keep[string(x.K)] = true
 		}
 		for _, x := range keysOf(old, nil, oldEnc, oldID) {
-			if !keep[string(x.k)] {
-				if err := w.delKey(x.k); err != nil {
+			if !keep[string(x.K)] {
+				if err := w.delKey(x.K); err != nil {
 					return false, err
 				}
 			}
 		}
 	}
 	for _, x := range kvs {
-		if err := w.setKey(x.k, x.v); err != nil {
+		if err := w.setKey(x.K, x.V); err != nil {
 			return false, err
 		}
 	}
@@ -686,7 +686,7 @@ func (ix *Index) Delete(tx normalform.Hash) error {
 			return fmt.Errorf("tx %s: %w", tx.Hex(), ErrNotFound)
 		}
 		for _, x := range keysOf(old, nil, enc, id) {
-			if err := w.delKey(x.k); err != nil {
+			if err := w.delKey(x.K); err != nil {
 				return err
 			}
 		}

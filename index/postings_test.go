@@ -95,8 +95,8 @@ func secondaryKeys(t testing.TB, ix *Index) (want, got map[string]bool) {
 				return err
 			}
 			for _, x := range keysOf(rec, nil, v, id) {
-				if layout.PostingKind(Kind(x.k[0])) {
-					want[string(x.k)] = true
+				if layout.PostingKind(Kind(x.K[0])) {
+					want[string(x.K)] = true
 				}
 			}
 			return nil
@@ -504,7 +504,7 @@ func TestSpaceCountsPostings(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, x := range keysOf(r, nil, e.Join(id, aid), id) {
-				pk, _, ok := layout.SplitPosting(x.k)
+				pk, _, ok := layout.SplitPosting(x.K)
 				if !ok || seen[string(pk)] {
 					continue
 				}

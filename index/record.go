@@ -78,20 +78,12 @@ const (
 // decompressed: nfReader reads many).
 func nfIn(txn *badger.Txn, rec *Record) error { return newNFReader(txn).set(rec) }
 
-// kv is one key and its value.
-type kv struct{ k, v []byte }
-
 // keysOf returns every key of the record that is a function of it alone
 // (layout.Record.Keys): the record's own first (value enc), then its
 // secondary keys. fixed are those that need no id, when the analysers
 // built them (layout.Encoded.Fixed), or nil.
-func keysOf(r *Record, fixed *layout.FixedKeys, enc []byte, id ids) []kv {
-	ks := r.KeysWith(fixed, enc, id)
-	out := make([]kv, len(ks))
-	for i, x := range ks {
-		out[i] = kv{x.K, x.V}
-	}
-	return out
+func keysOf(r *Record, fixed *layout.FixedKeys, enc []byte, id ids) []layout.KV {
+	return r.KeysWith(fixed, enc, id)
 }
 
 // encoded is a record's value in two parts around the dictionary ids

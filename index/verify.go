@@ -58,7 +58,7 @@ func (ix *Index) Verify(ctx context.Context) error {
 			}
 			m := map[string][]byte{}
 			for _, x := range keysOf(rec, nil, enc, id) {
-				m[string(x.k)] = x.v
+				m[string(x.K)] = x.V
 			}
 			cachedLoc, cached, cachedID, cachedKeys = &l, rec, id, m
 			return rec, m, nil

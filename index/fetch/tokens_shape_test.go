@@ -61,12 +61,7 @@ func TestTokenInfoOneHostileToken(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(out)
 	}))
 	defer srv.Close()
-	c, err := Dial(context.Background(), srv.URL, quick(Geth))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	got, err := c.TokenInfo(context.Background(), tokens)
+	got, err := dial(t, srv.URL, quick(Geth)).TokenInfo(context.Background(), tokens)
 	if err != nil {
 		t.Fatal(err)
 	}
