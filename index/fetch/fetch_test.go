@@ -11,10 +11,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	gethrpc "github.com/ethereum/go-ethereum/rpc"
 )
 
 // fakeNode is a JSON-RPC server on loopback with canned answers. Before
@@ -348,6 +350,54 @@ func TestDialRejectsBadURL(t *testing.T) {
 		t.Error("no error for an unknown mode")
 	}
 }
+
+// TestDialRefusesWebSocket: a WebSocket endpoint (a real go-ethereum
+// RPC server's, on loopback) is refused before anything is sent to it,
+// with an error that says why and what to give instead; the same kind of
+// server over HTTP is dialled and answers.
+func TestDialRefusesWebSocket(t *testing.T) {
+	srv := gethrpc.NewServer()
+	t.Cleanup(srv.Stop)
+	var hits atomic.Int32
+	counted := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); h.ServeHTTP(w, r) })
+	}
+	ws := httptest.NewServer(counted(srv.WebsocketHandler([]string{"*"})))
+	t.Cleanup(ws.Close)
+	host := strings.TrimPrefix(ws.URL, "http://")
+	for _, u := range []string{"ws://" + host, "WSS://" + host + "/rpc?key=KEY0123456789", "wss://" + host} {
+		c, err := Dial(context.Background(), u, Options{})
+		if err == nil {
+			c.Close()
+			t.Fatalf("%s: dialled", u)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "WebSocket endpoint") || !strings.Contains(msg, "http://host:8545") || strings.Contains(msg, "KEY0123456789") {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the WebSocket server saw %d requests", n)
+	}
+	if err := srv.RegisterName("web3", web3{}); err != nil {
+		t.Fatal(err)
+	}
+	h := httptest.NewServer(counted(srv))
+	t.Cleanup(h.Close)
+	c, err := Dial(context.Background(), h.URL, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var v string
+	if err := c.rpc.CallContext(context.Background(), &v, "web3_clientVersion"); err != nil || v != "loopback" {
+		t.Fatalf("over HTTP: %q, %v", v, err)
+	}
+}
+
+type web3 struct{}
+
+func (web3) ClientVersion() string { return "loopback" }
 
 // TestConnectionRefusedFailsFast: nothing listens on the port, and
 // nothing ever answered there: the refusal is reported at once, in one
