@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,6 +54,7 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	explorer := fs.String("explorer", "https://etherscan.io/tx/{tx}", "the web page's link for a transaction ({tx} is its hash; empty: no links)")
 	addrExplorer := fs.String("explorer-address", "https://etherscan.io/address/{addr}", "the web page's link for an address ({addr})")
 	blockExplorer := fs.String("explorer-block", "https://etherscan.io/block/{block}", "the web page's link for a block ({block})")
+	allowHost := fs.String("allow-host", "", "comma-separated names the server may be addressed by, beside IP addresses, localhost and this machine's name (a guard against DNS rebinding: requests to other names are refused)")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -88,6 +90,11 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	withTokens(cfg, ix, "flowq serve", stderr)
 	srv := serve.New(ix, cfg, version)
 	srv.Explorer, srv.AddrExplorer, srv.BlockExplorer = *explorer, *addrExplorer, *blockExplorer
+	for _, h := range strings.Split(*allowHost, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			srv.AllowHosts = append(srv.AllowHosts, h)
+		}
+	}
 	ln, err := srv.Listen(*listen)
 	if err != nil {
 		fmt.Fprintf(stderr, "flowq serve: %v\n", err)

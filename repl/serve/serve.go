@@ -58,6 +58,10 @@ type Server struct {
 	Explorer, AddrExplorer, BlockExplorer string
 	// Render lays DOT out as SVG (repl.RenderGraphviz when nil).
 	Render func(ctx context.Context, dot string, w io.Writer) error
+	// AllowHosts are names, beside IP addresses, localhost and this
+	// machine's host name, that requests may address the server by (their
+	// Host header): a guard against DNS rebinding (guard.go).
+	AllowHosts []string
 
 	started time.Time
 	dir     string
@@ -126,7 +130,9 @@ func (s *Server) Close(ctx context.Context) error {
 	return err
 }
 
-// Handler is the server's HTTP API and the web page.
+// Handler is the server's HTTP API and the web page, behind the guards
+// against requests a page on another site makes a browser send
+// (guard.go).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", s.status)
@@ -141,7 +147,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /failures", s.failures)
 	mux.HandleFunc("GET /export", s.export)
 	mux.Handle("GET /", webHandler())
-	return mux
+	return newHostGuard(s.AllowHosts, crossSite(mux))
 }
 
 // Status is GET /status.
