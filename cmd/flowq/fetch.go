@@ -97,6 +97,9 @@ func fetchCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	}
 	opt := fetch.Options{Mode: m, Concurrency: *conc, BatchSize: *batch, Retries: r, Timeout: *timeout,
 		MaxResponseBytes: *maxBytes, StallTimeout: *stall}
+	if err := opt.Check(); err != nil {
+		return usageErr("--%v", err)
+	}
 	if !*quiet {
 		opt.Progress = stderr
 	}

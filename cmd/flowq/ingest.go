@@ -107,6 +107,9 @@ func ingestCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (
 		return code
 	}
 	usageErr := usageFailer(stderr, "ingest")
+	if err := (&ingest.Options{Workers: *workers, BatchTxs: *batch}).Check(); err != nil {
+		return usageErr("--%v", err)
+	}
 	if (*retry || *list) && len(paths) > 0 {
 		return usageErr("--retry-failed and --failures take no inputs")
 	}

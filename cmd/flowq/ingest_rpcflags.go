@@ -49,6 +49,10 @@ func (r *rpcFlags) options(m fetch.Mode, maxBytes int) (fetch.Options, error) {
 	if n == 0 {
 		n = -1 // fetch.Options: negative is none, 0 the default
 	}
-	return fetch.Options{Mode: m, Concurrency: *r.conc, BatchSize: *r.batch, Retries: n, Timeout: *r.timeout,
-		StallTimeout: *r.stall, MaxResponseBytes: maxBytes}, nil
+	o := fetch.Options{Mode: m, Concurrency: *r.conc, BatchSize: *r.batch, Retries: n, Timeout: *r.timeout,
+		StallTimeout: *r.stall, MaxResponseBytes: maxBytes}
+	if err := o.Check(); err != nil {
+		return fetch.Options{}, fmt.Errorf("--concurrency or --rpc-batch: %v", err)
+	}
+	return o, nil
 }

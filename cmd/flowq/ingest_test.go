@@ -120,11 +120,26 @@ func TestIngestUsage(t *testing.T) {
 		{[]string{"ingest", "--blocks", "1..2", "--mode", "receipts"}, 2, "--blocks needs --rpc"},
 		{[]string{"ingest", "--rpc", "http://127.0.0.1:1", "--blocks", "2..1"}, 2, "2..1"},
 		{[]string{"ingest", "--rpc", "http://127.0.0.1:1", "--blocks", "1..2", mainnetDir}, 2, "--blocks takes no files"},
+		// a billion workers was a fatal out-of-memory and a dump of every goroutine
+		{[]string{"ingest", "--workers", "1000000000", mainnetDir}, 2, "--workers 1000000000: want 1 to 1024"},
+		{[]string{"ingest", "--workers", "-3", mainnetDir}, 2, "--workers -3"},
+		{[]string{"ingest", "--batch", "100000000000", mainnetDir}, 2, "--batch 100000000000: want 1 to 65536"},
+		{[]string{"ingest", "--rpc", "http://127.0.0.1:1", "--blocks", "1..2", "--concurrency", "1000000000"}, 2, "concurrency 1000000000: want 1 to 256"},
+		{[]string{"ingest", "--rpc", "http://127.0.0.1:1", "--blocks", "1..2", "--rpc-batch", "5000"}, 2, "batch 5000: want 1 to 1024"},
+		{[]string{"fetch", "--rpc", "http://127.0.0.1:1", "--out", "OUT", "--blocks", "1..2", "--concurrency", "1000000000"}, 2, "--concurrency 1000000000: want 1 to 256"},
+		{[]string{"fetch", "--rpc", "http://127.0.0.1:1", "--out", "OUT", "--blocks", "1..2", "--batch", "5000"}, 2, "--batch 5000: want 1 to 1024"},
 		{[]string{"export", "--format", "xml"}, 2, "unknown export format"},
 		{[]string{"export", "--blocks", "9..3"}, 2, "ends before it starts"},
 		{[]string{"export", "--blocks", "3", "--query", "find arbitrages"}, 2, "--blocks and --query"},
 		{[]string{"export"}, 1, "no index at"},
+		// after the export above: this one opens (makes) the index before it dials
+		{[]string{"ingest", "--rpc", "ws://127.0.0.1:1", "--blocks", "1..2"}, 1, "is a WebSocket endpoint"},
 	} {
+		for i, a := range tc.args {
+			if a == "OUT" {
+				tc.args[i] = filepath.Join(t.TempDir(), "out")
+			}
+		}
 		_, errs, code := flowq(t, env, "", tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, want %d and %q: %s", tc.args, code, tc.code, tc.want, errs)

@@ -54,6 +54,7 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	explorer := fs.String("explorer", "https://etherscan.io/tx/{tx}", "the web page's link for a transaction ({tx} is its hash; empty: no links)")
 	addrExplorer := fs.String("explorer-address", "https://etherscan.io/address/{addr}", "the web page's link for an address ({addr})")
 	blockExplorer := fs.String("explorer-block", "https://etherscan.io/block/{block}", "the web page's link for a block ({block})")
+	maxUpload := fs.Int64("max-upload", 0, "bytes of uploaded bundles (POST /ingest's files) the server holds at once, read and not yet ingested (0: 1 GiB); an upload over the room left is refused")
 	allowHost := fs.String("allow-host", "", "comma-separated names the server may be addressed by, beside IP addresses, localhost and this machine's name (a guard against DNS rebinding: requests to other names are refused)")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -90,6 +91,10 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	withTokens(cfg, ix, "flowq serve", stderr)
 	srv := serve.New(ix, cfg, version)
 	srv.Explorer, srv.AddrExplorer, srv.BlockExplorer = *explorer, *addrExplorer, *blockExplorer
+	if *maxUpload < 0 {
+		return usageErr("--max-upload %d: want 0 (1 GiB) or more", *maxUpload)
+	}
+	srv.MaxUpload = *maxUpload
 	for _, h := range strings.Split(*allowHost, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			srv.AllowHosts = append(srv.AllowHosts, h)

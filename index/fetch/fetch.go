@@ -141,6 +141,26 @@ type Options struct {
 	HTTPClient *http.Client
 }
 
+// The largest Concurrency and BatchSize a client takes: each request in
+// flight is a goroutine and a connection, and a batch's requests are
+// built before it is sent (a concurrency of a billion took the process).
+const (
+	MaxConcurrency = 256
+	MaxBatchSize   = 1024
+)
+
+// Check reports the first of the options that is out of its range (a
+// flag's value), naming it; Dial itself holds them to their bounds.
+func (o *Options) Check() error {
+	switch {
+	case o.Concurrency < 0 || o.Concurrency > MaxConcurrency:
+		return fmt.Errorf("concurrency %d: want 1 to %d requests in flight", o.Concurrency, MaxConcurrency)
+	case o.BatchSize < 0 || o.BatchSize > MaxBatchSize:
+		return fmt.Errorf("batch %d: want 1 to %d blocks a request", o.BatchSize, MaxBatchSize)
+	}
+	return nil
+}
+
 func (o *Options) defaults() {
 	if o.Mode == "" {
 		o.Mode = Geth
@@ -148,9 +168,11 @@ func (o *Options) defaults() {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
 	}
+	o.Concurrency = min(o.Concurrency, MaxConcurrency)
 	if o.BatchSize <= 0 {
 		o.BatchSize = 1
 	}
+	o.BatchSize = min(o.BatchSize, MaxBatchSize)
 	if o.Retries == 0 {
 		o.Retries = 5
 	} else if o.Retries < 0 {

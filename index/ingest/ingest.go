@@ -323,6 +323,28 @@ const (
 	defaultInFlightBytes = 256 << 20
 )
 
+// The largest Workers and BatchTxs an ingest takes. Each worker is two
+// goroutines and four places in a queue; a batch is held in memory until
+// its write. A billion workers took the process (fatal error: out of
+// memory, and a dump of every goroutine) before these bounds.
+const (
+	MaxWorkers  = 1024
+	MaxBatchTxs = 1 << 16
+)
+
+// Check reports the first of the options that is out of its range (a
+// flag's value, a server's request), naming it; NewIngester itself
+// holds them to their bounds.
+func (o *Options) Check() error {
+	switch {
+	case o.Workers < 0 || o.Workers > MaxWorkers:
+		return fmt.Errorf("workers %d: want 1 to %d (0: one per CPU)", o.Workers, MaxWorkers)
+	case o.BatchTxs < 0 || o.BatchTxs > MaxBatchTxs:
+		return fmt.Errorf("batch %d: want 1 to %d transactions a write (0: the default, 256)", o.BatchTxs, MaxBatchTxs)
+	}
+	return nil
+}
+
 // NewIngester starts an ingest.
 func NewIngester(ctx context.Context, ix *index.Index, opt Options) *Ingester {
 	if opt.Config == nil {
@@ -331,9 +353,11 @@ func NewIngester(ctx context.Context, ix *index.Index, opt Options) *Ingester {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.NumCPU()
 	}
+	opt.Workers = min(opt.Workers, MaxWorkers)
 	if opt.BatchTxs <= 0 {
 		opt.BatchTxs = 256
 	}
+	opt.BatchTxs = min(opt.BatchTxs, MaxBatchTxs)
 	if opt.Clock == nil {
 		opt.Clock = time.Now
 	}

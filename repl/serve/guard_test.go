@@ -8,9 +8,11 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/normalform"
@@ -142,5 +144,132 @@ func TestRebindingRefused(t *testing.T) {
 		if code, body := send(t, "GET", hs.URL+"/status", "", nil, map[string]string{"Host": host}); code != http.StatusOK {
 			t.Errorf("Host %s: %d %s", host, code, body)
 		}
+	}
+}
+
+// TestIngestRequestBounds: options a client could take the server with
+// (a billion workers was a fatal out-of-memory and a dump of every
+// goroutine) or lift its per-bundle limits with are refused with 400,
+// naming the option and its range; no job is made.
+func TestIngestRequestBounds(t *testing.T) {
+	_, c, _ := startServer(t)
+	for req, want := range map[string]string{
+		`{"paths":["/nonexistent"],"workers":1000000000}`:       "workers 1000000000: want 1 to 1024",
+		`{"paths":["/nonexistent"],"workers":-1}`:               "workers -1",
+		`{"paths":["/nonexistent"],"batch":100000000000}`:       "batch 100000000000: want 1 to 65536",
+		`{"paths":["/nonexistent"],"max_bytes":1099511627776}`:  "max_bytes 1099511627776: want 1 to 1073741824",
+		`{"paths":["/nonexistent"],"max_bytes":-1}`:             "max_bytes -1",
+		`{"paths":["/nonexistent"],"max_transfers":1073741824}`: "max_transfers 1073741824: want 1 to 262144",
+	} {
+		code, body := send(t, "POST", c.Base+"/ingest", "application/json", []byte(req), nil)
+		if code != http.StatusBadRequest || !strings.Contains(body, want) {
+			t.Errorf("%s: %d %s", req, code, body)
+		}
+	}
+	if st, err := c.Status(context.Background()); err != nil || len(st.Jobs) != 0 {
+		t.Fatalf("jobs after refused requests: %+v, %v", st, err)
+	}
+}
+
+// uploadForm is a multipart upload of files (name → bytes).
+func uploadForm(t *testing.T, files map[string][]byte) (string, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for name, b := range files {
+		fw, err := mw.CreateFormFile("file", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(b)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return mw.FormDataContentType(), buf.Bytes()
+}
+
+// TestUploadsBounded: the bytes of uploaded bundles the server holds (read,
+// waiting for their job or being ingested) stay under MaxUpload. An upload
+// that never fits is refused with 413, whether its length is given or
+// not (a chunked body is cut where it passes the room); one that does
+// not fit while another waits gets 503 and Retry-After; when the job
+// that held the room ends, the same upload is taken and ingested.
+func TestUploadsBounded(t *testing.T) {
+	ix, err := index.Open(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	bundle, err := os.ReadFile(filepath.Join(examples(t, "scenarios/geth"), "triangular_arb.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(ix, normalform.DefaultConfig(), "test")
+	srv.MaxUpload = int64(len(bundle)) * 3 / 2 // room for one such upload, not two
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	defer srv.Close(context.Background())
+
+	big := bytes.Repeat([]byte(" "), 2*len(bundle))
+	ctype, form := uploadForm(t, map[string][]byte{"big.json": big})
+	if code, body := send(t, "POST", hs.URL+"/ingest", ctype, form, nil); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "--max-upload") {
+		t.Errorf("an upload over the room, its length given: %d %s", code, body)
+	}
+	// A reader of unknown length: ContentLength stays 0 and the body is
+	// sent chunked.
+	req, _ := http.NewRequest("POST", hs.URL+"/ingest", io.MultiReader(bytes.NewReader(form)))
+	req.Header.Set("Content-Type", ctype)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || req.ContentLength != 0 {
+			t.Errorf("an upload over the room, chunked: %d %s (length %d)", resp.StatusCode, b, req.ContentLength)
+		}
+	}
+	if n := srv.heldNow(); n != 0 {
+		t.Fatalf("after refused uploads the server holds %d bytes", n)
+	}
+
+	srv.ingest.Lock() // the first job waits: its upload is held
+	ctype, form = uploadForm(t, map[string][]byte{"triangular_arb.json": bundle})
+	code, body := send(t, "POST", hs.URL+"/ingest", ctype, form, nil)
+	if code != http.StatusAccepted {
+		srv.ingest.Unlock()
+		t.Fatalf("the first upload: %d %s", code, body)
+	}
+	if n := srv.heldNow(); n != int64(len(bundle)) {
+		t.Errorf("held %d bytes, want the bundle's %d", n, len(bundle))
+	}
+	req, _ = http.NewRequest("POST", hs.URL+"/ingest", bytes.NewReader(form))
+	req.Header.Set("Content-Type", ctype)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		srv.ingest.Unlock()
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "not yet ingested") {
+		t.Errorf("a second upload while the first waits: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
+	}
+	srv.ingest.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for srv.heldNow() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := srv.heldNow(); n != 0 {
+		t.Fatalf("after the job the server holds %d bytes", n)
+	}
+	if code, body := send(t, "POST", hs.URL+"/ingest", ctype, form, nil); code != http.StatusAccepted {
+		t.Fatalf("the upload again: %d %s", code, body)
+	}
+	for srv.heldNow() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n, err := ix.Count(context.Background()); err != nil || n != 1 {
+		t.Errorf("ingested %d transactions, %v; want the bundle's 1", n, err)
 	}
 }

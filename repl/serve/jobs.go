@@ -17,6 +17,7 @@ import (
 	"github.com/flowq/flowq/index"
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/index/ingest"
+	"github.com/flowq/flowq/normalform/trace"
 )
 
 // IngestRequest is POST /ingest's JSON body (or, for uploaded bundles,
@@ -104,8 +105,24 @@ func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 	var req IngestRequest
 	var uploads []ingest.Input
+	var held int64 // the upload's bytes, counted in s.held until the job ends
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		room, code, err := s.reserveUpload(r.ContentLength)
+		if err != nil {
+			if code == http.StatusServiceUnavailable {
+				w.Header().Set("Retry-After", "10")
+			}
+			httpError(w, code, err)
+			return
+		}
+		held = room
+		defer func() { s.releaseUpload(held) }() // what the job does not take over
+		r.Body = http.MaxBytesReader(w, r.Body, room)
 		if err := r.ParseMultipartForm(64 << 20); err != nil {
+			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+				httpError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("the upload: over %d bytes, the room the server has for uploads now (%d bytes in all, flowq serve --max-upload)", room, s.maxUpload()))
+				return
+			}
 			httpError(w, http.StatusBadRequest, fmt.Errorf("the upload: %w", err))
 			return
 		}
@@ -115,6 +132,7 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		var size int64
 		for _, fh := range r.MultipartForm.File["file"] {
 			f, err := fh.Open()
 			if err != nil {
@@ -128,9 +146,16 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			uploads = append(uploads, ingest.BundleInput("upload:"+filepath.Base(fh.Filename), b))
+			size += int64(len(b))
 		}
+		s.releaseUpload(held - size) // the bundles are held; the rest of the room is given back
+		held = size
 	} else if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil {
 		httpError(w, http.StatusBadRequest, fmt.Errorf("the request: %w", err))
+		return
+	}
+	if err := checkRequest(&req); err != nil {
+		httpError(w, http.StatusBadRequest, err)
 		return
 	}
 	run, what, err := s.plan(req, uploads)
@@ -138,6 +163,8 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
+	jobHeld := held
+	held = 0 // the job gives it back when it ends
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{cancel: cancel, info: JobInfo{What: what, State: "running", Started: time.Now().UTC()}}
 	s.mu.Lock()
@@ -156,6 +183,7 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 		j.mu.Unlock()
 	}
 	go func() {
+		defer s.releaseUpload(jobHeld)
 		s.ingest.Lock()
 		defer s.ingest.Unlock()
 		defer cancel()
@@ -175,6 +203,74 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 	}()
 	w.WriteHeader(http.StatusAccepted)
 	writeJSON(w, j.snapshot())
+}
+
+// checkRequest refuses the options a client may not set: out of the
+// ingest's ranges (ingest.Options.Check), or lifting the decoder's limits
+// above their defaults, which bound what one bundle costs the server.
+func checkRequest(req *IngestRequest) error {
+	if err := (&ingest.Options{Workers: req.Workers, BatchTxs: req.Batch}).Check(); err != nil {
+		return err
+	}
+	switch {
+	case req.MaxBytes < 0 || req.MaxBytes > trace.DefaultMaxBytes:
+		return fmt.Errorf("max_bytes %d: want 1 to %d (0: that default)", req.MaxBytes, trace.DefaultMaxBytes)
+	case req.MaxTransfers < 0 || req.MaxTransfers > trace.DefaultMaxTransfers:
+		return fmt.Errorf("max_transfers %d: want 1 to %d (0: that default)", req.MaxTransfers, trace.DefaultMaxTransfers)
+	case req.MaxDepth < 0:
+		return fmt.Errorf("max_depth %d: want 1 to the EVM's 1025 (0: that)", req.MaxDepth)
+	}
+	return nil
+}
+
+// defaultMaxUpload is the bytes of uploaded bundles a server holds at
+// once (Server.MaxUpload): the ingest's limit of one input.
+const defaultMaxUpload = trace.DefaultMaxBytes
+
+func (s *Server) maxUpload() int64 {
+	if s.MaxUpload > 0 {
+		return s.MaxUpload
+	}
+	return defaultMaxUpload
+}
+
+// reserveUpload takes room for an upload of n bytes (n < 0: unknown)
+// among the bytes of uploads the server holds (those read and those of
+// jobs not yet ended): all the room left when n is unknown. An upload
+// that can never fit is refused with 413, one that does not fit now with
+// 503.
+func (s *Server) reserveUpload(n int64) (int64, int, error) {
+	limit := s.maxUpload()
+	if n > limit {
+		return 0, http.StatusRequestEntityTooLarge, fmt.Errorf("the upload: %d bytes, over the %d bytes the server holds for uploads (flowq serve --max-upload)", n, limit)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	room := limit - s.held
+	if room <= 0 || n > room {
+		return 0, http.StatusServiceUnavailable, fmt.Errorf("the upload: the server holds %d bytes of uploads not yet ingested, of the %d it takes (flowq serve --max-upload): send it again when those jobs end", s.held, limit)
+	}
+	if n >= 0 {
+		room = n
+	}
+	s.held += room
+	return room, 0, nil
+}
+
+// heldNow is the bytes of uploads the server holds.
+func (s *Server) heldNow() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
+// releaseUpload gives back n bytes of upload room.
+func (s *Server) releaseUpload(n int64) {
+	if n != 0 {
+		s.mu.Lock()
+		s.held -= n
+		s.mu.Unlock()
+	}
 }
 
 type ingestFunc func(ctx context.Context, opt ingest.Options) (ingest.Summary, string, bool, error)

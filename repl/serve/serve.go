@@ -62,6 +62,10 @@ type Server struct {
 	// machine's host name, that requests may address the server by (their
 	// Host header): a guard against DNS rebinding (guard.go).
 	AllowHosts []string
+	// MaxUpload bounds the bytes of uploaded bundles (POST /ingest's
+	// multipart files) held at once, read and waiting for their job or
+	// being ingested (0: 1 GiB, the ingest's limit of one input).
+	MaxUpload int64
 
 	started time.Time
 	dir     string
@@ -69,6 +73,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	jobs   []*job
+	held   int64      // bytes of uploads held (reserveUpload)
 	ingest sync.Mutex // one ingest job at a time: the index has one writer
 }
 
