@@ -54,6 +54,8 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	explorer := fs.String("explorer", "https://etherscan.io/tx/{tx}", "the web page's link for a transaction ({tx} is its hash; empty: no links)")
 	addrExplorer := fs.String("explorer-address", "https://etherscan.io/address/{addr}", "the web page's link for an address ({addr})")
 	blockExplorer := fs.String("explorer-block", "https://etherscan.io/block/{block}", "the web page's link for a block ({block})")
+	drawTimeout := fs.Duration("draw-timeout", 30*time.Second, "longest layout of one picture by Graphviz (GET /draw, the page's pictures); one over it is stopped and refused, its DOT text still given")
+	drawEdges := fs.Int("draw-edges", 2000, "most edges of a picture laid out by Graphviz; a larger one is refused, its DOT text still given")
 	maxUpload := fs.Int64("max-upload", 0, "bytes of uploaded bundles (POST /ingest's files) the server holds at once, read and not yet ingested (0: 1 GiB); an upload over the room left is refused")
 	allowHost := fs.String("allow-host", "", "comma-separated names the server may be addressed by, beside IP addresses, localhost and this machine's name (a guard against DNS rebinding: requests to other names are refused)")
 	rest, code, ok := parseArgs(fs, args)
@@ -63,6 +65,12 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	usageErr := usageFailer(stderr, "serve")
 	if len(rest) > 0 {
 		return usageErr("unexpected argument %q", rest[0])
+	}
+	if *maxUpload < 0 {
+		return usageErr("--max-upload %d: want 0 (1 GiB) or more", *maxUpload)
+	}
+	if *drawTimeout <= 0 || *drawEdges <= 0 {
+		return usageErr("--draw-timeout and --draw-edges must be positive")
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil {
@@ -91,10 +99,7 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	withTokens(cfg, ix, "flowq serve", stderr)
 	srv := serve.New(ix, cfg, version)
 	srv.Explorer, srv.AddrExplorer, srv.BlockExplorer = *explorer, *addrExplorer, *blockExplorer
-	if *maxUpload < 0 {
-		return usageErr("--max-upload %d: want 0 (1 GiB) or more", *maxUpload)
-	}
-	srv.MaxUpload = *maxUpload
+	srv.MaxUpload, srv.DrawTimeout, srv.MaxDrawEdges = *maxUpload, *drawTimeout, *drawEdges
 	for _, h := range strings.Split(*allowHost, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			srv.AllowHosts = append(srv.AllowHosts, h)

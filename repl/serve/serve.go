@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +63,16 @@ type Server struct {
 	// machine's host name, that requests may address the server by (their
 	// Host header): a guard against DNS rebinding (guard.go).
 	AllowHosts []string
+	// DrawTimeout bounds the layout of one picture by Graphviz (GET
+	// /draw's svg and png; 0: 30s), MaxDrawEdges the edges of a picture
+	// laid out (0: 2,000). Graphviz's time grows fast with a graph's
+	// density (500 transfers among 166 addresses ran over two minutes
+	// and 2 GB), and the web page asks for a picture of every
+	// transaction it shows: a picture over either bound is refused, its
+	// DOT text still given (format=dot). At most one picture per CPU is
+	// laid out at a time; a request waits for a turn within its timeout.
+	DrawTimeout  time.Duration
+	MaxDrawEdges int
 	// MaxUpload bounds the bytes of uploaded bundles (POST /ingest's
 	// multipart files) held at once, read and waiting for their job or
 	// being ingested (0: 1 GiB, the ingest's limit of one input).
@@ -73,8 +84,9 @@ type Server struct {
 
 	mu     sync.Mutex
 	jobs   []*job
-	held   int64      // bytes of uploads held (reserveUpload)
-	ingest sync.Mutex // one ingest job at a time: the index has one writer
+	held   int64         // bytes of uploads held (reserveUpload)
+	turns  chan struct{} // a place per picture being laid out (draw)
+	ingest sync.Mutex    // one ingest job at a time: the index has one writer
 }
 
 // New makes a server for an index open for writing.
@@ -82,7 +94,7 @@ func New(ix *index.Index, cfg *normalform.Config, version string) *Server {
 	if cfg == nil {
 		cfg = normalform.DefaultConfig()
 	}
-	return &Server{Ix: ix, Cfg: cfg, Version: version, started: time.Now()}
+	return &Server{Ix: ix, Cfg: cfg, Version: version, started: time.Now(), turns: make(chan struct{}, runtime.NumCPU())}
 }
 
 // Listen listens on addr and writes the server file into the index
@@ -482,14 +494,36 @@ func (s *Server) draw(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, dot)
 		return
 	}
+	edges := dotEdges(dot)
+	if limit := orDefaultInt(s.MaxDrawEdges, defaultMaxDrawEdges); edges > limit {
+		httpError(w, http.StatusUnprocessableEntity, fmt.Errorf("the %s of tx %s has %d edges, over the %d this server lays out (flowq serve --draw-edges): its DOT text is format=dot", view, r.PathValue("hash"), edges, limit))
+		return
+	}
+	timeout := s.DrawTimeout
+	if timeout <= 0 {
+		timeout = defaultDrawTimeout
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	select {
+	case s.turns <- struct{}{}:
+		defer func() { <-s.turns }()
+	case <-ctx.Done():
+		w.Header().Set("Retry-After", "10")
+		httpError(w, http.StatusServiceUnavailable, fmt.Errorf("%d pictures are being laid out, one per CPU, and none ended within %s: ask again, or take format=dot", cap(s.turns), timeout))
+		return
+	}
 	var img bytes.Buffer
 	var err error
 	if format == "svg" && s.Render != nil {
-		err = s.Render(r.Context(), dot, &img)
+		err = s.Render(ctx, dot, &img)
 	} else {
-		err = repl.RenderGraphviz(r.Context(), dot, format, &img)
+		err = repl.RenderGraphviz(ctx, dot, format, &img)
 	}
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
+			err = fmt.Errorf("Graphviz did not lay out the %s of tx %s (%d edges) within %s (flowq serve --draw-timeout), and was stopped: its DOT text is format=dot", view, r.PathValue("hash"), edges, timeout)
+		}
 		httpError(w, http.StatusServiceUnavailable, err)
 		return
 	}
@@ -499,6 +533,38 @@ func (s *Server) draw(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
 	}
 	w.Write(img.Bytes())
+}
+
+// Bounds of a picture laid out (Server.DrawTimeout, MaxDrawEdges).
+const (
+	defaultDrawTimeout  = 30 * time.Second
+	defaultMaxDrawEdges = 2000
+)
+
+func orDefaultInt(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}
+
+// dotEdges counts the edges of DOT text: the "->" outside quoted
+// strings (a label, such as a token's symbol, may hold one).
+func dotEdges(dot string) int {
+	n := 0
+	quoted := false
+	for i := 0; i < len(dot); i++ {
+		switch c := dot[i]; {
+		case quoted && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == '-' && i+1 < len(dot) && dot[i+1] == '>':
+			n++
+			i++
+		}
+	}
+	return n
 }
 
 // failures is GET /failures: the recorded failures, a line each.
