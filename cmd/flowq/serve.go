@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/flowq/flowq/lang"
+	"github.com/flowq/flowq/planner"
 	"github.com/flowq/flowq/repl"
 	"github.com/flowq/flowq/repl/serve"
 )
@@ -56,6 +57,8 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	blockExplorer := fs.String("explorer-block", "https://etherscan.io/block/{block}", "the web page's link for a block ({block})")
 	drawTimeout := fs.Duration("draw-timeout", 30*time.Second, "longest layout of one picture by Graphviz (GET /draw, the page's pictures); one over it is stopped and refused, its DOT text still given")
 	drawEdges := fs.Int("draw-edges", 2000, "most edges of a picture laid out by Graphviz; a larger one is refused, its DOT text still given")
+	queryTimeout := fs.Duration("query-timeout", planner.DefaultTimeout, "the longest a client's statement may run (a client may ask for less)")
+	maxRows := fs.Int("max-rows", planner.DefaultMaxRows, "the most rows a client's statement may return (a client may ask for fewer)")
 	maxUpload := fs.Int64("max-upload", 0, "bytes of uploaded bundles (POST /ingest's files) the server holds at once, read and not yet ingested (0: 1 GiB); an upload over the room left is refused")
 	allowHost := fs.String("allow-host", "", "comma-separated names the server may be addressed by, beside IP addresses, localhost and this machine's name (a guard against DNS rebinding: requests to other names are refused)")
 	rest, code, ok := parseArgs(fs, args)
@@ -69,8 +72,8 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	if *maxUpload < 0 {
 		return usageErr("--max-upload %d: want 0 (1 GiB) or more", *maxUpload)
 	}
-	if *drawTimeout <= 0 || *drawEdges <= 0 {
-		return usageErr("--draw-timeout and --draw-edges must be positive")
+	if *drawTimeout <= 0 || *drawEdges <= 0 || *queryTimeout <= 0 || *maxRows <= 0 {
+		return usageErr("--draw-timeout, --draw-edges, --query-timeout and --max-rows must be positive")
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil {
@@ -100,6 +103,7 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	srv := serve.New(ix, cfg, version)
 	srv.Explorer, srv.AddrExplorer, srv.BlockExplorer = *explorer, *addrExplorer, *blockExplorer
 	srv.MaxUpload, srv.DrawTimeout, srv.MaxDrawEdges = *maxUpload, *drawTimeout, *drawEdges
+	srv.QueryTimeout, srv.MaxRows = *queryTimeout, *maxRows
 	for _, h := range strings.Split(*allowHost, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			srv.AllowHosts = append(srv.AllowHosts, h)

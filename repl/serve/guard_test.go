@@ -273,3 +273,45 @@ func TestUploadsBounded(t *testing.T) {
 		t.Errorf("ingested %d transactions, %v; want the bundle's 1", n, err)
 	}
 }
+
+// TestQueryLimitsCapped: a client's statement runs within the server's
+// limits (QueryTimeout, MaxRows): a client may ask for less, not for
+// more or for none; the web page's statements too.
+func TestQueryLimitsCapped(t *testing.T) {
+	srv, c, _ := startServer(t)
+	ingestJob(t, c, IngestRequest{Paths: []string{examples(t, "mainnet"), examples(t, "scenarios/geth")}})
+	hs := httptest.NewServer(func() http.Handler {
+		capped := New(srv.Ix, srv.Cfg, "test")
+		capped.MaxRows = 5
+		return capped.Handler()
+	}())
+	defer hs.Close()
+	hc := &Client{Base: hs.URL, HTTP: http.DefaultClient}
+	ctx := context.Background()
+	for asked, want := range map[int]string{-1: "5 rows", 0: "5 rows", 1000: "5 rows", 3: "3 rows"} {
+		var out bytes.Buffer
+		err := hc.Query(ctx, QueryRequest{Format: "table", MaxRows: asked}, "find where pools >= 0", &out)
+		if err == nil || !strings.Contains(err.Error(), "result size limit of "+want) {
+			t.Errorf("max_rows %d: %v", asked, err)
+		}
+	}
+	code, body := send(t, "POST", hs.URL+"/api/rows", "text/plain", []byte("find where pools >= 0"), nil)
+	if rows := strings.Count(body, `{"row":`); code != http.StatusOK || rows != 5 || !strings.Contains(body, "result size limit of 5 rows") {
+		t.Errorf("the page's statement: %d, %d rows: %.500s", code, rows, body)
+	}
+
+	hs2 := httptest.NewServer(func() http.Handler {
+		capped := New(srv.Ix, srv.Cfg, "test")
+		capped.QueryTimeout = time.Nanosecond
+		return capped.Handler()
+	}())
+	defer hs2.Close()
+	hc2 := &Client{Base: hs2.URL, HTTP: http.DefaultClient}
+	for _, asked := range []time.Duration{-1, 0, time.Hour} {
+		var out bytes.Buffer
+		err := hc2.Query(ctx, QueryRequest{Format: "json", Timeout: asked}, "find where pools >= 0", &out)
+		if err == nil || !strings.Contains(err.Error(), "query time limit of 1ns") {
+			t.Errorf("timeout %s: %v", asked, err)
+		}
+	}
+}

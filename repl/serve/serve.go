@@ -73,6 +73,13 @@ type Server struct {
 	// laid out at a time; a request waits for a turn within its timeout.
 	DrawTimeout  time.Duration
 	MaxDrawEdges int
+	// QueryTimeout and MaxRows are the most a statement may run and
+	// return (0: the planner's defaults, 10 minutes and a million rows): a
+	// client's query asks for as much or less, never more or none (a
+	// table's rows are held to align them). The web page's statements
+	// return at most pageRows.
+	QueryTimeout time.Duration
+	MaxRows      int
 	// MaxUpload bounds the bytes of uploaded bundles (POST /ingest's
 	// multipart files) held at once, read and waiting for their job or
 	// being ingested (0: 1 GiB, the ingest's limit of one input).
@@ -282,7 +289,8 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	out := &flusher{w: w}
-	sess := &repl.Session{Cfg: s.Cfg, Src: s.Ix, Out: out, Mode: q.Format, Timer: q.Timer, Echo: q.Echo, Timeout: q.Timeout, MaxRows: q.MaxRows}
+	sess := &repl.Session{Cfg: s.Cfg, Src: s.Ix, Out: out, Mode: q.Format, Timer: q.Timer, Echo: q.Echo,
+		Timeout: ceiling(q.Timeout, s.QueryTimeout, planner.DefaultTimeout), MaxRows: ceiling(q.MaxRows, s.MaxRows, planner.DefaultMaxRows)}
 	err = sess.ExecAt(r.Context(), q.File, string(src), lang.Pos{Line: q.Line, Column: q.Column})
 	out.Flush()
 	setOutcome(w, err)
@@ -351,7 +359,8 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 		}
 		var cols []string
 		var buf []planner.Row
-		x := &planner.Executor{Src: s.Ix, Cfg: s.Cfg}
+		x := &planner.Executor{Src: s.Ix, Cfg: s.Cfg, Timeout: ceiling(0, s.QueryTimeout, planner.DefaultTimeout),
+			MaxRows: min(pageRows, ceiling(0, s.MaxRows, planner.DefaultMaxRows))}
 		err = x.Run(r.Context(), q, func(row planner.Row) error {
 			buf = append(buf, slicesClone(row))
 			return nil
@@ -382,6 +391,23 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	enc.Encode(map[string]any{"done": n, "ms": float64(time.Since(start).Microseconds()) / 1000})
+}
+
+// pageRows bounds the rows of one of the web page's statements: they
+// are held in memory to shorten their addresses together, and a browser
+// shows no more usefully.
+const pageRows = 10_000
+
+// ceiling is a client's limit (v; 0: the default, negative: none) held
+// to the server's (max; 0: def): a client may ask for less, not more.
+func ceiling[T int | time.Duration](v, max, def T) T {
+	if max <= 0 {
+		max = def
+	}
+	if v <= 0 || v > max {
+		return max
+	}
+	return v
 }
 
 // errorObject is a parse or plan error for the web page: its text, and
