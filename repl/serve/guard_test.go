@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -313,5 +314,75 @@ func TestQueryLimitsCapped(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "query time limit of 1ns") {
 			t.Errorf("timeout %s: %v", asked, err)
 		}
+	}
+}
+
+// TestJobsBounded: the jobs a server holds are bounded: at most
+// maxActiveJobs running or waiting (the next is refused with 503 and
+// Retry-After), and the last keptJobs that ended (an older one's id says
+// it is no longer kept).
+func TestJobsBounded(t *testing.T) {
+	srv, c, _ := startServer(t)
+	file := filepath.Join(examples(t, "scenarios/geth"), "wrap.json")
+	req := []byte(`{"paths":["` + file + `"]}`)
+	post := func() (int, string) {
+		return send(t, "POST", c.Base+"/ingest", "application/json", req, nil)
+	}
+	srv.ingest.Lock() // the jobs wait
+	for i := range maxActiveJobs {
+		if code, body := post(); code != http.StatusAccepted {
+			srv.ingest.Unlock()
+			t.Fatalf("job %d: %d %s", i+1, code, body)
+		}
+	}
+	code, body := post()
+	srv.ingest.Unlock()
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "64 ingest jobs are running or waiting") {
+		t.Errorf("a job past the bound: %d %s", code, body)
+	}
+	waitJobs := func() {
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			st, err := c.Status(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := true
+			for _, j := range st.Jobs {
+				done = done && j.State != "running"
+			}
+			if done {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatal("the jobs did not end")
+	}
+	waitJobs()
+	for i := 0; i < keptJobs; i++ { // in groups that stay under the active bound
+		if code, body := post(); code != http.StatusAccepted {
+			t.Fatalf("a job after the others ended: %d %s", code, body)
+		}
+		if i%(maxActiveJobs/2) == maxActiveJobs/2-1 {
+			waitJobs()
+		}
+	}
+	waitJobs()
+	st, err := c.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := maxActiveJobs + keptJobs
+	if len(st.Jobs) != keptJobs || st.Jobs[len(st.Jobs)-1].ID != last {
+		t.Errorf("%d jobs kept, the last %d; want %d, the last %d", len(st.Jobs), st.Jobs[len(st.Jobs)-1].ID, keptJobs, last)
+	}
+	if code, _, body := get(t, c.Base+"/ingest/1"); code != http.StatusNotFound || !strings.Contains(body, "no longer kept") {
+		t.Errorf("the first job: %d %s", code, body)
+	}
+	if code, _, body := get(t, fmt.Sprintf("%s/ingest/%d", c.Base, last)); code != http.StatusOK || !strings.Contains(body, `"state":"done"`) {
+		t.Errorf("the last job: %d %s", code, body)
+	}
+	if code, _, body := get(t, fmt.Sprintf("%s/ingest/%d", c.Base, last+1)); code != http.StatusNotFound || strings.Contains(body, "no longer kept") {
+		t.Errorf("a job to come: %d %s", code, body)
 	}
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,12 +92,19 @@ func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.Atoi(r.PathValue("id"))
 	s.mu.Lock()
 	var j *job
-	if err == nil && id >= 1 && id <= len(s.jobs) {
-		j = s.jobs[id-1]
+	if err == nil {
+		if k, found := slices.BinarySearchFunc(s.jobs, id, func(j *job, id int) int { return cmp.Compare(j.info.ID, id) }); found {
+			j = s.jobs[k]
+		}
 	}
+	last := s.lastID
 	s.mu.Unlock()
 	if j == nil {
-		httpError(w, http.StatusNotFound, fmt.Errorf("no ingest job %q", r.PathValue("id")))
+		msg := fmt.Errorf("no ingest job %q", r.PathValue("id"))
+		if err == nil && id >= 1 && id <= last {
+			msg = fmt.Errorf("ingest job %d ended and is no longer kept (the server keeps the last %d that ended)", id, keptJobs)
+		}
+		httpError(w, http.StatusNotFound, msg)
 		return
 	}
 	writeJSON(w, j.snapshot())
@@ -167,10 +176,12 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 	held = 0 // the job gives it back when it ends
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{cancel: cancel, info: JobInfo{What: what, State: "running", Started: time.Now().UTC()}}
-	s.mu.Lock()
-	s.jobs = append(s.jobs, j)
-	j.info.ID = len(s.jobs)
-	s.mu.Unlock()
+	if err := s.addJob(j); err != nil {
+		cancel()
+		w.Header().Set("Retry-After", "10")
+		httpError(w, http.StatusServiceUnavailable, err)
+		return
+	}
 	opt := ingest.Options{Config: s.Cfg, Workers: req.Workers, BatchTxs: req.Batch, Force: req.Force,
 		MaxBytes: req.MaxBytes, MaxDepth: req.MaxDepth, MaxTransfers: req.MaxTransfers,
 		Progress: &progressWriter{j: j}}
@@ -184,6 +195,7 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 	}
 	go func() {
 		defer s.releaseUpload(jobHeld)
+		defer s.trimJobs() // after j.mu is let go: s.mu is taken before a job's
 		s.ingest.Lock()
 		defer s.ingest.Unlock()
 		defer cancel()
@@ -271,6 +283,61 @@ func (s *Server) releaseUpload(n int64) {
 		s.held -= n
 		s.mu.Unlock()
 	}
+}
+
+// Bounds of the jobs a server holds: those not ended (one runs, the others
+// wait for it, each a goroutine and its request) and those ended, kept
+// for GET /ingest/ID. Without them every POST /ingest stayed in memory
+// for good, and a waiting goroutine each.
+const (
+	maxActiveJobs = 64
+	keptJobs      = 100
+)
+
+// addJob gives j the next id and keeps it, unless maxActiveJobs have not
+// ended.
+func (s *Server) addJob(j *job) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	active := 0
+	for _, o := range s.jobs {
+		if !o.ended() {
+			active++
+		}
+	}
+	if active >= maxActiveJobs {
+		return fmt.Errorf("%d ingest jobs are running or waiting, the most this server holds: send it again when one ends", active)
+	}
+	s.lastID++
+	j.info.ID = s.lastID
+	s.jobs = append(s.jobs, j)
+	return nil
+}
+
+// trimJobs lets go of the oldest ended jobs beyond keptJobs.
+func (s *Server) trimJobs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ended := 0
+	for _, o := range s.jobs {
+		if o.ended() {
+			ended++
+		}
+	}
+	drop := ended - keptJobs
+	s.jobs = slices.DeleteFunc(s.jobs, func(o *job) bool {
+		if drop > 0 && o.ended() {
+			drop--
+			return true
+		}
+		return false
+	})
+}
+
+func (j *job) ended() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.info.Ended != nil
 }
 
 type ingestFunc func(ctx context.Context, opt ingest.Options) (ingest.Summary, string, bool, error)

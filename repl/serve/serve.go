@@ -90,7 +90,8 @@ type Server struct {
 	http    *http.Server
 
 	mu     sync.Mutex
-	jobs   []*job
+	jobs   []*job        // by id: those not ended, and the last keptJobs that ended (addJob)
+	lastID int           // the last job's id
 	held   int64         // bytes of uploads held (reserveUpload)
 	turns  chan struct{} // a place per picture being laid out (draw)
 	ingest sync.Mutex    // one ingest job at a time: the index has one writer
