@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -384,5 +385,48 @@ func TestJobsBounded(t *testing.T) {
 	}
 	if code, _, body := get(t, fmt.Sprintf("%s/ingest/%d", c.Base, last+1)); code != http.StatusNotFound || strings.Contains(body, "no longer kept") {
 		t.Errorf("a job to come: %d %s", code, body)
+	}
+}
+
+// TestHoldingStatementsTakeTurns: statements that hold their rows (a
+// table's, the web page's) run one per CPU at a time, a further one
+// waiting for a turn (here until its client gives up); streamed ones
+// (JSON lines, CSV) hold nothing and do not wait; a turn given back lets
+// the waiting kind run again.
+func TestHoldingStatementsTakeTurns(t *testing.T) {
+	srv, c, _ := startServer(t)
+	ingestJob(t, c, IngestRequest{Paths: []string{examples(t, "mainnet")}})
+	for range cap(srv.holding) {
+		srv.holding <- struct{}{}
+	}
+	for _, format := range []string{"table", "box"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		var out bytes.Buffer
+		err := c.Query(ctx, QueryRequest{Format: format}, "count by verdict", &out)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s with every turn taken: %v (%q)", format, err, out.String())
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.Base+"/api/rows", strings.NewReader("count by verdict"))
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Errorf("the page's statement with every turn taken: %s", resp.Status)
+	}
+	cancel()
+	for _, format := range []string{"json", "csv"} {
+		var out bytes.Buffer
+		if err := c.Query(context.Background(), QueryRequest{Format: format}, "count by verdict", &out); err != nil || out.Len() == 0 {
+			t.Errorf("%s with every turn taken: %v", format, err)
+		}
+	}
+	<-srv.holding
+	var out bytes.Buffer
+	if err := c.Query(context.Background(), QueryRequest{Format: "table"}, "count by verdict", &out); err != nil || !strings.Contains(out.String(), "verdict") {
+		t.Errorf("a table with a turn free: %v %q", err, out.String())
+	}
+	for range cap(srv.holding) - 1 {
+		<-srv.holding
 	}
 }

@@ -89,12 +89,13 @@ type Server struct {
 	dir     string
 	http    *http.Server
 
-	mu     sync.Mutex
-	jobs   []*job        // by id: those not ended, and the last keptJobs that ended (addJob)
-	lastID int           // the last job's id
-	held   int64         // bytes of uploads held (reserveUpload)
-	turns  chan struct{} // a place per picture being laid out (draw)
-	ingest sync.Mutex    // one ingest job at a time: the index has one writer
+	mu      sync.Mutex
+	jobs    []*job        // by id: those not ended, and the last keptJobs that ended (addJob)
+	lastID  int           // the last job's id
+	held    int64         // bytes of uploads held (reserveUpload)
+	turns   chan struct{} // a place per picture being laid out (draw)
+	holding chan struct{} // a place per statement holding its rows (holdTurn)
+	ingest  sync.Mutex    // one ingest job at a time: the index has one writer
 }
 
 // New makes a server for an index open for writing.
@@ -102,7 +103,8 @@ func New(ix *index.Index, cfg *normalform.Config, version string) *Server {
 	if cfg == nil {
 		cfg = normalform.DefaultConfig()
 	}
-	return &Server{Ix: ix, Cfg: cfg, Version: version, started: time.Now(), turns: make(chan struct{}, runtime.NumCPU())}
+	return &Server{Ix: ix, Cfg: cfg, Version: version, started: time.Now(),
+		turns: make(chan struct{}, runtime.NumCPU()), holding: make(chan struct{}, runtime.NumCPU())}
 }
 
 // Listen listens on addr and writes the server file into the index
@@ -279,6 +281,12 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("the statements: %w", err))
 		return
 	}
+	if q.Format != "json" && q.Format != "csv" { // a table: its rows are held
+		if !s.holdTurn(r.Context()) {
+			return // the client went
+		}
+		defer func() { <-s.holding }()
+	}
 	w.Header().Set("Trailer", trailerError+", "+trailerStatus)
 	switch q.Format {
 	case "json":
@@ -337,6 +345,10 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("the statements: %w", err))
 		return
 	}
+	if !s.holdTurn(r.Context()) { // the page's rows are held
+		return
+	}
+	defer func() { <-s.holding }()
 	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	out := &flusher{w: w}
 	enc := json.NewEncoder(out)
@@ -392,6 +404,20 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	enc.Encode(map[string]any{"done": n, "ms": float64(time.Since(start).Microseconds()) / 1000})
+}
+
+// holdTurn waits for one of the turns of the statements that hold their
+// rows (a table's, the page's: up to MaxRows each, about a kilobyte a
+// row), one per CPU, so that what they hold together is bounded; false
+// when ctx ends first. Streamed statements (JSON lines, CSV) hold no
+// rows and take no turn. The caller gives the turn back (<-s.holding).
+func (s *Server) holdTurn(ctx context.Context) bool {
+	select {
+	case s.holding <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // pageRows bounds the rows of one of the web page's statements: they
