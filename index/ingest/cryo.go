@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -201,7 +202,37 @@ type cryoTable struct {
 	rows [][]parquet.Value // rows[i][column index]
 }
 
-func readCryoTable(path string, max int) (t *cryoTable, err error) {
+// What a decoded row holds beyond its byte arrays: a parquet.Value a
+// column, and the row's slice header in the table.
+const (
+	cryoValueSize = int64(unsafe.Sizeof(parquet.Value{}))
+	cryoRowSize   = int64(unsafe.Sizeof([]parquet.Value{}))
+)
+
+// The rows a range's files (three, four with traces) decode to are bounded as the files are
+// (left, from cryoRowBudget): a Parquet file's columns can be dictionary-
+// and run-length-encoded, then compressed, so a logs file of 542 kB
+// declared two million copies of one log, and the range's load allocated
+// 9.2 GB before its bundle was refused (TestCryoRowsBounded); ten times
+// as many rows would not fit in memory. The bundle is built from the rows (a map a log
+// and its JSON, two to three times the rows' bytes again), so the rows
+// may take half of the input's limit. A row group's declared rows are
+// checked before it is read, the values' bytes as they are.
+func cryoRowBudget(max int) *int64 {
+	if max <= 0 {
+		return nil // no limit
+	}
+	b := int64(max) / 2
+	return &b
+}
+
+func rowsOver(path string, max int) error {
+	return fmt.Errorf("%s: the range's rows decode to more than %d bytes, half the limit of an input (flowq --max-bytes %d)", path, max/2, max)
+}
+
+// readCryoTable reads a Parquet file of at most max bytes, its decoded
+// rows taken from left (nil: no limit).
+func readCryoTable(path string, max int, left *int64) (t *cryoTable, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("%s: not a readable Parquet file (%v)", path, r)
@@ -229,17 +260,31 @@ func readCryoTable(path string, max int) (t *cryoTable, err error) {
 	n := len(pf.Schema().Fields())
 	buf := make([]parquet.Row, 128)
 	for _, rg := range pf.RowGroups() {
+		if left != nil && rg.NumRows() > *left/(int64(n)*cryoValueSize+cryoRowSize) {
+			return nil, rowsOver(path, max)
+		}
 		rows := rg.Rows()
 		for {
 			k, rerr := rows.ReadRows(buf)
 			for _, r := range buf[:k] {
 				vals := make([]parquet.Value, n)
+				cost := int64(n)*cryoValueSize + cryoRowSize
 				for _, v := range r {
 					if c := v.Column(); c >= 0 && c < n {
 						vals[c] = v.Clone()
+						if k := v.Kind(); !v.IsNull() && (k == parquet.ByteArray || k == parquet.FixedLenByteArray) {
+							cost += int64(len(v.ByteArray()))
+						}
 					}
 				}
 				t.rows = append(t.rows, vals)
+				if left != nil {
+					*left -= cost
+				}
+			}
+			if left != nil && *left < 0 {
+				rows.Close()
+				return nil, rowsOver(path, max)
 			}
 			if rerr == io.EOF {
 				break
@@ -391,12 +436,13 @@ func (c *cryoRange) load(max int) ([]byte, error) {
 	lo, _ := strconv.ParseUint(c.start, 10, 64)
 	hi, _ := strconv.ParseUint(c.end, 10, 64)
 	tabs := map[string]*cryoTable{}
+	left := cryoRowBudget(max)
 	for _, ds := range []string{"blocks", "transactions", "logs"} {
 		p := c.files[ds]
 		if p == "" {
 			p = filepath.Join(c.dir, c.fileName(ds))
 		}
-		t, err := readCryoTable(p, max)
+		t, err := readCryoTable(p, max, left)
 		if err != nil {
 			return nil, err
 		}
@@ -656,7 +702,7 @@ func (c *cryoRange) load(max int) ([]byte, error) {
 	// traces, when the range has them
 	var frames map[string][]*cryoFrame
 	if p := c.files["traces"]; p != "" {
-		t, err := readCryoTable(p, max)
+		t, err := readCryoTable(p, max, left)
 		if err != nil {
 			return nil, err
 		}
