@@ -60,6 +60,8 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	queryTimeout := fs.Duration("query-timeout", planner.DefaultTimeout, "the longest a client's statement may run (a client may ask for less)")
 	maxRows := fs.Int("max-rows", planner.DefaultMaxRows, "the most rows a client's statement may return (a client may ask for fewer)")
 	maxUpload := fs.Int64("max-upload", 0, "bytes of uploaded bundles (POST /ingest's files) the server holds at once, read and not yet ingested (0: 1 GiB); an upload over the room left is refused")
+	ingestRoot := fs.String("ingest-root", "", "the directory under which clients on other hosts may name files of this host to ingest (default: none; clients on this host may name any)")
+	allowRPC := fs.String("allow-rpc", "", "comma-separated node URLs clients on other hosts may ask the server to fetch from (clients on this host may name any)")
 	allowHost := fs.String("allow-host", "", "comma-separated names the server may be addressed by, beside IP addresses, localhost and this machine's name (a guard against DNS rebinding: requests to other names are refused)")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
@@ -104,6 +106,16 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 	srv.Explorer, srv.AddrExplorer, srv.BlockExplorer = *explorer, *addrExplorer, *blockExplorer
 	srv.MaxUpload, srv.DrawTimeout, srv.MaxDrawEdges = *maxUpload, *drawTimeout, *drawEdges
 	srv.QueryTimeout, srv.MaxRows = *queryTimeout, *maxRows
+	if *ingestRoot != "" {
+		if srv.IngestRoot, err = filepath.Abs(*ingestRoot); err != nil {
+			return usageErr("--ingest-root %q: %v", *ingestRoot, err)
+		}
+	}
+	for _, u := range strings.Split(*allowRPC, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			srv.AllowRPC = append(srv.AllowRPC, strings.TrimSuffix(u, "/"))
+		}
+	}
 	for _, h := range strings.Split(*allowHost, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			srv.AllowHosts = append(srv.AllowHosts, h)

@@ -430,3 +430,83 @@ func TestHoldingStatementsTakeTurns(t *testing.T) {
 		<-srv.holding
 	}
 }
+
+// TestRemoteClientsLimited: a client on another host may not make the
+// server read files of its host outside IngestRoot (none without one; a
+// link out of the root does not count as inside), nor connect to a node
+// AllowRPC does not name; a client on the server's host may. Uploads
+// are for everyone.
+func TestRemoteClientsLimited(t *testing.T) {
+	ix, err := index.Open(filepath.Join(t.TempDir(), "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	root := t.TempDir()
+	bundle := filepath.Join(examples(t, "scenarios/geth"), "wrap.json")
+	b, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(root, "wrap.json")
+	if err := os.WriteFile(inside, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "out")
+	if err := os.Symlink(filepath.Dir(bundle), link); err != nil {
+		t.Fatal(err)
+	}
+	srv := New(ix, normalform.DefaultConfig(), "test")
+	defer srv.Close(context.Background())
+	h := srv.Handler()
+	post := func(from, ctype string, body []byte) (int, string) {
+		req := httptest.NewRequest("POST", "http://127.0.0.1:8642/ingest", bytes.NewReader(body))
+		req.RemoteAddr = from
+		req.Header.Set("Content-Type", ctype)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	js := func(r IngestRequest) []byte { b, _ := json.Marshal(r); return b }
+	const away, here = "203.0.113.7:40000", "127.0.0.1:40000"
+
+	for _, tc := range []struct {
+		root, want string
+		req        IngestRequest
+	}{
+		{"", "taken from clients on that host only", IngestRequest{Paths: []string{inside}}},
+		{root, "not under the server's --ingest-root", IngestRequest{Paths: []string{bundle}}},
+		{root, "not under the server's --ingest-root", IngestRequest{Paths: []string{filepath.Join(link, "wrap.json")}}},
+		{root, "not under the server's --ingest-root", IngestRequest{Paths: []string{filepath.Join(root, "..", filepath.Base(filepath.Dir(bundle)))}}},
+		{root, "--allow-rpc", IngestRequest{RPC: "http://10.0.0.9:8545/?key=SECRETKEY", Blocks: "1..2"}},
+	} {
+		srv.IngestRoot, srv.AllowRPC = tc.root, []string{"http://node.example:8545"}
+		code, body := post(away, "application/json", js(tc.req))
+		if code != http.StatusForbidden || !strings.Contains(body, tc.want) || strings.Contains(body, "SECRETKEY") {
+			t.Errorf("from another host, %+v (root %q): %d %s", tc.req, tc.root, code, body)
+		}
+	}
+	if st := srv.jobInfos(); len(st) != 0 {
+		t.Fatalf("jobs after refused requests: %d", len(st))
+	}
+	srv.IngestRoot = root
+	for from, req := range map[string]IngestRequest{
+		away: {Paths: []string{inside}},
+		here: {Paths: []string{bundle}},
+	} {
+		if code, body := post(from, "application/json", js(req)); code != http.StatusAccepted {
+			t.Errorf("from %s, %v: %d %s", from, req.Paths, code, body)
+		}
+	}
+	// A node allowed, and any node from this host: accepted (the jobs
+	// fail to connect; what is checked is that they are made).
+	for from, u := range map[string]string{away: "http://node.example:8545/", here: "http://10.0.0.9:8545"} {
+		if code, body := post(from, "application/json", js(IngestRequest{RPC: u, Blocks: "1..2"})); code != http.StatusAccepted {
+			t.Errorf("from %s, node %s: %d %s", from, u, code, body)
+		}
+	}
+	ctype, form := uploadForm(t, map[string][]byte{"wrap.json": b})
+	if code, body := post(away, ctype, form); code != http.StatusAccepted {
+		t.Errorf("an upload from another host: %d %s", code, body)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -167,6 +168,12 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
+	if fromAnotherHost(r) {
+		if err := s.checkRemote(&req); err != nil {
+			httpError(w, http.StatusForbidden, err)
+			return
+		}
+	}
 	run, what, err := s.plan(req, uploads)
 	if err != nil {
 		httpError(w, http.StatusBadRequest, err)
@@ -231,6 +238,48 @@ func checkRequest(req *IngestRequest) error {
 		return fmt.Errorf("max_transfers %d: want 1 to %d (0: that default)", req.MaxTransfers, trace.DefaultMaxTransfers)
 	case req.MaxDepth < 0:
 		return fmt.Errorf("max_depth %d: want 1 to the EVM's 1025 (0: that)", req.MaxDepth)
+	}
+	return nil
+}
+
+// fromAnotherHost reports whether a request comes from another host than
+// the server's (its peer not a loopback address). Behind a proxy on the
+// same host every request looks local.
+func fromAnotherHost(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}
+
+// checkRemote refuses what a client on another host may not make the
+// server do: read paths of the server's host outside IngestRoot (or any,
+// without one), or connect to a node not in AllowRPC. A client on the
+// server's host may do both: it could read those files and reach those
+// nodes itself.
+func (s *Server) checkRemote(req *IngestRequest) error {
+	if len(req.Paths) > 0 {
+		if s.IngestRoot == "" {
+			return errors.New("paths on the server's host are taken from clients on that host only: upload the bundles, or start flowq serve with --ingest-root DIR to take paths under DIR from others")
+		}
+		root, err := filepath.EvalSymlinks(s.IngestRoot)
+		if err != nil {
+			return fmt.Errorf("the server's --ingest-root: %w", err)
+		}
+		for _, p := range req.Paths {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return fmt.Errorf("path %q: not under the server's --ingest-root %s", p, s.IngestRoot)
+			}
+			if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return fmt.Errorf("path %q: not under the server's --ingest-root %s", p, s.IngestRoot)
+			}
+		}
+	}
+	if req.RPC != "" && !slices.Contains(s.AllowRPC, strings.TrimSuffix(req.RPC, "/")) {
+		return fmt.Errorf("node %s: a client on another host may name only the nodes flowq serve was started with (--allow-rpc URL)", fetch.RedactURL(req.RPC))
 	}
 	return nil
 }

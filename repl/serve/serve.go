@@ -80,6 +80,13 @@ type Server struct {
 	// return at most pageRows.
 	QueryTimeout time.Duration
 	MaxRows      int
+	// IngestRoot is the directory under which a client on another host
+	// may name paths of the server's host to ingest (empty: none; a
+	// client on the server's host may name any), and AllowRPC the node
+	// URLs such a client may name (a client on the server's host may name
+	// any).
+	IngestRoot string
+	AllowRPC   []string
 	// MaxUpload bounds the bytes of uploaded bundles (POST /ingest's
 	// multipart files) held at once, read and waiting for their job or
 	// being ingested (0: 1 GiB, the ingest's limit of one input).
