@@ -127,7 +127,7 @@ func serveCmd(args []string, stdout, stderr io.Writer, lookupEnv func(string) (s
 		return 1
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		fmt.Fprintf(stderr, "flowq serve: warning: listening on %s, not loopback: anyone who reaches it can query and ingest\n", ln.Addr())
+		fmt.Fprintf(stderr, "flowq serve: warning: listening on %s, not loopback: anyone who reaches it can query and ingest uploads (files of this host and nodes only as --ingest-root and --allow-rpc allow)\n", ln.Addr())
 	}
 	abs, _ := filepath.Abs(path)
 	fmt.Fprintf(stdout, "flowq serve: serving the index %s at http://%s (pid %d); Ctrl-C stops\n", abs, ln.Addr(), os.Getpid())
