@@ -337,9 +337,20 @@ func TestJobsBounded(t *testing.T) {
 		}
 	}
 	code, body := post()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		srv.ingest.Unlock()
+		t.Fatal(err)
+	}
+	ctype, form := uploadForm(t, map[string][]byte{"wrap.json": b})
+	upCode, upBody := send(t, "POST", c.Base+"/ingest", ctype, form, nil)
+	held := srv.heldNow()
 	srv.ingest.Unlock()
 	if code != http.StatusServiceUnavailable || !strings.Contains(body, "64 ingest jobs are running or waiting") {
 		t.Errorf("a job past the bound: %d %s", code, body)
+	}
+	if upCode != http.StatusServiceUnavailable || held != 0 {
+		t.Errorf("an upload past the bound: %d %s; the server holds %d bytes of uploads after it", upCode, upBody, held)
 	}
 	waitJobs := func() {
 		deadline := time.Now().Add(time.Minute)

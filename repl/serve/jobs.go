@@ -179,16 +179,16 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err)
 		return
 	}
-	jobHeld := held
-	held = 0 // the job gives it back when it ends
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{cancel: cancel, info: JobInfo{What: what, State: "running", Started: time.Now().UTC()}}
 	if err := s.addJob(j); err != nil {
 		cancel()
 		w.Header().Set("Retry-After", "10")
 		httpError(w, http.StatusServiceUnavailable, err)
-		return
+		return // the upload's room given back (held)
 	}
+	jobHeld := held
+	held = 0 // the job gives it back when it ends
 	opt := ingest.Options{Config: s.Cfg, Workers: req.Workers, BatchTxs: req.Batch, Force: req.Force,
 		MaxBytes: req.MaxBytes, MaxDepth: req.MaxDepth, MaxTransfers: req.MaxTransfers,
 		Progress: &progressWriter{j: j}}
