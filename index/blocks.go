@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -211,6 +212,7 @@ func (ix *Index) blockValues(ctx context.Context, blocks []uint64, counts map[ui
 
 // blockValue is one block's findings as blockValues computes them.
 func (ix *Index) blockValue(ctx context.Context, n uint64, counts map[uint64]int, cfg *normalform.Config, memo factsMemo) (val []byte, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a goroutine of blockValues: a fault here is recovered below
 	defer func() {
 		if p := recover(); p != nil {
 			val, err = nil, fmt.Errorf("block %d: internal error computing its findings: %v", n, p)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/ristretto/v2/z"
 
 	"github.com/flowq/flowq/index/layout"
@@ -219,17 +221,101 @@ func needsView(dir string) bool {
 // cut short by another program) reported as an error instead of killing
 // the process.
 func openBadger(opt badger.Options) (db *badger.DB, err error) {
+	if err := checkTables(opt.Dir); err != nil {
+		return nil, err
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
-			f, ok := p.(interface{ Addr() uintptr })
-			if !ok {
-				panic(p)
+			if f, ok := p.(interface{ Addr() uintptr }); ok {
+				db, err = nil, fmt.Errorf("a memory-mapped file of the index faulted at %#x while opening it (a full disk, or a file cut short?)", f.Addr())
+				return
 			}
-			db, err = nil, fmt.Errorf("a memory-mapped file of the index faulted at %#x while opening it (a full disk, or a file cut short?)", f.Addr())
+			db, err = nil, &DamageError{Cause: "opening it: " + oneLine(p)}
 		}
 	}()
 	return badger.Open(opt)
+}
+
+// checkTables opens each table file of dir as Badger's open will, on
+// this goroutine: Badger opens them on goroutines of its own, reading a
+// table's last block to learn its largest key, and a block whose
+// lengths were damaged made it panic there, which ended the process (a
+// goroutine dump, whatever the caller recovers). A table that panics or
+// fails here with every compression Badger writes is a *DamageError
+// naming it; Badger's open reports the failures it returns itself. The
+// files are mapped read-only and closed, never changed.
+func checkTables(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if err != nil {
+		return nil // Badger's open says what is wrong with dir
+	}
+	for _, f := range files {
+		var panicked *DamageError
+		for _, c := range []options.CompressionType{options.None, options.Snappy, options.ZSTD} {
+			err := openTable(f, c)
+			if err == nil {
+				panicked = nil
+				break
+			}
+			if de := (*DamageError)(nil); errors.As(err, &de) && panicked == nil {
+				panicked = de
+			}
+		}
+		if panicked != nil { // no compression opened it, and one made Badger panic
+			return &DamageError{Cause: filepath.Base(f) + ": " + panicked.Cause}
+		}
+	}
+	return nil
+}
+
+// openTable opens and closes one table file with a compression, a panic
+// its *DamageError.
+func openTable(path string, c options.CompressionType) error {
+	return guarded(func() error {
+		mf, err := z.OpenMmapFile(path, os.O_RDONLY, 0)
+		if err != nil {
+			return nil // not this check's to report
+		}
+		t, err := table.OpenTable(mf, table.Options{Compression: c, BlockSize: 4 << 10, ChkMode: options.NoVerification})
+		if err != nil {
+			mf.Close(-1)
+			return err
+		}
+		return t.Close(-1) // the file's mapping, not the file (DecrRef would delete it)
+	})
+}
+
+func oneLine(p any) string {
+	s := strings.Join(strings.Fields(fmt.Sprint(p)), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// DamageError is a read of the index that failed inside Badger or in a
+// memory-mapped file, on a goroutine of a scan: a damaged file (a byte
+// changed: Badger does not check a table's blocks as it reads them, and
+// one with a bad length panics) or a file cut short. It is returned
+// instead of ending the process (a panic on another goroutine than the
+// caller's cannot be recovered by the caller).
+type DamageError struct{ Cause string }
+
+func (e *DamageError) Error() string {
+	return "reading the index failed (" + e.Cause + "): a file of the index may be damaged; flowq verify checks it"
+}
+
+// guarded runs f, a read of the index on a scan's own goroutine, with a
+// panic or a fault of a memory-mapped file returned as a *DamageError.
+func guarded(f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = &DamageError{Cause: oneLine(p)}
+		}
+	}()
+	return f()
 }
 
 // SchemaError is Open's error for an index written by a flowq of

@@ -72,12 +72,14 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 	workers := scanWorkers()
 	if workers < 2 {
 		var one *Record
-		return ix.readChunk(ctx, txn, blocks, s, fn, &chunkState{slot: func() *Record {
-			if one == nil {
-				one = &Record{}
-			}
-			return one
-		}})
+		return guarded(func() error {
+			return ix.readChunk(ctx, txn, blocks, s, fn, &chunkState{slot: func() *Record {
+				if one == nil {
+					one = &Record{}
+				}
+				return one
+			}})
+		})
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -121,7 +123,7 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 					}
 				}
 				st.n = 0
-				c.err = ix.readChunk(ctx, txn, Blocks(c.from, c.to), s, keep, st)
+				c.err = guarded(func() error { return ix.readChunk(ctx, txn, Blocks(c.from, c.to), s, keep, st) })
 				c.n = st.n
 				if c.err == nil && c.to-c.from < 1<<40 {
 					seenRecs.Add(int64(c.n))
@@ -132,11 +134,8 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 		}()
 	}
 
-	wg.Add(1)
-	go func() { // the dispatcher: cuts the range into chunks, in order
-		defer wg.Done()
-		defer close(order)
-		defer close(work)
+	// dispatch cuts the range into chunks, in order, for the workers.
+	dispatch := func() {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: layout.KindPrefix(KindTx)})
 		defer it.Close()
 		next, span := blocks.From, uint64(1)
@@ -181,6 +180,20 @@ func (ix *Index) scanRecords(ctx context.Context, txn *badger.Txn, blocks BlockR
 				return
 			}
 			next = to + 1
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(order)
+		defer close(work)
+		if err := guarded(func() error { dispatch(); return nil }); err != nil {
+			c := &chunk{err: err, done: make(chan struct{})} // the scan's last, its error
+			close(c.done)
+			select {
+			case order <- c:
+			case <-ctx.Done():
+			}
 		}
 	}()
 

@@ -22,6 +22,10 @@ import (
 // directions agree and its ids are below the next one. It reports the
 // first violations it finds (at most ten).
 func (ix *Index) Verify(ctx context.Context) error {
+	return guarded(func() error { return ix.verify(ctx) }) // a damaged table panics inside Badger: its error
+}
+
+func (ix *Index) verify(ctx context.Context) error {
 	var errs []error
 	report := func(format string, a ...any) bool {
 		errs = append(errs, fmt.Errorf(format, a...))

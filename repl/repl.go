@@ -384,7 +384,16 @@ func (r *REPL) runCancellable(ctx context.Context, fn func(context.Context) erro
 		}
 	}
 	done := make(chan error, 1)
-	go func() { done <- fn(ctx) }()
+	go func() {
+		var err error
+		defer func() {
+			if p := recover(); p != nil { // a panic here would end the REPL and lose its session
+				err = fmt.Errorf("internal error: %s (the statement was stopped; the session goes on)", strings.Join(strings.Fields(fmt.Sprint(p)), " "))
+			}
+			done <- err
+		}()
+		err = fn(ctx)
+	}()
 	select {
 	case err := <-done:
 		return err

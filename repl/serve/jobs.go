@@ -206,7 +206,7 @@ func (s *Server) startIngest(w http.ResponseWriter, r *http.Request) {
 		s.ingest.Lock()
 		defer s.ingest.Unlock()
 		defer cancel()
-		sum, report, incomplete, err := run(ctx, opt)
+		sum, report, incomplete, err := runGuarded(ctx, run, opt)
 		now := time.Now().UTC()
 		j.mu.Lock()
 		defer j.mu.Unlock()
@@ -387,6 +387,17 @@ func (j *job) ended() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.info.Ended != nil
+}
+
+// runGuarded runs a job, a panic in it (a bug, a damaged index) its
+// error: the job's goroutine is the server's, and a panic there ended it.
+func runGuarded(ctx context.Context, run ingestFunc, opt ingest.Options) (sum ingest.Summary, report string, incomplete bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %s", strings.Join(strings.Fields(fmt.Sprint(p)), " "))
+		}
+	}()
+	return run(ctx, opt)
 }
 
 type ingestFunc func(ctx context.Context, opt ingest.Options) (ingest.Summary, string, bool, error)

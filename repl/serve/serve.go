@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -181,7 +182,26 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /failures", s.failures)
 	mux.HandleFunc("GET /export", s.export)
 	mux.Handle("GET /", webHandler())
-	return newHostGuard(s.AllowHosts, crossSite(mux))
+	return newHostGuard(s.AllowHosts, crossSite(recovering(mux)))
+}
+
+// recovering answers a request whose handler panicked (a bug, a damaged
+// index, a fault of a memory-mapped file) with a 500 naming it, instead
+// of net/http's goroutine dump in the server's log; an answer already
+// streaming is cut where it was.
+func recovering(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				httpError(w, http.StatusInternalServerError, fmt.Errorf("internal error serving %s %s: %s", r.Method, r.URL.Path, strings.Join(strings.Fields(fmt.Sprint(p)), " ")))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Status is GET /status.
