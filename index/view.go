@@ -174,7 +174,7 @@ func openIn(view, dir string, opts func(string) badger.Options, live bool) (*bad
 	// Each round cuts one log (Badger stops at the first it refuses);
 	// a log already cut is accepted.
 	for range len(ents) + 1 {
-		db, err := badger.Open(opts(view))
+		db, err := openBadger(opts(view)) // its tables checked first, a panic an error
 		if err == nil {
 			return db, nil
 		}
