@@ -275,6 +275,9 @@ func openTable(path string, c options.CompressionType) error {
 	return guarded(func() error {
 		mf, err := z.OpenMmapFile(path, os.O_RDONLY, 0)
 		if err != nil {
+			if mf != nil { // an empty file: mapped, and z's "new file" signal
+				mf.Close(-1)
+			}
 			return nil // not this check's to report
 		}
 		t, err := table.OpenTable(mf, table.Options{Compression: c, BlockSize: 4 << 10, ChkMode: options.NoVerification})
@@ -294,12 +297,14 @@ func oneLine(p any) string {
 	return s
 }
 
-// DamageError is a read of the index that failed inside Badger or in a
-// memory-mapped file, on a goroutine of a scan: a damaged file (a byte
+// DamageError is an open or a read of the index that panicked inside
+// Badger or faulted in a memory-mapped file: a damaged file (a byte
 // changed: Badger does not check a table's blocks as it reads them, and
 // one with a bad length panics) or a file cut short. It is returned
 // instead of ending the process (a panic on another goroutine than the
-// caller's cannot be recovered by the caller).
+// caller's, a scan's worker or Badger's own, cannot be recovered by the
+// caller). The scans recover what their callbacks do too, so a bug there
+// is reported the same way: the cause says which.
 type DamageError struct{ Cause string }
 
 func (e *DamageError) Error() string {

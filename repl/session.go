@@ -227,10 +227,13 @@ func (r *renderer) row(row planner.Row) error {
 	return nil
 }
 
-// streams reports whether the renderer writes each row as it comes and
+// Streams reports whether output mode writes each row as it comes and
 // keeps none (JSON lines, CSV), so that the executor may lend it rows
-// (planner.Executor.LendRows); the table modes keep them to align columns.
-func (r *renderer) streams() bool { return r.mode == "json" || r.mode == "csv" }
+// (planner.Executor.LendRows); the table modes keep them to align columns
+// (and flowq serve gives those a turn of their own).
+func Streams(mode string) bool { return mode == "json" || mode == "csv" }
+
+func (r *renderer) streams() bool { return Streams(r.mode) }
 
 // flush writes a buffered table (table.go).
 func (r *renderer) flush() {

@@ -394,7 +394,7 @@ func (j *job) ended() bool {
 func runGuarded(ctx context.Context, run ingestFunc, opt ingest.Options) (sum ingest.Summary, report string, incomplete bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error: %s", strings.Join(strings.Fields(fmt.Sprint(p)), " "))
+			err = fmt.Errorf("internal error: %s", panicText(p))
 		}
 	}()
 	return run(ctx, opt)

@@ -185,6 +185,10 @@ func (s *Server) Handler() http.Handler {
 	return newHostGuard(s.AllowHosts, crossSite(recovering(mux)))
 }
 
+// panicText is a recovered panic's text on one line (Badger's span
+// several).
+func panicText(p any) string { return strings.Join(strings.Fields(fmt.Sprint(p)), " ") }
+
 // recovering answers a request whose handler panicked (a bug, a damaged
 // index, a fault of a memory-mapped file) with a 500 naming it, instead
 // of net/http's goroutine dump in the server's log; an answer already
@@ -197,7 +201,7 @@ func recovering(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				httpError(w, http.StatusInternalServerError, fmt.Errorf("internal error serving %s %s: %s", r.Method, r.URL.Path, strings.Join(strings.Fields(fmt.Sprint(p)), " ")))
+				httpError(w, http.StatusInternalServerError, fmt.Errorf("internal error serving %s %s: %s", r.Method, r.URL.Path, panicText(p)))
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -308,7 +312,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusRequestEntityTooLarge, fmt.Errorf("the statements: %w", err))
 		return
 	}
-	if q.Format != "json" && q.Format != "csv" { // a table: its rows are held
+	if !repl.Streams(q.Format) { // a table: its rows are held
 		if !s.holdTurn(r.Context()) {
 			return // the client went
 		}
