@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -194,18 +195,85 @@ func (ix *Index) Inputs(ctx context.Context, fn func(InputMark) error) error {
 
 // Input returns the marker of an input name, if it was ingested
 // completely (the fetcher asks this before fetching a block again).
-func (ix *Index) Input(name string) (InputMark, bool, error) {
-	var m InputMark
-	found := false
-	err := ix.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(InputKey(SourceOf(name)).Bytes())
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		found = true
-		return item.Value(func(v []byte) (err error) { m, err = decodeInputMark(v); return })
+func (ix *Index) Input(name string) (m InputMark, found bool, err error) {
+	err = ix.db.View(func(txn *badger.Txn) (err error) {
+		m, found, err = inputIn(txn, name)
+		return
 	})
 	return m, found, err
+}
+
+// inputIn is Input, read in txn.
+func inputIn(txn *badger.Txn, name string) (m InputMark, found bool, err error) {
+	item, err := txn.Get(InputKey(SourceOf(name)).Bytes())
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return m, false, nil
+	} else if err != nil {
+		return m, false, err
+	}
+	err = item.Value(func(v []byte) (err error) { m, err = decodeInputMark(v); return })
+	return m, err == nil, err
+}
+
+// MarkReader reads input markers for one goroutine (an ingest's
+// decoder) from a snapshot of the index that it keeps while it is
+// younger than markSnapshotAge, and then while it takes the next one in
+// the background, instead of from a new one each time. A new Badger
+// read transaction waits for every write in flight to be applied: a
+// decoder that looked its input's marker up in one of its own waited
+// for the ingest's own writer at every input, and the analysers it
+// feeds went idle (a million synthetic transactions: each decoder
+// blocked there a fifth of the run; BENCHMARKS.md, "Session 17"). A
+// snapshot that is a little old can only miss a marker written since
+// (markers are written, and replaced, never deleted), and an input
+// whose marker is missed is ingested again, which changes nothing.
+// Release gives the snapshots back; a reader is not safe for concurrent
+// use.
+type MarkReader struct {
+	ix    *Index
+	txn   *badger.Txn
+	taken time.Time
+	next  chan *badger.Txn // the snapshot being taken, while one is
+}
+
+// markSnapshotAge is how long a MarkReader keeps a snapshot before it
+// takes the next.
+const markSnapshotAge = time.Second
+
+// MarkReader starts a marker reader; it takes its first snapshot at its
+// first read.
+func (ix *Index) MarkReader() *MarkReader { return &MarkReader{ix: ix} }
+
+// Input is Index.Input, from the reader's snapshot.
+func (r *MarkReader) Input(name string) (InputMark, bool, error) {
+	switch {
+	case r.txn == nil:
+		r.txn, r.taken = r.ix.db.NewTransaction(false), time.Now()
+	case r.next != nil:
+		select {
+		case t := <-r.next:
+			r.txn.Discard()
+			r.txn, r.taken, r.next = t, time.Now(), nil
+		default:
+		}
+	case time.Since(r.taken) > markSnapshotAge:
+		next := make(chan *badger.Txn, 1)
+		r.next = next
+		go func() { next <- r.ix.db.NewTransaction(false) }()
+	}
+	return inputIn(r.txn, name)
+}
+
+// Release gives back the reader's snapshots (an idle reader should hold
+// none: Badger keeps what an open snapshot may read); the next read
+// takes a new one.
+func (r *MarkReader) Release() {
+	if r.next != nil {
+		(<-r.next).Discard()
+		r.next = nil
+	}
+	if r.txn != nil {
+		r.txn.Discard()
+		r.txn = nil
+	}
 }

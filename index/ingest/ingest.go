@@ -435,9 +435,34 @@ func (g *Ingester) send(v any) bool {
 	}
 }
 
+// idleRelease is how long a decoder waits for its next input before it
+// gives back its markers' snapshot: Badger keeps every version written
+// since a snapshot that is still open.
+const idleRelease = time.Second
+
 func (g *Ingester) decoder() {
 	defer g.decWG.Done()
-	for j := range g.jobs {
+	marks := g.ix.MarkReader() // the markers' snapshots (index.MarkReader)
+	defer marks.Release()
+	idle := time.NewTimer(idleRelease)
+	for {
+		var j job
+		var ok bool
+		select {
+		case j, ok = <-g.jobs:
+		default:
+			idle.Reset(idleRelease)
+			select {
+			case j, ok = <-g.jobs:
+			case <-idle.C:
+				marks.Release() // no snapshot held by a decoder left idle
+				j, ok = <-g.jobs
+			}
+			idle.Stop()
+		}
+		if !ok {
+			return
+		}
 		if g.ctx.Err() != nil {
 			release(j.in)
 			continue // drain
@@ -468,7 +493,7 @@ func (g *Ingester) decoder() {
 		}
 		h.content = contentHash(data)
 		if !g.opt.Force {
-			m, ok, err := g.ix.Input(j.in.Name)
+			m, ok, err := marks.Input(j.in.Name)
 			if err == nil && ok && m.Content == h.content && m.Schema == index.SchemaVersion &&
 				m.Algebra == normalform.AlgebraVersion && m.Config == g.fp {
 				h.skip = &m

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"sort"
 	"strings"
 	"syscall"
@@ -48,8 +49,20 @@ func main() {
 	memprofile := flag.String("memprofile", "", "write a heap profile here after the ingest")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run here")
 	settle := flag.Duration("settle", 3*time.Minute, "before the queries, wait up to this long for Badger's pending compactions (0: do not wait); the queries' CPU is the process's, compactions included")
+	tracefile := flag.String("trace", "", "write a runtime trace of the whole run here (go tool trace)")
 	flag.Parse()
 	settleFor = *settle
+	if *tracefile != "" {
+		f, err := os.Create(*tracefile)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+		defer trace.Stop()
+	}
 	memProfile = *memprofile
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
