@@ -14,6 +14,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -52,35 +53,40 @@ func main() {
 	tracefile := flag.String("trace", "", "write a runtime trace of the whole run here (go tool trace)")
 	flag.Parse()
 	settleFor = *settle
-	if *tracefile != "" {
-		f, err := os.Create(*tracefile)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "scale:", err)
-			os.Exit(1)
-		}
-		defer trace.Stop()
-	}
 	memProfile = *memprofile
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
+	// The whole run's trace and CPU profile, each when asked for.
+	var stops []func()
+	stop := func() {
+		for _, f := range stops {
+			f()
+		}
+	}
+	for _, r := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{{*tracefile, trace.Start, trace.Stop}, {*cpuprofile, pprof.StartCPUProfile, pprof.StopCPUProfile}} {
+		if r.path == "" {
+			continue
+		}
+		f, err := os.Create(r.path)
 		if err == nil {
-			err = pprof.StartCPUProfile(f)
+			err = r.start(f)
 		}
 		if err != nil {
+			stop()
 			fmt.Fprintln(os.Stderr, "scale:", err)
 			os.Exit(1)
 		}
-		defer pprof.StopCPUProfile()
+		stops = append(stops, r.stop)
 	}
+	defer stop()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "scale: --index DIR is required")
 		os.Exit(2)
 	}
 	if err := run(*n, *dir, *seed, *blockTxs, *scen, *queries, *every, *workers, *batch); err != nil {
-		pprof.StopCPUProfile()
+		stop()
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
