@@ -222,7 +222,7 @@ func inputIn(txn *badger.Txn, name string) (m InputMark, found bool, err error) 
 // read transaction waits for every write in flight to be applied: a
 // decoder that looked its input's marker up in one of its own waited
 // for the ingest's own writer at every input, and the analysers it
-// feeds went idle (a million synthetic transactions: each decoder
+// feeds went idle (200,000 synthetic transactions: each decoder
 // blocked there a fifth of the run; BENCHMARKS.md, "Session 17"). A
 // snapshot that is a little old can only miss a marker written since
 // (markers are written, and replaced, never deleted), and an input
