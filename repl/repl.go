@@ -371,6 +371,10 @@ func (r *REPL) report(err error) {
 	r.failed++
 }
 
+// PanicText is a recovered panic's text on one line (Badger's span
+// several), for the error that reports it.
+func PanicText(p any) string { return strings.Join(strings.Fields(fmt.Sprint(p)), " ") }
+
 // runCancellable runs fn in a goroutine with a context that Ctrl-C (a
 // signal on r.interrupt) cancels, and waits for it to return.
 func (r *REPL) runCancellable(ctx context.Context, fn func(context.Context) error) error {
@@ -388,7 +392,7 @@ func (r *REPL) runCancellable(ctx context.Context, fn func(context.Context) erro
 		var err error
 		defer func() {
 			if p := recover(); p != nil { // a panic here would end the REPL and lose its session
-				err = fmt.Errorf("internal error: %s (the statement was stopped; the session goes on)", strings.Join(strings.Fields(fmt.Sprint(p)), " "))
+				err = fmt.Errorf("internal error: %s (the statement was stopped; the session goes on)", PanicText(p))
 			}
 			done <- err
 		}()

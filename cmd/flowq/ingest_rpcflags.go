@@ -49,10 +49,12 @@ func (r *rpcFlags) options(m fetch.Mode, maxBytes int) (fetch.Options, error) {
 	if n == 0 {
 		n = -1 // fetch.Options: negative is none, 0 the default
 	}
-	o := fetch.Options{Mode: m, Concurrency: *r.conc, BatchSize: *r.batch, Retries: n, Timeout: *r.timeout,
-		StallTimeout: *r.stall, MaxResponseBytes: maxBytes}
-	if err := o.Check(); err != nil {
-		return fetch.Options{}, fmt.Errorf("--concurrency or --rpc-batch: %v", err)
+	switch { // fetch.Options.Check's bounds, under these flags' names
+	case *r.conc > fetch.MaxConcurrency:
+		return fetch.Options{}, fmt.Errorf("--concurrency %d: want 1 to %d requests in flight", *r.conc, fetch.MaxConcurrency)
+	case *r.batch > fetch.MaxBatchSize:
+		return fetch.Options{}, fmt.Errorf("--rpc-batch %d: want 1 to %d blocks a request", *r.batch, fetch.MaxBatchSize)
 	}
-	return o, nil
+	return fetch.Options{Mode: m, Concurrency: *r.conc, BatchSize: *r.batch, Retries: n, Timeout: *r.timeout,
+		StallTimeout: *r.stall, MaxResponseBytes: maxBytes}, nil
 }

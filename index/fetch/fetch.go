@@ -154,9 +154,9 @@ const (
 func (o *Options) Check() error {
 	switch {
 	case o.Concurrency < 0 || o.Concurrency > MaxConcurrency:
-		return fmt.Errorf("concurrency %d: want 1 to %d requests in flight", o.Concurrency, MaxConcurrency)
+		return fmt.Errorf("concurrency %d: want 1 to %d requests in flight (0: the default, 4)", o.Concurrency, MaxConcurrency)
 	case o.BatchSize < 0 || o.BatchSize > MaxBatchSize:
-		return fmt.Errorf("batch %d: want 1 to %d blocks a request", o.BatchSize, MaxBatchSize)
+		return fmt.Errorf("batch %d: want 1 to %d blocks a request (0: the default, 1)", o.BatchSize, MaxBatchSize)
 	}
 	return nil
 }

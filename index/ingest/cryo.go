@@ -209,15 +209,16 @@ const (
 	cryoRowSize   = int64(unsafe.Sizeof([]parquet.Value{}))
 )
 
-// The rows a range's files (three, four with traces) decode to are bounded as the files are
-// (left, from cryoRowBudget): a Parquet file's columns can be dictionary-
-// and run-length-encoded, then compressed, so a logs file of 542 kB
-// declared two million copies of one log, and the range's load allocated
-// 9.2 GB before its bundle was refused (TestCryoRowsBounded); ten times
-// as many rows would not fit in memory. The bundle is built from the rows (a map a log
-// and its JSON, two to three times the rows' bytes again), so the rows
-// may take half of the input's limit. A row group's declared rows are
-// checked before it is read, the values' bytes as they are.
+// The rows a range's files (three, four with traces) decode to are
+// bounded as the files are (left, from cryoRowBudget): a Parquet file's
+// columns can be dictionary- and run-length-encoded, then compressed, so
+// a logs file of 542 kB declared two million copies of one log, and the
+// range's load allocated 9.2 GB before its bundle was refused
+// (TestCryoRowsBounded); ten times as many rows would not fit in memory.
+// The bundle is then built from the rows (a map of the logs, and its
+// JSON), so the rows may take half of the input's limit. A row group's
+// declared rows are checked before it is read, the values' bytes as
+// they are.
 func cryoRowBudget(max int) *int64 {
 	if max <= 0 {
 		return nil // no limit
@@ -259,8 +260,9 @@ func readCryoTable(path string, max int, left *int64) (t *cryoTable, err error) 
 	}
 	n := len(pf.Schema().Fields())
 	buf := make([]parquet.Row, 128)
+	rowCost := int64(n)*cryoValueSize + cryoRowSize // a row's cost but its byte arrays
 	for _, rg := range pf.RowGroups() {
-		if left != nil && rg.NumRows() > *left/(int64(n)*cryoValueSize+cryoRowSize) {
+		if left != nil && rg.NumRows() > *left/rowCost {
 			return nil, rowsOver(path, max)
 		}
 		rows := rg.Rows()
@@ -268,7 +270,7 @@ func readCryoTable(path string, max int, left *int64) (t *cryoTable, err error) 
 			k, rerr := rows.ReadRows(buf)
 			for _, r := range buf[:k] {
 				vals := make([]parquet.Value, n)
-				cost := int64(n)*cryoValueSize + cryoRowSize
+				cost := rowCost
 				for _, v := range r {
 					if c := v.Column(); c >= 0 && c < n {
 						vals[c] = v.Clone()

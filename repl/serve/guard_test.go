@@ -521,3 +521,10 @@ func TestRemoteClientsLimited(t *testing.T) {
 		t.Errorf("an upload from another host: %d %s", code, body)
 	}
 }
+
+// heldNow is the bytes of uploads the server holds.
+func (s *Server) heldNow() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}

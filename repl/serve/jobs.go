@@ -21,6 +21,7 @@ import (
 	"github.com/flowq/flowq/index/fetch"
 	"github.com/flowq/flowq/index/ingest"
 	"github.com/flowq/flowq/normalform/trace"
+	"github.com/flowq/flowq/repl"
 )
 
 // IngestRequest is POST /ingest's JSON body (or, for uploaded bundles,
@@ -237,7 +238,7 @@ func checkRequest(req *IngestRequest) error {
 	case req.MaxTransfers < 0 || req.MaxTransfers > trace.DefaultMaxTransfers:
 		return fmt.Errorf("max_transfers %d: want 1 to %d (0: that default)", req.MaxTransfers, trace.DefaultMaxTransfers)
 	case req.MaxDepth < 0:
-		return fmt.Errorf("max_depth %d: want 1 to the EVM's 1025 (0: that)", req.MaxDepth)
+		return fmt.Errorf("max_depth %d: want 0 or more (0, or more than 1025: the EVM's 1025)", req.MaxDepth)
 	}
 	return nil
 }
@@ -288,12 +289,7 @@ func (s *Server) checkRemote(req *IngestRequest) error {
 // once (Server.MaxUpload): the ingest's limit of one input.
 const defaultMaxUpload = trace.DefaultMaxBytes
 
-func (s *Server) maxUpload() int64 {
-	if s.MaxUpload > 0 {
-		return s.MaxUpload
-	}
-	return defaultMaxUpload
-}
+func (s *Server) maxUpload() int64 { return orDefault(s.MaxUpload, defaultMaxUpload) }
 
 // reserveUpload takes room for an upload of n bytes (n < 0: unknown)
 // among the bytes of uploads the server holds (those read and those of
@@ -316,13 +312,6 @@ func (s *Server) reserveUpload(n int64) (int64, int, error) {
 	}
 	s.held += room
 	return room, 0, nil
-}
-
-// heldNow is the bytes of uploads the server holds.
-func (s *Server) heldNow() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.held
 }
 
 // releaseUpload gives back n bytes of upload room.
@@ -394,7 +383,7 @@ func (j *job) ended() bool {
 func runGuarded(ctx context.Context, run ingestFunc, opt ingest.Options) (sum ingest.Summary, report string, incomplete bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error: %s", panicText(p))
+			err = fmt.Errorf("internal error: %s", repl.PanicText(p))
 		}
 	}()
 	return run(ctx, opt)
@@ -498,11 +487,14 @@ func (s *Server) plan(req IngestRequest, uploads []ingest.Input) (ingestFunc, st
 	}, what, nil
 }
 
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
+// orDefault is v when set (above its type's zero: a non-empty string,
+// a positive number), else d.
+func orDefault[T cmp.Ordered](v, d T) T {
+	var zero T
+	if v > zero {
+		return v
 	}
-	return s
+	return d
 }
 
 // progressWriter keeps the progress bar's last line as the job's

@@ -185,10 +185,6 @@ func (s *Server) Handler() http.Handler {
 	return newHostGuard(s.AllowHosts, crossSite(recovering(mux)))
 }
 
-// panicText is a recovered panic's text on one line (Badger's span
-// several).
-func panicText(p any) string { return strings.Join(strings.Fields(fmt.Sprint(p)), " ") }
-
 // recovering answers a request whose handler panicked (a bug, a damaged
 // index, a fault of a memory-mapped file) with a 500 naming it, instead
 // of net/http's goroutine dump in the server's log; an answer already
@@ -201,7 +197,7 @@ func recovering(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				httpError(w, http.StatusInternalServerError, fmt.Errorf("internal error serving %s %s: %s", r.Method, r.URL.Path, panicText(p)))
+				httpError(w, http.StatusInternalServerError, fmt.Errorf("internal error serving %s %s: %s", r.Method, r.URL.Path, repl.PanicText(p)))
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -579,14 +575,11 @@ func (s *Server) draw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	edges := dotEdges(dot)
-	if limit := orDefaultInt(s.MaxDrawEdges, defaultMaxDrawEdges); edges > limit {
+	if limit := orDefault(s.MaxDrawEdges, defaultMaxDrawEdges); edges > limit {
 		httpError(w, http.StatusUnprocessableEntity, fmt.Errorf("the %s of tx %s has %d edges, over the %d this server lays out (flowq serve --draw-edges): its DOT text is format=dot", view, r.PathValue("hash"), edges, limit))
 		return
 	}
-	timeout := s.DrawTimeout
-	if timeout <= 0 {
-		timeout = defaultDrawTimeout
-	}
+	timeout := orDefault(s.DrawTimeout, defaultDrawTimeout)
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	select {
@@ -624,13 +617,6 @@ const (
 	defaultDrawTimeout  = 30 * time.Second
 	defaultMaxDrawEdges = 2000
 )
-
-func orDefaultInt(v, d int) int {
-	if v > 0 {
-		return v
-	}
-	return d
-}
 
 // dotEdges counts the edges of DOT text: the "->" outside quoted
 // strings (a label, such as a token's symbol, may hold one).
