@@ -239,8 +239,11 @@ type wtx struct {
 	// (pages.go); abs, when set, says which cannot exist (absent.go).
 	pages pageCache
 	abs   *absent
-	// posts are the postings it has read or changed (postings.go).
-	posts map[string]*wpost
+	// posts are the postings it has read or changed (postings.go), their
+	// keys and values from arena; postsHint sizes the map (0: a default).
+	posts     map[string]*wpost
+	arena     postArena
+	postsHint int
 	// nfPages are the NF pages it has read or changed (nfpages.go).
 	nfPages pageCache
 }

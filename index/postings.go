@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"slices"
+	"unsafe"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -35,6 +36,53 @@ type wpost struct {
 	dirty bool
 }
 
+// postArena gives a write transaction's postings, their keys and their
+// first index from chunks: a new posting costs no allocation of its own
+// (it cost three: the map key's string, the wpost and its index). What
+// it gives is never written again but through the wpost (an index past
+// the first moves the posting's indexes out of the chunk), so a chunk
+// lives as long as the map (wtx.posts, then absent.posts) holds any of
+// it.
+type postArena struct {
+	keys []byte
+	ps   []wpost
+	idx  []uint32
+}
+
+// key is a copy of k, as a string that shares the chunk.
+func (a *postArena) key(k []byte) string {
+	if len(k) == 0 {
+		return ""
+	}
+	if cap(a.keys)-len(a.keys) < len(k) {
+		a.keys = make([]byte, 0, max(16<<10, len(k)))
+	}
+	s := len(a.keys)
+	a.keys = append(a.keys, k...)
+	return unsafe.String(&a.keys[s], len(k))
+}
+
+// post is a new empty posting with room for one index.
+func (a *postArena) post() *wpost {
+	if len(a.ps) == cap(a.ps) {
+		a.ps = make([]wpost, 0, 256)
+	}
+	if len(a.idx) == cap(a.idx) {
+		a.idx = make([]uint32, 0, 1024)
+	}
+	a.ps = a.ps[:len(a.ps)+1]
+	n := len(a.idx)
+	a.idx = a.idx[:n+1]
+	p := &a.ps[len(a.ps)-1]
+	p.idx = a.idx[n : n : n+1]
+	return p
+}
+
+// postsHint is the postings a batch of n operations is expected to hold
+// (about nine a transaction on the synthetic workload), for the map's
+// first size: growing it rehashed every key twice a batch.
+func postsHint(n int) int { return min(max(9*n, 64), 1<<16) }
+
 // postKey writes (set) or deletes one of a record's per-transaction
 // secondary keys into its posting, when it is one (a posting kind, the
 // index known): handled reports whether it was.
@@ -65,7 +113,7 @@ func (w *wtx) posting(pk []byte) (*wpost, error) {
 	if p, ok := w.posts[string(pk)]; ok {
 		return p, nil
 	}
-	p := &wpost{}
+	p := w.arena.post()
 	b := layout.BlockAt(pk[len(pk)-layout.BlockWidth:])
 	if q, ok := w.abs.committedPost(pk, b); ok {
 		if q != nil {
@@ -78,15 +126,15 @@ func (w *wtx) posting(pk []byte) (*wpost, error) {
 		case err != nil:
 			return nil, err
 		default:
-			if err := item.Value(func(v []byte) (err error) { p.idx, err = layout.ParsePosting(pk, v, nil); return }); err != nil {
+			if err := item.Value(func(v []byte) (err error) { p.idx, err = layout.ParsePosting(pk, v, p.idx[:0]); return }); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if w.posts == nil {
-		w.posts = make(map[string]*wpost, 1024)
+		w.posts = make(map[string]*wpost, max(w.postsHint, 1024))
 	}
-	w.posts[string(pk)] = p
+	w.posts[w.arena.key(pk)] = p
 	return p, nil
 }
 

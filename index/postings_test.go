@@ -551,3 +551,52 @@ func TestSpaceCountsPostings(t *testing.T) {
 		t.Fatalf("a transaction joining its block's postings: writeSize %d, under the %d counted before postings and their %d bytes", got, old, p)
 	}
 }
+
+// TestPostArena: the write transaction's postings come from shared
+// chunks (postArena), each with room for its first index only: postings
+// given in turn and then grown in an interleaved order each keep their
+// own indexes (a posting whose room reached into the next one's would
+// overwrite it), their keys survive the caller's buffer being reused,
+// and a new posting allocates nothing of its own.
+func TestPostArena(t *testing.T) {
+	var a postArena
+	const n = 3000 // past a chunk of postings (256) and of indexes (1024)
+	ps := make([]*wpost, n)
+	keys := make([]string, n)
+	buf := make([]byte, 0, 16)
+	for i := range ps {
+		buf = fmt.Appendf(buf[:0], "key-%05d", i)
+		keys[i] = a.key(buf)
+		ps[i] = a.post()
+	}
+	buf = append(buf[:0], "overwritten"...)
+	want := make([][]uint32, n)
+	for round := range 3 {
+		for i := range ps {
+			j := (i*7 + round) % n // interleaved
+			x := uint32(round*10 + j%10)
+			k, _ := slices.BinarySearch(ps[j].idx, x)
+			ps[j].idx = slices.Insert(ps[j].idx, k, x)
+			want[j] = append(want[j], x)
+		}
+	}
+	for i, p := range ps {
+		if !slices.Equal(p.idx, want[i]) {
+			t.Fatalf("posting %d holds %v, want %v", i, p.idx, want[i])
+		}
+		if k := fmt.Sprintf("key-%05d", i); keys[i] != k {
+			t.Fatalf("key %d is %q, want %q", i, keys[i], k)
+		}
+	}
+	key := []byte("a posting key of some length")
+	if allocs := testing.AllocsPerRun(1000, func() { arenaKey, arenaPost = a.key(key), a.post() }); allocs > 0.05 {
+		t.Errorf("a new posting allocates %.2f times; want chunks only", allocs)
+	}
+}
+
+// arenaKey and arenaPost keep what TestPostArena's allocation count
+// gets, as the write transaction's map does.
+var (
+	arenaKey  string
+	arenaPost *wpost
+)
