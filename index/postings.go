@@ -80,7 +80,8 @@ func (a *postArena) post() *wpost {
 
 // postsHint is the postings a batch of n operations is expected to hold
 // (about nine a transaction on the synthetic workload), for the map's
-// first size: growing it rehashed every key twice a batch.
+// first size (grown from 1,024, it was rehashed twice a batch of 256
+// transactions).
 func postsHint(n int) int { return min(max(9*n, 64), 1<<16) }
 
 // postKey writes (set) or deletes one of a record's per-transaction
