@@ -183,7 +183,7 @@ func (w *Batches) try(ops []Op) (*wtx, error) {
 	txn := w.ix.db.NewTransaction(true)
 	defer txn.Discard()
 	wt := w.ix.newWtx(txn)
-	wt.postsHint = postsHint(len(ops))
+	wt.posts = make(map[string]*wpost, postsSize(len(ops)))
 	fails, err := failuresAt(txn, ops)
 	if err != nil {
 		return nil, err

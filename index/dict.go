@@ -240,10 +240,9 @@ type wtx struct {
 	pages pageCache
 	abs   *absent
 	// posts are the postings it has read or changed (postings.go), their
-	// keys and values from arena; postsHint sizes the map (0: a default).
-	posts     map[string]*wpost
-	arena     postArena
-	postsHint int
+	// keys and values from arena.
+	posts map[string]*wpost
+	arena postArena
 	// nfPages are the NF pages it has read or changed (nfpages.go).
 	nfPages pageCache
 }

@@ -78,11 +78,11 @@ func (a *postArena) post() *wpost {
 	return p
 }
 
-// postsHint is the postings a batch of n operations is expected to hold
-// (about nine a transaction on the synthetic workload), for the map's
-// first size (grown from 1,024, it was rehashed twice a batch of 256
-// transactions).
-func postsHint(n int) int { return min(max(9*n, 64), 1<<16) }
+// postsSize is the first size of the posting map of a batch of n
+// operations: about nine postings a transaction on the synthetic
+// workload (a map started at 1,024 grew twice in a batch of 256
+// transactions), at least 1,024.
+func postsSize(n int) int { return min(max(9*n, 1024), 1<<16) }
 
 // postKey writes (set) or deletes one of a record's per-transaction
 // secondary keys into its posting, when it is one (a posting kind, the
@@ -133,7 +133,7 @@ func (w *wtx) posting(pk []byte) (*wpost, error) {
 		}
 	}
 	if w.posts == nil {
-		w.posts = make(map[string]*wpost, max(w.postsHint, 1024))
+		w.posts = make(map[string]*wpost, 1024)
 	}
 	w.posts[w.arena.key(pk)] = p
 	return p, nil
