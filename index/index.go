@@ -87,8 +87,8 @@ const memTableSize = 32 << 20
 // a larger base means fewer levels for the same index and each key
 // rewritten by fewer compactions: at a million synthetic transactions
 // (about 1 GB) the ingest's CPU fell 9% and a key-only walk (count by
-// family) 25% (BENCHMARKS.md, "Issue 22: targets after session 8, and
-// the sessions since").
+// family) 25% (BENCHMARKS.md, "Issue 22: where the targets stood after
+// session 5", "Badger's base level at 256 MB").
 const baseLevelSize = 256 << 20
 
 // level0Tables and level0Stall are how many level-0 tables Badger lets
@@ -101,8 +101,8 @@ const baseLevelSize = 256 << 20
 // its 2 cores: 10,900 tx/s); compacting twice as many tables at a time
 // rewrites the base level half as often, and the writes did not wait
 // (1.65 cores, 15,600 tx/s, 13% less CPU: BENCHMARKS.md, "Issue 22:
-// targets after session 8, and the sessions since"). A lookup reads up
-// to this many more tables' bloom filters meanwhile.
+// where the targets stood after session 7"). A lookup reads up to this
+// many more tables' bloom filters meanwhile.
 const (
 	level0Tables = 10
 	level0Stall  = 30
